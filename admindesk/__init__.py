@@ -1,0 +1,1 @@
+"""AdminDesk: a benchmark of computer-use agents on healthcare administrative work."""
