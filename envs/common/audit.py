@@ -1,0 +1,45 @@
+"""Server-side audit trail: one row per authenticated page view or action.
+
+Views enrich the automatic row with `describe(...)` (which record, which tab, what
+action) so that process checks can ask "did the user open the remittance of claim X".
+"""
+from __future__ import annotations
+
+from flask import current_app, g, request, session
+
+from . import clock
+from .kit_models import AuditEvent
+
+UNAUDITED_ENDPOINTS = {"static", "common.static"}
+
+
+def describe(*, record_type: str | None = None, record_id: str | None = None,
+             tab: str | None = None, action: str | None = None, **detail) -> None:
+    """Say what the current request concerned; merged into its audit row."""
+    audit = g.setdefault("audit", {})
+    for key, value in (("record_type", record_type), ("record_id", record_id),
+                       ("tab", tab), ("action", action)):
+        if value is not None:
+            audit[key] = value
+    if detail:
+        audit.setdefault("detail", {}).update(detail)
+
+
+def record_request(response):
+    """after_request hook: write the audit row of an authenticated, non-bench request."""
+    endpoint = request.endpoint or ""
+    username = session.get("username") or g.get("audit", {}).get("username")
+    if username is None or endpoint in UNAUDITED_ENDPOINTS or endpoint.startswith("bench."):
+        return response
+    audit = g.get("audit", {})
+    event = AuditEvent(
+        at=clock.now(), username=username, method=request.method, endpoint=endpoint or None,
+        path=request.full_path.rstrip("?"),
+        action=audit.get("action") or ("view" if request.method == "GET" else "submit"),
+        record_type=audit.get("record_type"), record_id=audit.get("record_id"),
+        tab=audit.get("tab"), status_code=response.status_code, detail=audit.get("detail"))
+    # A separate session: the view's own transaction may have been rolled back.
+    with current_app.extensions["admindesk"].db.new_session() as audit_session:
+        audit_session.add(event)
+        audit_session.commit()
+    return response

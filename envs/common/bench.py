@@ -1,0 +1,53 @@
+"""The bench API: reset, snapshot and health, hidden (404) without the run's token."""
+from __future__ import annotations
+
+import hmac
+import time
+
+from flask import Blueprint, Response, abort, current_app, jsonify, request
+
+from . import clock
+from .kit_models import BenchState
+from .snapshot import build_snapshot, dumps
+
+bench = Blueprint("bench", __name__, url_prefix="/_bench")
+
+
+@bench.before_request
+def require_token():
+    expected = current_app.extensions["admindesk"].config.token
+    supplied = request.headers.get("X-Bench-Token", "")
+    if not expected or not hmac.compare_digest(supplied, expected):
+        abort(404)
+
+
+@bench.get("/health")
+def health():
+    kit = current_app.extensions["admindesk"]
+    return jsonify(ok=True, app=kit.spec.name, generation=kit.generation)
+
+
+@bench.post("/reset")
+def reset():
+    body = request.get_json(silent=True) if request.data else {}
+    if not isinstance(body, dict):
+        return jsonify(ok=False, error="reset body must be a JSON object"), 400
+    try:
+        now = clock.parse_now(body["now"]) if "now" in body else clock.DEFAULT_NOW
+    except ValueError as exc:
+        return jsonify(ok=False, error=str(exc)), 400
+    started = time.perf_counter()
+    kit = current_app.extensions["admindesk"]
+    kit.reset(now)
+    return jsonify(ok=True, now=now.isoformat(), generation=kit.generation,
+                   ms=round((time.perf_counter() - started) * 1000, 2))
+
+
+@bench.get("/snapshot")
+def snapshot():
+    kit = current_app.extensions["admindesk"]
+    session = kit.db.request_session()
+    row = session.get(BenchState, clock.CLOCK_KEY)
+    now = clock.DEFAULT_NOW if row is None else clock.parse_now(row.value)
+    return Response(dumps(build_snapshot(kit.db, session, kit.spec.name, now)),
+                    mimetype="application/json")

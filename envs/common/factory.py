@@ -1,0 +1,138 @@
+"""The application factory every app uses: config, database, auth, CSRF, audit, bench API."""
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from flask import Blueprint, Flask, g, render_template
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from jinja2 import ChoiceLoader, FileSystemLoader
+from sqlalchemy.orm import DeclarativeBase, Session
+
+from . import clock, seeding
+from .audit import record_request
+from .auth import auth, require_login
+from .bench import bench
+from .database import Database, KitBase
+from .filters import register_filters
+from .kit_models import BenchState
+
+COMMON_DIR = Path(__file__).resolve().parent
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class AppSpec:
+    """What an app brings to the kit: its tables, views, seed and look."""
+
+    name: str
+    title: str
+    package_dir: Path
+    base: type[DeclarativeBase]
+    blueprints: tuple[Blueprint, ...]
+    seed: Callable[[Session, object], None]
+    home_endpoint: str
+    date_format: str = "%m/%d/%Y"
+
+
+@dataclass
+class AppConfig:
+    """Where an app keeps its files and which secret guards its bench API."""
+
+    data_dir: Path
+    token: str = ""
+    world_seed: int = 20261129
+    tasks_dir: Path | None = seeding.DEFAULT_TASKS_DIR
+    secret_key: str = field(default_factory=lambda: secrets.token_hex(32))
+    testing: bool = False
+
+
+class Kit:
+    """Per-app runtime: the database, its template, and the reset generation."""
+
+    def __init__(self, spec: AppSpec, config: AppConfig):
+        self.spec, self.config = spec, config
+        self.db = Database((KitBase.metadata, spec.base.metadata))
+        self.generation = 0
+        self._reset_lock = threading.Lock()
+        self.template = self._ensure_template()
+
+    def _ensure_template(self) -> Path:
+        sections = seeding.task_seed_sections(self.spec.name, self.config.tasks_dir)
+        digest = seeding.content_hash(self.spec.package_dir, sections, self.config.world_seed)
+        target = self.config.data_dir / "templates" / f"{self.spec.name}-{digest}.sqlite"
+
+        def populate(session: Session) -> None:
+            from admindesk.envs.world import build_world  # heavy: only when building
+
+            world = build_world(seed=self.config.world_seed)
+            seeding.seed_staff(session, world.staff_for(self.spec.name))
+            self.spec.seed(session, world)
+            session.flush()
+            seeding.insert_task_seeds(session, self.db, sections)
+
+        return seeding.build_template(self.db, target, populate)
+
+    def reset(self, now: datetime = clock.DEFAULT_NOW) -> None:
+        """Fresh copy of the template, clock frozen at `now`; old sessions become void."""
+        with self._reset_lock:
+            self.generation += 1
+            path = seeding.copy_template(self.template, self.config.data_dir / "live", self.generation)
+            with Session(bind=seeding.make_engine(path)) as session:
+                session.merge(BenchState(key=clock.CLOCK_KEY, value=now.isoformat()))
+                session.commit()
+                session.get_bind().dispose()
+            old = self.db.swap(path)
+            if old is not None:
+                seeding.remove_database_file(old)
+
+
+def create_app(spec: AppSpec, config: AppConfig) -> Flask:
+    """Build one app: kit blueprints + the app's own, on a fresh copy of its template."""
+    app = Flask(spec.name, root_path=str(spec.package_dir), static_url_path="/static")
+    app.config.update(SECRET_KEY=config.secret_key, MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES + 64 * 1024,
+                      WTF_CSRF_TIME_LIMIT=None, TESTING=config.testing,
+                      SESSION_COOKIE_NAME=f"{spec.name}_session", SESSION_COOKIE_SAMESITE="Lax")
+    app.jinja_loader = ChoiceLoader([FileSystemLoader(str(spec.package_dir / "templates")),
+                                     FileSystemLoader(str(COMMON_DIR / "templates"))])
+    kit = Kit(spec, config)
+    app.extensions["admindesk"] = kit
+    kit.reset()
+
+    csrf = CSRFProtect(app)
+    csrf.exempt(bench)
+    app.register_blueprint(bench)
+    app.register_blueprint(auth)
+    app.register_blueprint(Blueprint("common", __name__, static_folder="static",
+                                     static_url_path="/_common"))
+    for blueprint in spec.blueprints:
+        app.register_blueprint(blueprint)
+    app.before_request(require_login)
+    app.after_request(record_request)
+    app.teardown_appcontext(Database.close_request_session)
+    register_filters(app, spec.date_format)
+
+    @app.context_processor
+    def kit_globals():
+        return {"app_title": spec.title, "current_user": g.get("user"), "today": clock.today()}
+
+    @app.errorhandler(CSRFError)
+    def csrf_error(error):
+        return render_template("error.html", code=400, title="Form expired",
+                               message="This form is no longer valid. Reload the page and submit it again."), 400
+
+    @app.errorhandler(413)
+    def too_large(_error):
+        return render_template("error.html", code=413, title="File too large",
+                               message="Uploads are limited to 10 MB. Choose a smaller file."), 413
+
+    @app.errorhandler(404)
+    def not_found(_error):
+        return render_template("error.html", code=404, title="Not found",
+                               message="The page or record you asked for does not exist."), 404
+
+    return app

@@ -1,0 +1,136 @@
+"""Template databases: the world + every task's seed rows, built once per content hash.
+
+Building an app's database from the world takes seconds; a reset must take
+milliseconds. So the seeded database is built once into a template file named by a
+hash of everything it is made from (the kit's, the world's and the app's source and
+data files, and the task files' seed sections); a reset copies that template.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from datetime import date, datetime
+from pathlib import Path
+
+import yaml
+from sqlalchemy import Date, DateTime, Table
+from sqlalchemy.orm import Session
+from werkzeug.security import generate_password_hash
+
+from .database import Database, make_engine
+from .kit_models import StaffUser
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+# Task files live beside the package in a checkout (`tasks/` is data, not code).
+DEFAULT_TASKS_DIR = PACKAGE_ROOT.parent / "tasks"
+HASHED_SUFFIXES = {".py", ".csv", ".yaml", ".yml", ".json", ".txt"}
+# Synthetic logins: a cheap hash keeps template builds and logins fast.
+PASSWORD_METHOD = "pbkdf2:sha256:2000"
+
+SeedFunction = Callable[[Session, object], None]
+
+
+class SeedError(ValueError):
+    """A task file's seed section does not fit the app's tables."""
+
+
+def task_seed_sections(app_name: str, tasks_dir: Path | None) -> list[tuple[str, dict]]:
+    """(task id, {table: [rows]}) for every task file that seeds rows into `app_name`."""
+    if tasks_dir is None or not tasks_dir.is_dir():
+        return []
+    sections = []
+    for path in sorted(tasks_dir.rglob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        seed = (data.get("seed") or {}).get(app_name)
+        if seed:
+            sections.append((str(data.get("id", path.stem)), seed))
+    return sections
+
+
+def content_hash(app_package: Path, sections: list[tuple[str, dict]], world_seed: int) -> str:
+    """Hash of every input of a template: kit, world and app sources, task seeds, seed."""
+    digest = hashlib.sha256(f"world-seed={world_seed}".encode())
+    for folder in (PACKAGE_ROOT / "common", PACKAGE_ROOT / "world", app_package):
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in HASHED_SUFFIXES and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(PACKAGE_ROOT)).encode())
+                digest.update(path.read_bytes())
+    digest.update(repr(sections).encode())
+    return digest.hexdigest()[:16]
+
+
+def _coerce(table: Table, row: dict) -> dict:
+    unknown = set(row) - set(table.columns.keys())
+    if unknown:
+        raise SeedError(f"table {table.name!r} has no column(s) {sorted(unknown)}")
+    coerced = {}
+    for key, value in row.items():
+        column_type = table.columns[key].type
+        if isinstance(value, str) and isinstance(column_type, DateTime):
+            value = datetime.fromisoformat(value)
+        elif isinstance(value, str) and isinstance(column_type, Date):
+            value = date.fromisoformat(value)
+        elif isinstance(value, datetime) and isinstance(column_type, Date) and not isinstance(column_type, DateTime):
+            value = value.date()
+        coerced[key] = value
+    return coerced
+
+
+def insert_task_seeds(session: Session, db: Database, sections: list[tuple[str, dict]]) -> None:
+    """Insert each task's rows (table name -> list of column dicts) after the world's."""
+    tables = {table.name: table for table in db.tables()}
+    for task_id, seed in sections:
+        for table_name, rows in seed.items():
+            if table_name not in tables:
+                raise SeedError(f"task {task_id}: unknown table {table_name!r}")
+            try:
+                session.execute(tables[table_name].insert(), [_coerce(tables[table_name], r) for r in rows])
+            except SeedError as exc:
+                raise SeedError(f"task {task_id}: {exc}") from exc
+
+
+def seed_staff(session: Session, accounts: Iterable) -> None:
+    for account in accounts:
+        session.add(StaffUser(username=account.username, display_name=account.display_name,
+                              role=account.role,
+                              password_hash=generate_password_hash(account.password, PASSWORD_METHOD)))
+
+
+def build_template(db: Database, target: Path, populate: Callable[[Session], None]) -> Path:
+    """Create `target` (if absent) by populating an empty database; atomic across processes."""
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp_name = tempfile.mkstemp(dir=target.parent, suffix=".building")
+    os.close(handle)
+    tmp_path = Path(tmp_name)
+    engine = make_engine(tmp_path)
+    try:
+        db.create_all(engine)
+        with Session(engine) as session:
+            populate(session)
+            session.commit()
+        with engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        engine.dispose()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{tmp_path}{suffix}").unlink(missing_ok=True)
+    os.replace(tmp_path, target)  # a concurrent builder's identical file may win: harmless
+    return target
+
+
+def copy_template(template: Path, live_dir: Path, generation: int) -> Path:
+    """A fresh working copy of the template for one episode."""
+    live_dir.mkdir(parents=True, exist_ok=True)
+    path = live_dir / f"live-{os.getpid()}-{generation}.sqlite"
+    shutil.copyfile(template, path)
+    return path
+
+
+def remove_database_file(path: Path) -> None:
+    for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        candidate.unlink(missing_ok=True)

@@ -1,0 +1,38 @@
+"""`python -m admindesk.envs.<app> --port P --data-dir D --token T`: one app on waitress."""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from flask import Flask
+
+from .factory import AppConfig
+
+
+def serve_main(app_name: str, make_app: Callable[[AppConfig], Flask], argv: list[str] | None = None) -> None:
+    """Parse the service flags, build the app and serve it until killed."""
+    parser = argparse.ArgumentParser(prog=f"python -m admindesk.envs.{app_name}",
+                                     description=f"Serve the AdminDesk {app_name} app.")
+    parser.add_argument("--port", type=int, required=True, help="loopback port to listen on")
+    parser.add_argument("--host", default="127.0.0.1", help="interface (default: loopback only)")
+    parser.add_argument("--data-dir", type=Path, required=True, help="folder for the app's databases")
+    parser.add_argument("--token", required=True, help="secret for the /_bench API")
+    parser.add_argument("--world-seed", type=int, default=AppConfig.world_seed)
+    parser.add_argument("--tasks-dir", type=Path, default=None, help="folder of task files to seed")
+    parser.add_argument("--threads", type=int, default=8)
+    args = parser.parse_args(argv)
+    if not 0 < args.port < 65536:
+        parser.error(f"--port must be between 1 and 65535, not {args.port}")
+    if not args.token.strip():
+        parser.error("--token must not be empty")
+    config = AppConfig(data_dir=args.data_dir, token=args.token, world_seed=args.world_seed)
+    if args.tasks_dir is not None:
+        config.tasks_dir = args.tasks_dir
+    app = make_app(config)
+
+    from waitress import serve  # imported here: only the service process needs it
+
+    print(f"{app_name} serving on http://{args.host}:{args.port}", flush=True)
+    serve(app, host=args.host, port=args.port, threads=args.threads, ident=app_name,
+          clear_untrusted_proxy_headers=True)

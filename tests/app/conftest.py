@@ -1,0 +1,105 @@
+"""App-tier fixtures: each app on a temp data folder, driven by the Flask test client."""
+from __future__ import annotations
+
+import re
+import threading
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.serving import make_server
+
+from admindesk.envs.common.factory import AppConfig
+
+TOKEN = "test-bench-token"
+CSRF_PATTERN = re.compile(r'name="csrf_token"[^>]*value="([^"]+)"')
+
+
+@pytest.fixture(scope="session")
+def app_data_dir(tmp_path_factory):
+    """One folder for the whole session so each app's template is built once."""
+    return tmp_path_factory.mktemp("app-data")
+
+
+def build_app(create_app, data_dir) -> Flask:
+    return create_app(AppConfig(data_dir=data_dir, token=TOKEN, testing=True))
+
+
+class FormClient:
+    """A test client that signs in and sends forms with a valid CSRF token."""
+
+    def __init__(self, app: Flask):
+        self.app = app
+        self.client: FlaskClient = app.test_client()
+        self._token: str | None = None
+
+    def csrf_token(self) -> str:
+        if self._token is None:
+            page = self.client.get("/login").get_data(as_text=True)
+            self._token = CSRF_PATTERN.search(page).group(1)
+        return self._token
+
+    def login(self, username: str = "coordinator", password: str = "admindesk"):
+        response = self.post("/login", {"username": username, "password": password})
+        self._token = None  # signing in starts a new session with a new token
+        return response
+
+    def get(self, url: str, **kwargs):
+        return self.client.get(url, **kwargs)
+
+    def post(self, url: str, data: dict | None = None, **kwargs):
+        data = dict(data or {})
+        data.setdefault("csrf_token", self.csrf_token())
+        return self.client.post(url, data=data, **kwargs)
+
+    def reset(self, now: str | None = None):
+        body = {"now": now} if now else {}
+        response = self.client.post("/_bench/reset", json=body, headers={"X-Bench-Token": TOKEN})
+        assert response.status_code == 200, response.get_data(as_text=True)
+        self._token = None
+        return response
+
+    def snapshot(self) -> dict:
+        response = self.client.get("/_bench/snapshot", headers={"X-Bench-Token": TOKEN})
+        assert response.status_code == 200
+        return response.get_json()
+
+
+class LiveServer:
+    """One app served on a free loopback port from a thread, for real-Chromium tests."""
+
+    def __init__(self, app: Flask):
+        self.app = app
+        self._server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self._server.server_port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def reset(self) -> None:
+        self.app.extensions["admindesk"].reset()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def serve_live():
+    """Factory: `serve_live(app)` -> LiveServer, shut down at the end of the module."""
+    servers = []
+
+    def start(app: Flask) -> LiveServer:
+        servers.append(LiveServer(app))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def login_in_browser(page, base_url: str, username: str = "coordinator", password: str = "admindesk"):
+    """Sign in through the real login form."""
+    page.goto(f"{base_url}/login")
+    page.get_by_label("User name").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
