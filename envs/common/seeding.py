@@ -56,7 +56,7 @@ def content_hash(app_package: Path, sections: list[tuple[str, dict]], world_seed
     for folder in (PACKAGE_ROOT / "common", PACKAGE_ROOT / "world", app_package):
         for path in sorted(folder.rglob("*")):
             if path.suffix in HASHED_SUFFIXES and "__pycache__" not in path.parts:
-                digest.update(str(path.relative_to(PACKAGE_ROOT)).encode())
+                digest.update(f"{folder.name}/{path.relative_to(folder)}".encode())
                 digest.update(path.read_bytes())
     digest.update(repr(sections).encode())
     return digest.hexdigest()[:16]

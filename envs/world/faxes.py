@@ -1,0 +1,100 @@
+"""Faxes already waiting in the health system's inbox: payer determinations and
+requests for information, supplier confirmations, and everyday noise."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, datetime, time, timedelta
+
+from .documents import us_date
+from .identifiers import phone_number
+from .models import Authorization, Facility, InboundFax, Order, Patient, Payer, Provider, Supplier
+from .org import AREA_CODES
+
+_MISC = (
+    ("Medical records request", "Records request from {org} for date of service {day}: please send office notes "
+     "and imaging reports for the patient named on the cover sheet. Authorization to release is enclosed."),
+    ("Pharmacy refill request", "Refill request from {org} for a maintenance medication. Please sign and return "
+     "the attached form or call the pharmacy with questions."),
+    ("Seminar announcement", "{org} invites your staff to a revenue cycle webinar on prior authorization changes. "
+     "No patient information is included in this transmission."),
+)
+_MISC_ORGS = ("Hartley & Voss Legal Records Services", "Main Street Pharmacy", "Blue Ridge Compounding Pharmacy",
+              "Revenue Cycle Learning Group", "Conestoga Valley Physical Therapy")
+
+
+class FaxInbox:
+    """Builds the inbox, newest last, received within the 45 days before the anchor."""
+
+    def __init__(self, rng: random.Random, anchor: datetime, payers: tuple[Payer, ...],
+                 facilities: tuple[Facility, ...], providers: tuple[Provider, ...]):
+        self.rng, self.anchor = rng, anchor
+        self.payers = {p.id: p for p in payers}
+        self.facilities = {f.id: f for f in facilities}
+        self.providers = {p.npi: p for p in providers}
+        self.faxes: list[InboundFax] = []
+
+    def _received(self, not_before: date) -> datetime:
+        # Inbox items arrived on earlier days, never on the morning the world is frozen at.
+        last = self.anchor.date() - timedelta(days=1)
+        earliest = min(max(not_before, last - timedelta(days=44)), last)
+        day = earliest + timedelta(days=self.rng.randrange((last - earliest).days + 1))
+        return datetime.combine(day, time(self.rng.randrange(7, 18), self.rng.randrange(60)))
+
+    def _add(self, from_number, from_name, to_number, received, subject, kind, mrn, pages) -> None:
+        self.faxes.append(InboundFax(
+            id=f"FAX-{len(self.faxes) + 1:06d}", from_number=from_number, from_name=from_name,
+            to_number=to_number, received_at=received, subject=subject, kind=kind, mrn=mrn,
+            pages_text=tuple(pages)))
+
+    def determination(self, auth: Authorization, order: Order, patient: Patient) -> None:
+        """Approval, denial or request-for-information letter for an auth on file."""
+        payer = self.payers[auth.payer_id]
+        provider = self.providers[order.ordering_npi]
+        received = self._received(auth.start - timedelta(days=10))
+        ident = (f"Patient: {patient.first_name} {patient.last_name}   DOB: {us_date(patient.dob)}\n"
+                 f"Member ID: {auth.member_id}   Case number: {auth.case_number}\n"
+                 f"Requesting provider: {provider.display_name}, NPI {provider.npi}\n"
+                 f"Service: {order.code} {order.description}, {auth.units} unit(s)")
+        if auth.status == "Pended":
+            kind, subject = "request_for_information", f"Additional information needed - case {auth.case_number}"
+            body = (f"{payer.name} has pended this request. To complete our review, fax the most recent office "
+                    f"note and documentation of conservative treatment to {payer.pa_fax} within 14 days, "
+                    "referencing the case number above. If we do not receive it the request may be denied.")
+        elif auth.status == "Approved":
+            kind, subject = "determination_letter", f"Authorization approved - {auth.auth_number}"
+            body = (f"The service above is approved. Authorization number: {auth.auth_number}. Approved units: "
+                    f"{auth.units}. Valid from {us_date(auth.start)} through {us_date(auth.end)}. Approval is "
+                    "not a guarantee of payment; benefits depend on eligibility on the date of service.")
+        else:
+            kind, subject = "determination_letter", f"Adverse determination - case {auth.case_number}"
+            body = (f"The request is denied as not medically necessary under our clinical policy. You may request "
+                    f"a peer-to-peer discussion by calling {payer.phone} or appeal within "
+                    f"{payer.timely_appeal_days} days by fax to {payer.appeals_fax}.")
+        facility = self.facilities[order.facility_id]
+        self._add(payer.pa_fax, f"{payer.name} Utilization Management", facility.fax, received, subject, kind,
+                  patient.mrn, (f"{payer.name}\nUtilization Management\n{subject}\n\n{ident}", body))
+
+    def supplier_confirmation(self, supplier: Supplier, order: Order, patient: Patient) -> None:
+        facility = self.facilities[order.facility_id]
+        received = self._received(order.ordered_on)
+        delivery = received.date() + timedelta(days=self.rng.randrange(2, 8))
+        self._add(supplier.fax, supplier.name, facility.fax, received,
+                  f"Order received - {patient.last_name}, {order.code}", "supplier_confirmation", patient.mrn,
+                  (f"{supplier.name} confirms receipt of the order for {patient.first_name} {patient.last_name} "
+                   f"(DOB {us_date(patient.dob)}): {order.code} {order.description}, quantity {order.units}. "
+                   f"Delivery is scheduled for {us_date(delivery)}. Supplier reference SO-{self.rng.randrange(100000, 999999)}.",))
+
+    def misc(self, patient: Patient | None, facility: Facility) -> None:
+        subject, template = self.rng.choice(_MISC)
+        org = self.rng.choice(_MISC_ORGS)
+        received = self._received(self.anchor.date() - timedelta(days=45))
+        mrn = patient.mrn if patient and subject != "Seminar announcement" else None
+        self._add(phone_number(self.rng, AREA_CODES), org, facility.fax, received, subject, "misc", mrn,
+                  (template.format(org=org, day=us_date(received.date() - timedelta(days=30))),))
+
+    def finish(self) -> tuple[InboundFax, ...]:
+        """Sort by arrival and renumber so ids follow the inbox order."""
+        ordered = sorted(self.faxes, key=lambda f: (f.received_at, f.id))
+        return tuple(InboundFax(f"FAX-{i + 1:06d}", f.from_number, f.from_name, f.to_number, f.received_at,
+                                f.subject, f.kind, f.mrn, f.pages_text) for i, f in enumerate(ordered))

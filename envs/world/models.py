@@ -1,0 +1,315 @@
+"""Record types of the synthetic world.
+
+Every record is a frozen, slotted dataclass holding plain values (str, int, float,
+date, datetime, tuple, None) so the four apps can copy them into their own databases
+without importing anything but this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+Facts = tuple[tuple[str, str], ...]
+
+_FROZEN = dict(frozen=True, slots=True)
+
+
+@dataclass(**_FROZEN)
+class Payer:
+    """An insurer. `portal` says which payer portal serves it ("a" or "b")."""
+
+    id: str
+    name: str
+    portal: str
+    payer_code: str
+    phone: str
+    pa_fax: str
+    appeals_fax: str
+    timely_appeal_days: int
+
+
+@dataclass(**_FROZEN)
+class Plan:
+    """A benefit plan (product) sold by a payer."""
+
+    id: str
+    payer_id: str
+    name: str
+    product: str
+    group_prefix: str
+
+
+@dataclass(**_FROZEN)
+class Patient:
+    """A synthetic patient, identified across apps by `mrn`."""
+
+    mrn: str
+    first_name: str
+    last_name: str
+    dob: date
+    sex: str
+    address: str
+    city: str
+    state: str
+    zip: str
+    phone: str
+    email: str
+    language: str
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.first_name} {self.last_name}"
+
+
+@dataclass(**_FROZEN)
+class Coverage:
+    """A patient's enrollment in a plan; `rank` 1 is primary, 2 secondary."""
+
+    id: str
+    mrn: str
+    plan_id: str
+    payer_id: str
+    rank: int
+    member_id: str
+    group_number: str
+    subscriber_name: str
+    relationship: str
+    effective: date
+    termination: date | None
+
+    def active_on(self, day: date) -> bool:
+        return self.effective <= day and (self.termination is None or day <= self.termination)
+
+
+@dataclass(**_FROZEN)
+class Facility:
+    """A site of care of the health system."""
+
+    id: str
+    name: str
+    address: str
+    city: str
+    state: str
+    zip: str
+    npi: str
+    tax_id: str
+    phone: str
+    fax: str
+    place_of_service: str
+
+
+@dataclass(**_FROZEN)
+class Provider:
+    """A clinician who orders services and signs documents."""
+
+    npi: str
+    first_name: str
+    last_name: str
+    credentials: str
+    specialty: str
+    facility_id: str
+    phone: str
+    fax: str
+
+    @property
+    def display_name(self) -> str:
+        return f"{self.first_name} {self.last_name}, {self.credentials}"
+
+
+@dataclass(**_FROZEN)
+class Supplier:
+    """A durable medical equipment supplier that receives order packets by fax."""
+
+    id: str
+    name: str
+    npi: str
+    phone: str
+    fax: str
+    address: str
+    city: str
+    state: str
+    zip: str
+    categories: tuple[str, ...]
+
+
+@dataclass(**_FROZEN)
+class Procedure:
+    """A CPT or HCPCS code number with a description written for this project."""
+
+    code: str
+    system: str
+    description: str
+    category: str
+
+
+@dataclass(**_FROZEN)
+class CodeSets:
+    """Code systems: ICD-10-CM, CPT/HCPCS, claim adjustment reason and remark codes."""
+
+    icd10: dict[str, str]
+    procedures: dict[str, Procedure]
+    carc: dict[str, str]
+    rarc: dict[str, str]
+
+
+@dataclass(**_FROZEN)
+class StaffAccount:
+    """A login for one app (synthetic test credentials)."""
+
+    username: str
+    password: str
+    display_name: str
+    role: str
+    app: str
+
+
+@dataclass(**_FROZEN)
+class Encounter:
+    """A visit in the EHR."""
+
+    id: str
+    mrn: str
+    date: date
+    provider_npi: str
+    facility_id: str
+    kind: str
+    reason: str
+    diagnosis_codes: tuple[str, ...]
+
+
+@dataclass(**_FROZEN)
+class Order:
+    """A service ordered in the EHR; `needs_auth` places it on the PA work queue."""
+
+    id: str
+    mrn: str
+    encounter_id: str
+    code: str
+    description: str
+    category: str
+    units: int
+    diagnosis_codes: tuple[str, ...]
+    ordering_npi: str
+    facility_id: str
+    place_of_service: str
+    ordered_on: date
+    planned_date: date
+    priority: str
+    status: str
+    coverage_id: str
+    needs_auth: bool
+
+
+@dataclass(**_FROZEN)
+class Document:
+    """A chart document. `facts` repeats, as key/value strings, what `text` states."""
+
+    id: str
+    mrn: str
+    encounter_id: str | None
+    order_id: str | None
+    kind: str
+    title: str
+    author_npi: str | None
+    date: date
+    text: str
+    facts: Facts
+
+    def fact(self, key: str) -> str | None:
+        return dict(self.facts).get(key)
+
+
+@dataclass(**_FROZEN)
+class Adjustment:
+    """One CAS adjustment on a claim line (group code + CARC, optional RARC)."""
+
+    group: str
+    carc: str
+    rarc: str | None
+    amount: float
+
+
+@dataclass(**_FROZEN)
+class ClaimLine:
+    """A service line of a claim."""
+
+    line_no: int
+    code: str
+    modifiers: tuple[str, ...]
+    units: int
+    charge: float
+    diagnosis_codes: tuple[str, ...]
+    paid: float
+    adjustments: tuple[Adjustment, ...]
+
+
+@dataclass(**_FROZEN)
+class Claim:
+    """A professional/facility claim as the payer adjudicated it."""
+
+    claim_number: str
+    mrn: str
+    payer_id: str
+    coverage_id: str
+    member_id: str
+    service_date: date
+    billing_npi: str
+    rendering_npi: str
+    facility_id: str
+    submitted_on: date
+    total_charge: float
+    status: str
+    lines: tuple[ClaimLine, ...]
+    order_id: str | None
+    auth_number: str | None
+
+    @property
+    def paid_amount(self) -> float:
+        return round(sum(line.paid for line in self.lines), 2)
+
+
+@dataclass(**_FROZEN)
+class Remittance:
+    """The ERA/EOB for one adjudicated claim."""
+
+    id: str
+    claim_number: str
+    payer_id: str
+    paid_on: date
+    check_number: str
+    paid_amount: float
+    patient_responsibility: float
+    appeal_deadline: date
+
+
+@dataclass(**_FROZEN)
+class Authorization:
+    """A prior authorization already on file at the payer."""
+
+    auth_number: str
+    payer_id: str
+    member_id: str
+    mrn: str
+    code: str
+    units: int
+    start: date
+    end: date
+    status: str
+    order_id: str | None
+    case_number: str
+
+
+@dataclass(**_FROZEN)
+class InboundFax:
+    """A fax already waiting in the fax inbox."""
+
+    id: str
+    from_number: str
+    from_name: str
+    to_number: str
+    received_at: datetime
+    subject: str
+    kind: str
+    mrn: str | None
+    pages_text: tuple[str, ...]
