@@ -47,6 +47,8 @@ class AppConfig:
     token: str = ""
     world_seed: int = 20261129
     tasks_dir: Path | None = seeding.DEFAULT_TASKS_DIR
+    # Templates are keyed by content hash, so processes and runs may share one cache.
+    cache_dir: Path | None = None
     secret_key: str = field(default_factory=lambda: secrets.token_hex(32))
     testing: bool = False
 
@@ -64,7 +66,8 @@ class Kit:
     def _ensure_template(self) -> Path:
         sections = seeding.task_seed_sections(self.spec.name, self.config.tasks_dir)
         digest = seeding.content_hash(self.spec.package_dir, sections, self.config.world_seed)
-        target = self.config.data_dir / "templates" / f"{self.spec.name}-{digest}.sqlite"
+        cache_dir = self.config.cache_dir or self.config.data_dir / "templates"
+        target = cache_dir / f"{self.spec.name}-{digest}.sqlite"
 
         def populate(session: Session) -> None:
             from admindesk.envs.world import build_world  # heavy: only when building

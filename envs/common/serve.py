@@ -2,12 +2,19 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 from flask import Flask
 
 from .factory import AppConfig
+
+
+def default_cache_dir() -> Path:
+    """ADMINDESK_CACHE_DIR, else the user's cache folder."""
+    configured = os.environ.get("ADMINDESK_CACHE_DIR")
+    return Path(configured) if configured else Path.home() / ".cache" / "admindesk" / "templates"
 
 
 def serve_main(app_name: str, make_app: Callable[[AppConfig], Flask], argv: list[str] | None = None) -> None:
@@ -20,13 +27,16 @@ def serve_main(app_name: str, make_app: Callable[[AppConfig], Flask], argv: list
     parser.add_argument("--token", required=True, help="secret for the /_bench API")
     parser.add_argument("--world-seed", type=int, default=AppConfig.world_seed)
     parser.add_argument("--tasks-dir", type=Path, default=None, help="folder of task files to seed")
+    parser.add_argument("--cache-dir", type=Path, default=default_cache_dir(),
+                        help="template database cache shared by runs (env ADMINDESK_CACHE_DIR)")
     parser.add_argument("--threads", type=int, default=8)
     args = parser.parse_args(argv)
     if not 0 < args.port < 65536:
         parser.error(f"--port must be between 1 and 65535, not {args.port}")
     if not args.token.strip():
         parser.error("--token must not be empty")
-    config = AppConfig(data_dir=args.data_dir, token=args.token, world_seed=args.world_seed)
+    config = AppConfig(data_dir=args.data_dir, token=args.token, world_seed=args.world_seed,
+                       cache_dir=args.cache_dir)
     if args.tasks_dir is not None:
         config.tasks_dir = args.tasks_dir
     app = make_app(config)
