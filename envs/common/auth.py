@@ -38,7 +38,10 @@ def require_login():
         if user is not None:
             g.user = user
             return None
-    session.clear()
+    if username:
+        # Only a stale login is cleared: clearing an anonymous session would also drop the
+        # CSRF token of a login form open in another tab (the browser's favicon fetch does this).
+        session.clear()
     return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
 
 

@@ -1,0 +1,46 @@
+"""Payer portal B: Keystone Mutual Health's own provider portal (a different vendor's UI).
+
+Left navigation, burgundy and gold, DD-MMM-YYYY dates, "Subscriber ID", "Rendering
+Provider" and "Precertification" vocabulary; one long request form instead of a wizard.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask
+
+from admindesk.envs.common.factory import AppConfig, AppSpec
+from admindesk.envs.common.factory import create_app as create_kit_app
+
+from .fields import DATE_FORMAT
+from .models import Base
+from .seed import seed
+from .session_timeout import count_page_view, session_bp
+from .views import BLUEPRINTS
+
+SPEC = AppSpec(
+    name="payer_portal_b",
+    title="Keystone Mutual Provider Connect",
+    package_dir=Path(__file__).resolve().parent,
+    base=Base,
+    blueprints=(*BLUEPRINTS, session_bp),
+    seed=seed,
+    home_endpoint="home.index",
+    date_format=DATE_FORMAT,
+)
+
+
+def create_app(config: AppConfig) -> Flask:
+    """Portal B on the kit, plus the page-view counter behind the session-timeout warning."""
+    app = create_kit_app(SPEC, config)
+    # Registered after the kit's login guard, so g.user is known when it runs.
+    app.before_request(count_page_view)
+    app.jinja_env.filters["phone"] = format_phone
+    return app
+
+
+def format_phone(number: str | None) -> str:
+    """'8005550177' -> '(800) 555-0177'; anything else unchanged."""
+    if number and len(number) == 10 and number.isdigit():
+        return f"({number[:3]}) {number[3:6]}-{number[6:]}"
+    return number or ""

@@ -1,0 +1,97 @@
+"""Keystone Mutual's DME request evaluation, from the stored DME requirements.
+
+Checked in order, first match decides:
+
+1. Duplicate: an Approved or Pended DME request for the same subscriber and HCPCS code.
+2. Denied: coverage not active on the order date.
+3. Denied: no diagnosis code under the policy's covered diagnoses.
+4. Denied: the face-to-face evaluation is more than `face_to_face_days` (6 months)
+   before the order date.
+5. Qualifying test (e.g. AHI >= 15 for CPAP, resting SpO2 <= 88 for oxygen): value
+   missing -> Pended; value outside the threshold -> Denied.
+6. Pended: a document type the policy requires (besides the detailed written order,
+   which the form itself requires) is not attached.
+7. Approved for the requirement's rental months (0 = purchase).
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .fields import DATE_FORMAT
+from .models import DmeRequest, DmeRequirement, MedicalPolicy, Subscriber
+from .rules import ACTIVE_STATUSES, diagnosis_covered
+
+TEST_LABELS = {"ahi": "Apnea-Hypopnea Index (AHI)", "spo2_rest": "Resting SpO2 (%)"}
+_OPERATORS = {">=": operator.ge, "<=": operator.le}
+
+
+@dataclass(frozen=True)
+class DmeSubmission:
+    """The facts of a DME request the evaluation looks at."""
+
+    subscriber_id: str
+    hcpcs_code: str
+    diagnosis_codes: tuple[str, ...]
+    face_to_face_date: date
+    order_date: date
+    test_values: dict
+    document_types: frozenset[str]
+
+
+@dataclass(frozen=True)
+class DmeDecision:
+    """Status, its reason, and the approved rental months when approved."""
+
+    status: str
+    reason: str
+    approved_months: int | None = None
+
+
+def requirement_text(requirement: DmeRequirement) -> str:
+    """The qualifying test in words, e.g. 'Apnea-Hypopnea Index (AHI) >= 15'."""
+    if not requirement.test_field:
+        return "No qualifying test value"
+    return f"{TEST_LABELS[requirement.test_field]} {requirement.test_operator} {requirement.test_threshold:g}"
+
+
+def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber,
+             requirement: DmeRequirement) -> DmeDecision:
+    """Apply the rules in the module docstring, in order."""
+    policy = session.get(MedicalPolicy, requirement.policy_number)
+    duplicate = session.scalars(
+        select(DmeRequest).where(DmeRequest.subscriber_id == submission.subscriber_id,
+                                 DmeRequest.hcpcs_code == submission.hcpcs_code,
+                                 DmeRequest.status.in_(ACTIVE_STATUSES))
+        .order_by(DmeRequest.request_id)).first()
+    if duplicate is not None:
+        return DmeDecision("Duplicate", f"DME request {duplicate.request_id} ({duplicate.status}) is already on "
+                           f"file for this subscriber and {submission.hcpcs_code}.")
+    if not subscriber.active_on(submission.order_date):
+        return DmeDecision("Denied", "Subscriber coverage is not active on the order date "
+                           f"{submission.order_date.strftime(DATE_FORMAT)}.")
+    if not diagnosis_covered(policy, submission.diagnosis_codes):
+        return DmeDecision("Denied", f"The diagnosis codes {', '.join(submission.diagnosis_codes)} are not covered "
+                           f"indications under medical policy {policy.policy_number}.")
+    earliest = submission.order_date - timedelta(days=requirement.face_to_face_days)
+    if submission.face_to_face_date < earliest:
+        return DmeDecision("Denied", f"The face-to-face evaluation on {submission.face_to_face_date.strftime(DATE_FORMAT)} "
+                           "is more than 6 months before the order date.")
+    if requirement.test_field:
+        value = submission.test_values.get(requirement.test_field)
+        if value is None:
+            return DmeDecision("Pended", f"Qualifying test result required: {requirement_text(requirement)}.")
+        if not _OPERATORS[requirement.test_operator](value, requirement.test_threshold):
+            return DmeDecision("Denied", f"The qualifying test value {value:g} does not meet the requirement "
+                               f"{requirement_text(requirement)}.")
+    missing = [kind for kind in policy.required_document_types if kind not in submission.document_types]
+    if missing:
+        return DmeDecision("Pended", f"Pended for documentation. Upload: {', '.join(missing)}.")
+    months = requirement.rental_months
+    term = f"a {months}-month rental" if months else "purchase"
+    return DmeDecision("Approved", f"Meets medical policy {policy.policy_number}; approved for {term}.",
+                       approved_months=months)

@@ -1,0 +1,203 @@
+"""Keystone Mutual's forms: field names and messages in the payer's own vocabulary."""
+from __future__ import annotations
+
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField
+from wtforms import (BooleanField, DecimalField, IntegerField, SelectChoice, SelectField, StringField,
+                     TextAreaField, ValidationError)
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp
+
+from .fields import MoneyField, PortalDateField, split_codes, valid_npi
+from .portal import DOCUMENT_TYPES
+
+SUBSCRIBER_ID = [DataRequired("Enter the Subscriber ID from the member's card."),
+                 Regexp(r"^[A-Za-z0-9]{5,20}$", message="A Subscriber ID is 5 to 20 letters and digits.")]
+SERVICE_CODE = [DataRequired("Enter a CPT or HCPCS code."),
+                Regexp(r"^[A-Za-z0-9]{5}$", message="A CPT/HCPCS code is 5 letters or digits, e.g. 72148 or E0601.")]
+PHONE = Regexp(r"^\(?\d{3}\)?[-. ]?\d{3}[-. ]?\d{4}$", message="Enter a 10-digit phone number.")
+
+
+def options(pairs) -> list[SelectChoice]:
+    """Select options from (value, label) pairs or plain values."""
+    return [SelectChoice(*pair) if isinstance(pair, tuple) else SelectChoice(pair, pair) for pair in pairs]
+
+
+def with_prompt(values) -> list[SelectChoice]:
+    """Options led by an empty "Select..." choice, so that no answer is a validation error."""
+    return options([("", "Select..."), *values])
+
+
+YES_NO = options([("", "Not answered"), "No", "Yes"])
+PLACES_OF_SERVICE = options([("11", "11 - Office"), ("12", "12 - Home"), ("19", "19 - Off-campus outpatient hospital"),
+                             ("22", "22 - On-campus outpatient hospital"), ("24", "24 - Ambulatory surgical center"),
+                             ("21", "21 - Inpatient hospital")])
+DOC_TYPE_CHOICES = options(DOCUMENT_TYPES)
+ATTACHMENT_SLOTS = 3
+
+
+def diagnosis_list(form, field) -> None:
+    """1 to 12 ICD-10-CM codes shaped like A00 or A00.0000, separated by commas."""
+    codes = split_codes(field.data)
+    if not codes:
+        raise ValidationError("Enter at least one ICD-10-CM diagnosis code.")
+    if len(codes) > 12:
+        raise ValidationError("Enter no more than 12 diagnosis codes.")
+    for code in codes:
+        if not (3 <= len(code) <= 8 and code[0].isalpha() and code[1:3].isalnum()):
+            raise ValidationError(f"{code} is not an ICD-10-CM code (e.g. M54.16).")
+
+
+class GetForm(FlaskForm):
+    """Search forms sent with GET: no CSRF token (they change nothing)."""
+
+    class Meta:
+        csrf = False
+
+
+class EligibilityForm(FlaskForm):
+    subscriber_id = StringField("Subscriber ID", SUBSCRIBER_ID)
+    dob = PortalDateField("Subscriber Date of Birth (DD-MMM-YYYY)",
+                          [InputRequired("Enter the date of birth.")])
+    service_date = PortalDateField("Date of Service (DD-MMM-YYYY)", [Optional()],
+                                   description="Leave blank for today.")
+
+
+class RequirementLookupForm(GetForm):
+    code = StringField("CPT/HCPCS code", SERVICE_CODE)
+
+
+class ClinicalAnswers:
+    """The clinical fields the medical policies' rules read (shared by two forms)."""
+
+    conservative_therapy_weeks = IntegerField("Weeks of conservative therapy / prior treatment completed",
+                                              [Optional(), NumberRange(0, 520, "Enter weeks between 0 and 520.")])
+    red_flag_symptoms = SelectField("Red-flag symptoms, mechanical symptoms or acute injury documented?",
+                                    choices=YES_NO, default="")
+    prior_imaging = SelectField("Prior imaging (X-ray or other) of the area completed?", choices=YES_NO, default="")
+    ahi = DecimalField("Apnea-Hypopnea Index (AHI), events/hour",
+                       [Optional(), NumberRange(0, 150, "Enter an AHI between 0 and 150.")], places=1)
+    spo2_rest = IntegerField("Resting SpO2 on room air (%)",
+                             [Optional(), NumberRange(50, 100, "Enter an SpO2 between 50 and 100.")])
+
+    def clinical_answers(self) -> dict:
+        return {"conservative_therapy_weeks": self.conservative_therapy_weeks.data,
+                "red_flag_symptoms": self.red_flag_symptoms.data or None,
+                "prior_imaging": self.prior_imaging.data or None,
+                "ahi": float(self.ahi.data) if self.ahi.data is not None else None,
+                "spo2_rest": self.spo2_rest.data}
+
+
+class PrecertForm(FlaskForm, ClinicalAnswers):
+    """The one long precertification request form."""
+
+    subscriber_id = StringField("Subscriber ID", SUBSCRIBER_ID)
+    subscriber_dob = PortalDateField("Subscriber Date of Birth (DD-MMM-YYYY)",
+                                     [InputRequired("Enter the date of birth.")])
+    rendering_npi = StringField("Rendering Provider NPI", [DataRequired("Enter the Rendering Provider NPI."), valid_npi])
+    referring_npi = StringField("Referring Provider NPI", [Optional(), valid_npi])
+    place_of_service = SelectField("Place of Service", choices=PLACES_OF_SERVICE, default="11")
+    urgency = SelectField("Review Type", choices=options(["Standard", ("Urgent", "Urgent (72 hours)")]))
+    service_code = StringField("Service Code (CPT/HCPCS)", SERVICE_CODE)
+    units = IntegerField("Units Requested", [InputRequired("Enter the number of units."),
+                                             NumberRange(1, 999, "Units must be between 1 and 999.")], default=1)
+    diagnosis_codes = StringField("Diagnosis Codes (ICD-10-CM, comma separated)", [diagnosis_list])
+    start_date = PortalDateField("Date of Service From (DD-MMM-YYYY)", [InputRequired("Enter the first date of service.")])
+    end_date = PortalDateField("Date of Service To (DD-MMM-YYYY)", [InputRequired("Enter the last date of service.")])
+    clinical_summary = TextAreaField("Clinical Summary", [
+        DataRequired("Describe the clinical history supporting the request."),
+        Length(20, 4000, "The clinical summary must be 20 to 4000 characters.")])
+    contact_name = StringField("Contact Name", [DataRequired("Enter the contact name."), Length(max=128)])
+    contact_phone = StringField("Contact Phone", [DataRequired("Enter the contact phone number."), PHONE])
+    document_type_1 = SelectField("Attachment 1 type", choices=DOC_TYPE_CHOICES)
+    attachment_1 = FileField("Attachment 1 (PDF)")
+    document_type_2 = SelectField("Attachment 2 type", choices=DOC_TYPE_CHOICES)
+    attachment_2 = FileField("Attachment 2 (PDF)")
+    document_type_3 = SelectField("Attachment 3 type", choices=DOC_TYPE_CHOICES)
+    attachment_3 = FileField("Attachment 3 (PDF)")
+
+    def validate_end_date(self, field) -> None:
+        start = self.start_date.data
+        if start and field.data and field.data < start:
+            raise ValidationError("The last date of service cannot be before the first.")
+        if start and field.data and (field.data - start).days > 365:
+            raise ValidationError("A request can span at most one year.")
+
+
+class AdditionalInfoForm(FlaskForm, ClinicalAnswers):
+    """Documents (and corrected answers) sent for a pended request."""
+
+    document_type = SelectField("Document type", choices=DOC_TYPE_CHOICES)
+    attachment = FileField("Document (PDF)")
+
+
+class ClaimSearchForm(GetForm):
+    claim_number = StringField("Claim Number", [Optional(), Length(max=20)])
+    subscriber_id = StringField("Subscriber ID", [Optional(), Length(max=20)])
+    service_from = PortalDateField("Date of Service From (DD-MMM-YYYY)", [Optional()])
+    service_to = PortalDateField("Date of Service To (DD-MMM-YYYY)", [Optional()])
+
+
+APPEAL_RELATIONSHIPS = ["Rendering provider", "Billing office staff", "Authorized representative",
+                        "Subscriber", "Parent or guardian"]
+APPEAL_REASONS = ["Medical necessity", "Precertification / authorization on file", "Coding or billing error",
+                  "Timely filing", "Benefit or eligibility determination", "Payment amount"]
+APPEAL_OUTCOMES = ["Overturn the denial and pay the claim", "Reprocess the claim with corrections",
+                   "Adjust the payment amount", "Reconsider the benefit determination"]
+
+
+class AppealForm(FlaskForm):
+    """Keystone Mutual's Provider Appeal Form (form KM-APL-1)."""
+
+    appellant_name = StringField("Appellant Name", [DataRequired("Enter the appellant's name."), Length(max=128)])
+    appellant_relationship = SelectField("Appellant Relationship to Subscriber",
+                                         choices=with_prompt(APPEAL_RELATIONSHIPS),
+                                         validators=[DataRequired("Select the appellant's relationship.")])
+    claim_number = StringField("Claim Number", [DataRequired("Enter the claim number."), Length(max=20)])
+    service_date = PortalDateField("Date of Service (DD-MMM-YYYY)", [InputRequired("Enter the date of service.")])
+    billed_amount = MoneyField("Billed Amount ($)", [InputRequired("Enter the billed amount."),
+                                                      NumberRange(0.01, 10_000_000, "Enter an amount above $0.")],
+                                 places=2)
+    reason_category = SelectField("Appeal Reason Category", choices=with_prompt(APPEAL_REASONS),
+                                  validators=[DataRequired("Select the reason category.")])
+    explanation = TextAreaField("Detailed Explanation", [
+        DataRequired("Explain why the determination should change."),
+        Length(50, 8000, "The explanation must be 50 to 8000 characters.")])
+    requested_outcome = SelectField("Requested Outcome", choices=with_prompt(APPEAL_OUTCOMES),
+                                    validators=[DataRequired("Select the outcome you request.")])
+    attestation = BooleanField("I attest that the information in this appeal is true and complete.",
+                               [DataRequired("You must attest before the appeal can be filed.")])
+    document_type_1 = SelectField("Attachment 1 type", choices=DOC_TYPE_CHOICES, default="Letter of medical necessity")
+    attachment_1 = FileField("Attachment 1 (PDF, required)")
+    document_type_2 = SelectField("Attachment 2 type", choices=DOC_TYPE_CHOICES, default="Clinical notes")
+    attachment_2 = FileField("Attachment 2 (PDF)")
+
+
+class DmeForm(FlaskForm):
+    """Keystone Mutual's DME request (one page)."""
+
+    subscriber_id = StringField("Subscriber ID", SUBSCRIBER_ID)
+    subscriber_dob = PortalDateField("Subscriber Date of Birth (DD-MMM-YYYY)",
+                                     [InputRequired("Enter the date of birth.")])
+    hcpcs_code = StringField("HCPCS Code", SERVICE_CODE)
+    quantity = IntegerField("Quantity", [InputRequired("Enter the quantity."),
+                                         NumberRange(1, 99, "Quantity must be between 1 and 99.")], default=1)
+    diagnosis_codes = StringField("Diagnosis Codes (ICD-10-CM, comma separated)", [diagnosis_list])
+    ordering_npi = StringField("Ordering Provider NPI", [DataRequired("Enter the ordering provider's NPI."), valid_npi])
+    supplier_npi = SelectField("DME Supplier", validators=[DataRequired("Select the DME supplier.")])
+    face_to_face_date = PortalDateField("Face-to-Face Evaluation Date (DD-MMM-YYYY)",
+                                        [InputRequired("Enter the face-to-face evaluation date.")])
+    order_date = PortalDateField("Detailed Written Order Date (DD-MMM-YYYY)",
+                                 [InputRequired("Enter the date of the written order.")])
+    ahi = DecimalField("Apnea-Hypopnea Index (AHI), events/hour",
+                       [Optional(), NumberRange(0, 150, "Enter an AHI between 0 and 150.")], places=1)
+    spo2_rest = IntegerField("Resting SpO2 on room air (%)",
+                             [Optional(), NumberRange(50, 100, "Enter an SpO2 between 50 and 100.")])
+    spo2_exertion = IntegerField("SpO2 with exertion (%)",
+                                 [Optional(), NumberRange(50, 100, "Enter an SpO2 between 50 and 100.")])
+    written_order = FileField("Detailed Written Order (PDF, required)")
+    document_type_2 = SelectField("Supporting document type", choices=DOC_TYPE_CHOICES, default="Sleep study report")
+    attachment_2 = FileField("Supporting document (PDF)")
+
+    def validate_face_to_face_date(self, field) -> None:
+        if field.data and self.order_date.data and field.data > self.order_date.data:
+            raise ValidationError("The face-to-face evaluation must be on or before the order date.")

@@ -1,0 +1,42 @@
+"""Reference numbers from sequences in the database: same actions, same numbers.
+
+Keystone Mutual formats (different from portal A's on purpose):
+precertification reference `PRC-2026-00001`, authorization number `KMH26900001`,
+appeal id `KAP-2026-00001`, DME request `DME-2026-00001`, eligibility inquiry `ELG-0000001`.
+"""
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from admindesk.envs.common import clock
+
+from .models import NumberSequence
+
+SEQUENCES = {"precert": 1, "authorization": 900001, "appeal": 1, "dme": 1, "eligibility": 1}
+
+
+def _take(session: Session, name: str) -> int:
+    row = session.get(NumberSequence, name)
+    value = row.next_value
+    row.next_value += 1
+    return value
+
+
+def next_precert_reference(session: Session) -> str:
+    return f"PRC-{clock.today().year}-{_take(session, 'precert'):05d}"
+
+
+def next_authorization_number(session: Session) -> str:
+    return f"KMH{clock.today():%y}{_take(session, 'authorization'):06d}"
+
+
+def next_appeal_id(session: Session) -> str:
+    return f"KAP-{clock.today().year}-{_take(session, 'appeal'):05d}"
+
+
+def next_dme_request_id(session: Session) -> str:
+    return f"DME-{clock.today().year}-{_take(session, 'dme'):05d}"
+
+
+def next_inquiry_id(session: Session) -> str:
+    return f"ELG-{_take(session, 'eligibility'):07d}"

@@ -1,0 +1,137 @@
+"""Checks against the payer's files and the recording of precertification requests.
+
+Views call these after the form's own validators pass; every problem is put on the
+field it concerns, and nothing is written unless all checks pass.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.uploads import PdfUpload
+
+from .fields import split_codes
+from .models import Attachment, DiagnosisCode, MedicalPolicy, PrecertRequest, Provider, ServiceCode, Subscriber
+from .numbering import next_authorization_number, next_precert_reference
+from .portal import check_uploads, store_attachment, username
+from .rules import Determination, Submission, determine, policy_for_code
+
+SUBSCRIBER_NOT_FOUND = "No subscriber matches this Subscriber ID and date of birth."
+
+
+@dataclass
+class CheckedReferences:
+    """What the checks found: the subscriber, the policy, and the uploads by type."""
+
+    subscriber: Subscriber | None = None
+    policy: MedicalPolicy | None = None
+    uploads: list[tuple[str, PdfUpload]] | None = None
+
+
+def check_subscriber(session: Session, id_field, dob_field) -> Subscriber | None:
+    subscriber = session.get(Subscriber, id_field.data.strip().upper())
+    if subscriber is None or subscriber.dob != dob_field.data:
+        id_field.errors.append(SUBSCRIBER_NOT_FOUND)
+        return None
+    return subscriber
+
+
+def check_service_code(session: Session, field) -> ServiceCode | None:
+    code = session.get(ServiceCode, field.data.strip().upper())
+    if code is None:
+        field.errors.append(f"{field.data.strip().upper()} is not a CPT/HCPCS code Keystone Mutual recognizes.")
+    return code
+
+
+def check_diagnoses(session: Session, field) -> None:
+    unknown = [code for code in split_codes(field.data) if session.get(DiagnosisCode, code) is None]
+    if unknown:
+        field.errors.append(f"Unknown ICD-10-CM code(s): {', '.join(unknown)}.")
+
+
+def check_provider(session: Session, field) -> None:
+    npi = (field.data or "").strip()
+    if npi and not field.errors and session.get(Provider, npi) is None:
+        field.errors.append(f"NPI {npi} is not in the Keystone Mutual provider file.")
+
+
+def check_request_form(session: Session, form, files) -> CheckedReferences:
+    """Every check of the long form against the payer's files (subscriber, codes, NPIs, PDFs)."""
+    found = CheckedReferences()
+    # A field that already failed its own validators is not looked up again.
+    if not form.subscriber_id.errors and not form.subscriber_dob.errors:
+        found.subscriber = check_subscriber(session, form.subscriber_id, form.subscriber_dob)
+    code = None if form.service_code.errors else check_service_code(session, form.service_code)
+    if code is not None and code.category == "dme":
+        form.service_code.errors.append(f"{code.code} is durable medical equipment: use New DME Request.")
+    elif code is not None:
+        found.policy = policy_for_code(session, code.code)
+    if not form.diagnosis_codes.errors:
+        check_diagnoses(session, form.diagnosis_codes)
+    check_provider(session, form.rendering_npi)
+    check_provider(session, form.referring_npi)
+    found.uploads = check_uploads([(getattr(form, f"document_type_{n}").data, files.get(f"attachment_{n}"),
+                                    getattr(form, f"attachment_{n}")) for n in (1, 2, 3)])
+    return found
+
+
+def _apply(request: PrecertRequest, decision: Determination, session: Session) -> None:
+    request.status, request.decision_reason = decision.status, decision.reason
+    request.duplicate_of = decision.duplicate_of
+    request.approved_units, request.approved_start = decision.approved_units, decision.approved_start
+    request.approved_end = decision.approved_end
+    if decision.status == "Approved" and request.authorization_number is None:
+        request.authorization_number = next_authorization_number(session)
+    request.updated_at = clock.now()
+
+
+def record_request(session: Session, form, found: CheckedReferences) -> PrecertRequest:
+    """Determine and store a new request with its attachments (caller commits)."""
+    subscriber = found.subscriber
+    submission = Submission(
+        subscriber_id=subscriber.subscriber_id, service_code=form.service_code.data.strip().upper(),
+        units=form.units.data, diagnosis_codes=tuple(split_codes(form.diagnosis_codes.data)),
+        start_date=form.start_date.data, end_date=form.end_date.data, clinical=form.clinical_answers(),
+        document_types=frozenset(kind for kind, _ in found.uploads))
+    decision = determine(session, submission, subscriber)
+    now = clock.now()
+    request = PrecertRequest(
+        reference_number=next_precert_reference(session), subscriber_id=subscriber.subscriber_id,
+        patient_name=subscriber.full_name, service_code=submission.service_code, units=submission.units,
+        diagnosis_codes=list(submission.diagnosis_codes), rendering_npi=form.rendering_npi.data.strip(),
+        referring_npi=(form.referring_npi.data or "").strip() or None, place_of_service=form.place_of_service.data,
+        urgency=form.urgency.data, start_date=submission.start_date, end_date=submission.end_date,
+        clinical=submission.clinical, clinical_summary=form.clinical_summary.data.strip(),
+        contact_name=form.contact_name.data.strip(), contact_phone=_digits(form.contact_phone.data),
+        policy_number=found.policy.policy_number if found.policy else None, status="", decision_reason="",
+        source="Portal", submitted_by=username(), submitted_at=now, updated_at=now)
+    _apply(request, decision, session)
+    session.add(request)
+    for document_type, upload in found.uploads:
+        store_attachment("precert", request.reference_number, document_type, upload)
+    return request
+
+
+def add_information(session: Session, request: PrecertRequest, answers: dict, document_type: str,
+                    upload: PdfUpload) -> None:
+    """Attach a document to a pended request, merge corrected answers, decide again (caller commits)."""
+    store_attachment("precert", request.reference_number, document_type, upload)
+    session.flush()
+    clinical = dict(request.clinical)
+    clinical.update({key: value for key, value in answers.items() if value not in (None, "")})
+    request.clinical = clinical
+    types = frozenset(session.scalars(select(Attachment.document_type).where(
+        Attachment.owner_type == "precert", Attachment.owner_id == request.reference_number)))
+    submission = Submission(subscriber_id=request.subscriber_id, service_code=request.service_code,
+                            units=request.units, diagnosis_codes=tuple(request.diagnosis_codes),
+                            start_date=request.start_date, end_date=request.end_date, clinical=clinical,
+                            document_types=types)
+    _apply(request, determine(session, submission, session.get(Subscriber, request.subscriber_id),
+                              exclude=request.reference_number), session)
+
+
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())

@@ -1,0 +1,168 @@
+"""Seed Keystone Mutual's portal from the world: only what this payer's own system holds.
+
+The world's payer with `portal == "b"` is this portal's payer. Its subscribers, claims,
+EOBs and authorizations on file are copied; policies, DME requirements, benefits and
+announcements come from the YAML files in `data/`.
+"""
+from __future__ import annotations
+
+from datetime import datetime, time
+from pathlib import Path
+
+import yaml
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from . import models as m
+from .numbering import SEQUENCES
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+PORTAL_KEY = "b"
+
+
+def load_yaml(name: str):
+    """One of the package's data files."""
+    return yaml.safe_load((DATA_DIR / name).read_text(encoding="utf-8"))
+
+
+def seed(session: Session, world) -> None:
+    """Copy this payer's slice of the world plus the portal's reference data."""
+    payer = next(p for p in world.payers if p.portal == PORTAL_KEY)
+    session.add(m.PayerProfile(payer_id=payer.id, name=payer.name, payer_code=payer.payer_code,
+                               phone=payer.phone, precert_fax=payer.pa_fax, appeals_fax=payer.appeals_fax,
+                               appeal_filing_days=payer.timely_appeal_days))
+    benefits = load_yaml("benefits.yaml")
+    for plan in world.plans:
+        if plan.payer_id == payer.id:
+            session.add(m.Plan(plan_id=plan.id, name=plan.name, product=plan.product,
+                               benefits=benefits[plan.product]))
+    session.flush()
+    _seed_subscribers(session, world, payer.id)
+    _seed_providers(session, world)
+    _seed_codes(session, world)
+    _seed_policies(session)
+    for index, note in enumerate(load_yaml("announcements.yaml"), start=1):
+        session.add(m.Announcement(id=index, **note))
+    _seed_authorizations(session, world, payer.id)
+    _seed_claims(session, world, payer.id)
+    for name, start in SEQUENCES.items():
+        session.add(m.NumberSequence(name=name, next_value=start))
+
+
+def _seed_subscribers(session: Session, world, payer_id: str) -> None:
+    for coverage in world.coverages:
+        if coverage.payer_id != payer_id:
+            continue
+        patient = world.patient(coverage.mrn)
+        session.add(m.Subscriber(
+            subscriber_id=coverage.member_id, first_name=patient.first_name, last_name=patient.last_name,
+            dob=patient.dob, sex=patient.sex, plan_id=coverage.plan_id, group_number=coverage.group_number,
+            policy_holder=coverage.subscriber_name, relationship=coverage.relationship,
+            effective=coverage.effective, termination=coverage.termination,
+            address=f"{patient.address}, {patient.city}, {patient.state} {patient.zip}"))
+
+
+def _seed_providers(session: Session, world) -> None:
+    for provider in world.providers:
+        session.add(m.Provider(npi=provider.npi, name=provider.display_name, kind="Individual",
+                               specialty=provider.specialty, phone=provider.phone, fax=provider.fax,
+                               network_status="In Network"))
+    for facility in world.facilities:
+        session.add(m.Provider(npi=facility.npi, name=facility.name, kind="Organization",
+                               specialty=f"Place of service {facility.place_of_service}",
+                               phone=facility.phone, fax=facility.fax, network_status="In Network"))
+    for supplier in world.suppliers:
+        session.add(m.Supplier(npi=supplier.npi, name=supplier.name, phone=supplier.phone, fax=supplier.fax))
+
+
+def _seed_codes(session: Session, world) -> None:
+    codes = world.codes
+    for procedure in codes.procedures.values():
+        session.add(m.ServiceCode(code=procedure.code, system=procedure.system, category=procedure.category,
+                                  description=procedure.description))
+    for code, description in codes.icd10.items():
+        session.add(m.DiagnosisCode(code=code, description=description))
+    for code, description in codes.carc.items():
+        session.add(m.AdjustmentCode(code_set="CARC", code=code, description=description))
+    for code, description in codes.rarc.items():
+        session.add(m.AdjustmentCode(code_set="RARC", code=code, description=description))
+
+
+def _seed_policies(session: Session) -> None:
+    for policy in load_yaml("policies.yaml"):
+        codes = policy.pop("codes")
+        session.add(m.MedicalPolicy(**policy))
+        session.flush()
+        for code in codes:
+            session.add(m.PolicyCode(code=code, policy_number=policy["policy_number"]))
+    for requirement in load_yaml("dme_requirements.yaml"):
+        test = requirement.pop("test") or (None, None, None)
+        session.add(m.DmeRequirement(**requirement, test_field=test[0], test_operator=test[1],
+                                     test_threshold=test[2]))
+
+
+def _seed_authorizations(session: Session, world, payer_id: str) -> None:
+    """Requests already on file (made before this portal's history starts) keep their case numbers."""
+    policy_of = dict(session.execute(select(m.PolicyCode.code, m.PolicyCode.policy_number)).all())
+    subscribers = {c.member_id: world.patient(c.mrn) for c in world.coverages if c.payer_id == payer_id}
+    for auth in world.authorizations:
+        if auth.payer_id != payer_id:
+            continue
+        order = world.order(auth.order_id) if auth.order_id else None
+        approved = auth.status == "Approved"
+        # Requests are decided within days of the order, so the order date stands in.
+        decided_at = datetime.combine(order.ordered_on if order else auth.start, time(10, 0))
+        session.add(m.PrecertRequest(
+            reference_number=auth.case_number, subscriber_id=auth.member_id,
+            patient_name=subscribers[auth.member_id].full_name, service_code=auth.code, units=auth.units,
+            diagnosis_codes=list(order.diagnosis_codes) if order else [],
+            rendering_npi=order.ordering_npi if order else None, referring_npi=None,
+            place_of_service=order.place_of_service if order else None, urgency="Standard",
+            start_date=auth.start, end_date=auth.end, clinical={}, clinical_summary="",
+            contact_name="", contact_phone="", policy_number=policy_of.get(auth.code),
+            status=auth.status, decision_reason=_ON_FILE_REASONS[auth.status],
+            authorization_number=auth.auth_number if approved else None,
+            approved_units=auth.units if approved else None, approved_start=auth.start if approved else None,
+            approved_end=auth.end if approved else None, duplicate_of=None, source="On file",
+            submitted_by=None, submitted_at=decided_at, updated_at=decided_at))
+
+
+_ON_FILE_REASONS = {
+    "Approved": "Meets medical policy criteria.",
+    "Pended": "Additional clinical information requested: office notes documenting the medical necessity.",
+    "Denied": "Does not meet medical policy criteria.",
+    "Cancelled": "Cancelled at the provider's request.",
+}
+
+
+def _seed_claims(session: Session, world, payer_id: str) -> None:
+    adjustment_id = line_id = 0
+    for claim in world.claims:
+        if claim.payer_id != payer_id:
+            continue
+        patient = world.patient(claim.mrn)
+        session.add(m.Claim(
+            claim_number=claim.claim_number, subscriber_id=claim.member_id, patient_name=patient.full_name,
+            service_date=claim.service_date, billing_npi=claim.billing_npi, rendering_npi=claim.rendering_npi,
+            received_on=claim.submitted_on, billed_amount=claim.total_charge, paid_amount=claim.paid_amount,
+            status=claim.status, authorization_number=claim.auth_number))
+        session.flush()
+        for line in claim.lines:
+            line_id += 1
+            session.add(m.ClaimLine(id=line_id, claim_number=claim.claim_number, line_no=line.line_no,
+                                    code=line.code, modifiers=",".join(line.modifiers), units=line.units,
+                                    billed=line.charge, paid=line.paid,
+                                    diagnosis_codes=",".join(line.diagnosis_codes)))
+            for adjustment in line.adjustments:
+                adjustment_id += 1
+                session.add(m.ClaimAdjustment(id=adjustment_id, claim_number=claim.claim_number,
+                                              line_no=line.line_no, group_code=adjustment.group,
+                                              carc=adjustment.carc, rarc=adjustment.rarc,
+                                              amount=adjustment.amount))
+        remittance = world.remittance_for(claim.claim_number)
+        if remittance is not None:
+            session.add(m.ExplanationOfBenefits(
+                eob_id=remittance.id, claim_number=claim.claim_number, paid_on=remittance.paid_on,
+                check_number=remittance.check_number, paid_amount=remittance.paid_amount,
+                patient_responsibility=remittance.patient_responsibility,
+                appeal_deadline=remittance.appeal_deadline))

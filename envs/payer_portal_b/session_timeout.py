@@ -1,0 +1,64 @@
+"""The server-driven session-timeout warning.
+
+Rule: every successful-looking page view (an authenticated GET of a portal page, not a
+file download) adds one to the user's `page_views_since_ack` in `session_activity`.
+When the count reaches WARNING_AFTER_PAGE_VIEWS (10), each page renders the modal
+"Session timeout warning" dialog over its content until the user clicks
+"Stay signed in", which POSTs to /session/keep-alive and sets the count back to 0.
+The count lives in the database, so it is deterministic and reset with the app.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, g, redirect, request, url_for
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.audit import describe
+
+from .models import SessionActivity
+from .portal import db
+
+WARNING_AFTER_PAGE_VIEWS = 10
+# File downloads are not page views: the browser stays on the page it was on.
+NOT_PAGE_VIEWS = {"policies.fax_form", "precert.attachment", "appeals.attachment", "dme.attachment"}
+
+session_bp = Blueprint("session", __name__)
+
+
+def _activity(name: str) -> SessionActivity:
+    row = db().get(SessionActivity, name)
+    if row is None:
+        row = SessionActivity(username=name, page_views_since_ack=0, warnings_acknowledged=0)
+        db().add(row)
+    return row
+
+
+def count_page_view() -> None:
+    """before_request hook (after the login guard): count the view, decide on the warning."""
+    g.show_timeout_warning = False
+    user = g.get("user")
+    endpoint = request.endpoint or ""
+    if (user is None or request.method != "GET" or not endpoint or endpoint in NOT_PAGE_VIEWS
+            or endpoint.startswith(("bench.", "auth.")) or endpoint.endswith("static")):
+        return
+    row = _activity(user.username)
+    row.page_views_since_ack += 1
+    g.show_timeout_warning = row.page_views_since_ack >= WARNING_AFTER_PAGE_VIEWS
+    db().commit()
+
+
+def _safe_return(target: str | None) -> str:
+    if target and target.startswith("/") and not target.startswith("//"):
+        return target
+    return url_for("home.index")
+
+
+@session_bp.post("/session/keep-alive")
+def keep_alive():
+    """"Stay signed in": dismiss the warning and start counting again."""
+    row = _activity(g.user.username)
+    row.page_views_since_ack = 0
+    row.warnings_acknowledged += 1
+    row.last_acknowledged_at = clock.now()
+    db().commit()
+    describe(action="stay_signed_in", record_type="session", record_id=g.user.username)
+    return redirect(_safe_return(request.form.get("next")))

@@ -1,0 +1,10 @@
+"""Portal B's blueprints, one module per area."""
+from .appeals import appeals
+from .claims import claims
+from .dme import dme
+from .eligibility import eligibility
+from .home import home
+from .policies import policies
+from .precert import precert
+
+BLUEPRINTS = (home, eligibility, policies, precert, claims, appeals, dme)

@@ -1,0 +1,68 @@
+"""Claim status: search, claim detail with service lines, the EOB and the appeal deadline."""
+from __future__ import annotations
+
+from flask import Blueprint, render_template, request
+from sqlalchemy import false, select
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.pagination import apply_sort, paginate
+
+from ..forms import ClaimSearchForm
+from ..models import AdjustmentCode, Appeal, Claim, ClaimAdjustment, ClaimLine, ExplanationOfBenefits, Provider
+from ..portal import db, get_or_404
+
+claims = Blueprint("claims", __name__, url_prefix="/claims")
+TABS = ("summary", "eob", "appeals")
+SORT_COLUMNS = {"claim": Claim.claim_number, "subscriber": Claim.subscriber_id, "dos": Claim.service_date,
+                "billed": Claim.billed_amount, "status": Claim.status, "received": Claim.received_on}
+
+
+@claims.get("")
+def search():
+    """Claims on file, narrowed by claim number, Subscriber ID and date-of-service range."""
+    form = ClaimSearchForm(request.args)
+    stmt = select(Claim)
+    if form.validate():
+        if form.service_from.data and form.service_to.data and form.service_to.data < form.service_from.data:
+            form.service_to.errors.append("The end of the range cannot be before its start.")
+        if form.claim_number.data:
+            stmt = stmt.where(Claim.claim_number.ilike(f"%{form.claim_number.data.strip()}%"))
+        if form.subscriber_id.data:
+            stmt = stmt.where(Claim.subscriber_id == form.subscriber_id.data.strip().upper())
+        if form.service_from.data:
+            stmt = stmt.where(Claim.service_date >= form.service_from.data)
+        if form.service_to.data:
+            stmt = stmt.where(Claim.service_date <= form.service_to.data)
+    if form.errors:
+        stmt = stmt.where(false())  # a bad criterion shows its message, not every claim
+    if "sort" in request.args:
+        stmt = apply_sort(stmt, SORT_COLUMNS, "received")
+    else:
+        stmt = stmt.order_by(Claim.received_on.desc(), Claim.claim_number)
+    page = paginate(db(), stmt, per_page=15)
+    describe(record_type="claim", tab="search", claim_number=form.claim_number.data or "",
+             subscriber_id=form.subscriber_id.data or "")
+    return render_template("claims.html", form=form, page=page), (422 if form.errors else 200)
+
+
+@claims.get("/<claim_number>")
+def detail(claim_number: str):
+    """One claim; tabs: summary (lines), eob (adjustments and appeal deadline), appeals."""
+    claim = get_or_404(Claim, claim_number)
+    tab = request.args.get("tab", "summary")
+    tab = tab if tab in TABS else "summary"
+    session = db()
+    lines = list(session.scalars(select(ClaimLine).where(ClaimLine.claim_number == claim_number)
+                                 .order_by(ClaimLine.line_no)))
+    adjustments = list(session.scalars(select(ClaimAdjustment).where(ClaimAdjustment.claim_number == claim_number)
+                                       .order_by(ClaimAdjustment.line_no, ClaimAdjustment.id)))
+    eob = session.scalars(select(ExplanationOfBenefits).where(ExplanationOfBenefits.claim_number == claim_number)).first()
+    descriptions = {(a.code_set, a.code): a.description for a in session.scalars(select(AdjustmentCode))}
+    appeals = list(session.scalars(select(Appeal).where(Appeal.claim_number == claim_number).order_by(Appeal.appeal_id)))
+    rendering = session.get(Provider, claim.rendering_npi)
+    days_left = (eob.appeal_deadline - clock.today()).days if eob else None
+    describe(record_type="claim", record_id=claim_number, tab=tab)
+    return render_template("claim_detail.html", claim=claim, tab=tab, lines=lines, adjustments=adjustments,
+                           eob=eob, descriptions=descriptions, appeals=appeals, rendering=rendering,
+                           days_left=days_left)

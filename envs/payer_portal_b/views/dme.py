@@ -1,0 +1,138 @@
+"""DME requests: Keystone Mutual's one-page form, evaluated against its DME requirements."""
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from sqlalchemy import or_, select
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.pagination import apply_sort, paginate
+
+from ..dme_rules import DmeSubmission, evaluate, requirement_text
+from ..fields import split_codes
+from ..forms import DmeForm, options
+from ..models import DmeRequest, DmeRequirement, Provider, ServiceCode, Supplier
+from ..numbering import next_authorization_number, next_dme_request_id
+from ..portal import (attachment_response, attachments_of, check_uploads, db, get_or_404, has_errors, payer,
+                      store_attachment, username)
+from ..precert_service import check_diagnoses, check_provider, check_subscriber
+from ..rules import policy_for_code
+
+dme = Blueprint("dme", __name__, url_prefix="/dme")
+SORT_COLUMNS = {"request": DmeRequest.request_id, "subscriber": DmeRequest.subscriber_id,
+                "code": DmeRequest.hcpcs_code, "status": DmeRequest.status, "submitted": DmeRequest.submitted_at}
+
+
+def _form() -> DmeForm:
+    form = DmeForm()
+    suppliers = db().scalars(select(Supplier).order_by(Supplier.name))
+    form.supplier_npi.choices = options([("", "Select a contracted supplier..."),
+                                         *((s.npi, f"{s.name} (NPI {s.npi})") for s in suppliers)])
+    return form
+
+
+def _requirements_table() -> list[tuple[DmeRequirement, str, str]]:
+    rows = db().scalars(select(DmeRequirement).order_by(DmeRequirement.policy_number, DmeRequirement.code))
+    return [(r, db().get(ServiceCode, r.code).description, requirement_text(r)) for r in rows]
+
+
+def _check_code(form):
+    """The HCPCS code must be a DME item with requirements; fax-only items are refused."""
+    code = form.hcpcs_code.data.strip().upper()
+    policy = policy_for_code(db(), code)
+    if policy is not None and policy.fax_only:
+        form.hcpcs_code.errors.append(f"{code} must be requested by fax (policy {policy.policy_number}).")
+        return None, policy
+    requirement = db().get(DmeRequirement, code)
+    if requirement is None:
+        form.hcpcs_code.errors.append(f"{code} is not a DME item requested here. Use New Precertification Request "
+                                      "for other services.")
+    return requirement, None
+
+
+def _render_form(form, fax_policy=None, status=200):
+    return render_template("dme_form.html", form=form, fax_policy=fax_policy, payer=payer(),
+                           requirements=_requirements_table()), status
+
+
+@dme.route("/new", methods=["GET", "POST"])
+def new():
+    """The DME request form; validated, then evaluated by dme_rules."""
+    form = _form()
+    if not form.is_submitted():
+        describe(record_type="dme_request", tab="request_form")
+        return _render_form(form)
+    session = db()
+    valid = form.validate()
+    subscriber = requirement = fax_policy = None
+    if not form.subscriber_id.errors and not form.subscriber_dob.errors:
+        subscriber = check_subscriber(session, form.subscriber_id, form.subscriber_dob)
+    if not form.hcpcs_code.errors:
+        requirement, fax_policy = _check_code(form)
+    if not form.diagnosis_codes.errors:
+        check_diagnoses(session, form.diagnosis_codes)
+    check_provider(session, form.ordering_npi)
+    if form.order_date.data and form.order_date.data > clock.today():
+        form.order_date.errors.append("The written order date cannot be in the future.")
+    uploads = check_uploads([("Detailed written order", request.files.get("written_order"), form.written_order),
+                             (form.document_type_2.data, request.files.get("attachment_2"), form.attachment_2)])
+    if not form.written_order.errors and not request.files.get("written_order"):
+        form.written_order.errors = ["Attach the detailed written order (PDF)."]
+    if not valid or has_errors(form):
+        describe(action="submit_dme_rejected", record_type="dme_request", fax_only=fax_policy is not None)
+        return _render_form(form, fax_policy, 422)
+    submission = DmeSubmission(
+        subscriber_id=subscriber.subscriber_id, hcpcs_code=requirement.code,
+        diagnosis_codes=tuple(split_codes(form.diagnosis_codes.data)), face_to_face_date=form.face_to_face_date.data,
+        order_date=form.order_date.data,
+        test_values={"ahi": float(form.ahi.data) if form.ahi.data is not None else None,
+                     "spo2_rest": form.spo2_rest.data},
+        document_types=frozenset(kind for kind, _ in uploads))
+    decision = evaluate(session, submission, subscriber, requirement)
+    item = DmeRequest(
+        request_id=next_dme_request_id(session), subscriber_id=subscriber.subscriber_id,
+        patient_name=subscriber.full_name, hcpcs_code=requirement.code, quantity=form.quantity.data,
+        diagnosis_codes=list(submission.diagnosis_codes), ordering_npi=form.ordering_npi.data.strip(),
+        supplier_npi=form.supplier_npi.data, face_to_face_date=submission.face_to_face_date,
+        order_date=submission.order_date, ahi=submission.test_values["ahi"], spo2_rest=form.spo2_rest.data,
+        spo2_exertion=form.spo2_exertion.data, status=decision.status, decision_reason=decision.reason,
+        authorization_number=next_authorization_number(session) if decision.status == "Approved" else None,
+        approved_months=decision.approved_months, submitted_by=username(), submitted_at=clock.now())
+    session.add(item)
+    for document_type, upload in uploads:
+        store_attachment("dme", item.request_id, document_type, upload)
+    session.commit()
+    describe(action="submit_dme", record_type="dme_request", record_id=item.request_id, status=item.status,
+             hcpcs_code=item.hcpcs_code)
+    flash(f"DME request {item.request_id} received: {item.status}.", "success")
+    return redirect(url_for("dme.detail", request_id=item.request_id))
+
+
+@dme.get("")
+def status_list():
+    query = request.args.get("q", "").strip()[:40]
+    stmt = select(DmeRequest)
+    if query:
+        stmt = stmt.where(or_(DmeRequest.request_id.ilike(f"%{query}%"), DmeRequest.subscriber_id.ilike(f"%{query}%"),
+                              DmeRequest.hcpcs_code == query.upper()))
+    page = paginate(db(), apply_sort(stmt, SORT_COLUMNS, "request"), per_page=15)
+    describe(record_type="dme_request", tab="status_list", query=query)
+    return render_template("dme_list.html", page=page, query=query)
+
+
+@dme.get("/<request_id>")
+def detail(request_id: str):
+    item = get_or_404(DmeRequest, request_id)
+    describe(record_type="dme_request", record_id=request_id, tab="detail")
+    return render_template("dme_detail.html", item=item, code=db().get(ServiceCode, item.hcpcs_code),
+                           supplier=db().get(Supplier, item.supplier_npi),
+                           ordering=db().get(Provider, item.ordering_npi),
+                           requirement=db().get(DmeRequirement, item.hcpcs_code),
+                           attachments=attachments_of("dme", request_id))
+
+
+@dme.get("/<request_id>/attachments/<int:attachment_id>")
+def attachment(request_id: str, attachment_id: int):
+    describe(action="download_attachment", record_type="dme_request", record_id=request_id, tab="attachments",
+             attachment_id=attachment_id)
+    return attachment_response("dme", request_id, attachment_id)

@@ -1,0 +1,72 @@
+"""The medical policy library: search, policy documents and fax request forms."""
+from __future__ import annotations
+
+from flask import Blueprint, abort, render_template, request
+from sqlalchemy import or_, select
+
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.pagination import apply_sort, paginate
+
+from ..dme_rules import requirement_text
+from ..fax_form import fax_form_filename, render_fax_form
+from ..models import DmeRequirement, MedicalPolicy, PolicyCode, ServiceCode
+from ..portal import db, get_or_404, payer, pdf_response
+
+policies = Blueprint("policies", __name__, url_prefix="/policies")
+SORT_COLUMNS = {"number": MedicalPolicy.policy_number, "title": MedicalPolicy.title,
+                "category": MedicalPolicy.category, "effective": MedicalPolicy.effective_date}
+SUBMISSION_FILTERS = ("Online", "Fax only")
+
+
+@policies.get("")
+def library():
+    """Policies filtered by keyword or code, category and submission method."""
+    query = request.args.get("q", "").strip()[:80]
+    category = request.args.get("category", "")
+    submission = request.args.get("submission", "")
+    stmt = select(MedicalPolicy)
+    if query:
+        pattern = f"%{query}%"
+        by_code = select(PolicyCode.policy_number).where(PolicyCode.code == query.upper())
+        stmt = stmt.where(or_(MedicalPolicy.title.ilike(pattern), MedicalPolicy.policy_number.ilike(pattern),
+                              MedicalPolicy.summary.ilike(pattern), MedicalPolicy.policy_number.in_(by_code)))
+    if category:
+        stmt = stmt.where(MedicalPolicy.category == category)
+    if submission in SUBMISSION_FILTERS:
+        stmt = stmt.where(MedicalPolicy.submission_method == submission)
+    page = paginate(db(), apply_sort(stmt, SORT_COLUMNS, "number"), per_page=10)
+    categories = db().scalars(select(MedicalPolicy.category).distinct().order_by(MedicalPolicy.category))
+    codes = _codes_by_policy([p.policy_number for p in page.items])
+    describe(record_type="policy_library", tab="search", query=query, category=category, submission=submission)
+    return render_template("policies.html", page=page, codes=codes, query=query, category=category,
+                           submission=submission, categories=list(categories), submissions=SUBMISSION_FILTERS)
+
+
+def _codes_by_policy(numbers: list[str]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {number: [] for number in numbers}
+    for link in db().scalars(select(PolicyCode).where(PolicyCode.policy_number.in_(numbers)).order_by(PolicyCode.code)):
+        grouped[link.policy_number].append(link.code)
+    return grouped
+
+
+@policies.get("/<policy_number>")
+def detail(policy_number: str):
+    """The full policy document: covered codes, criteria, documentation, how to submit."""
+    policy = get_or_404(MedicalPolicy, policy_number)
+    codes = list(db().scalars(select(ServiceCode).join(PolicyCode, PolicyCode.code == ServiceCode.code)
+                              .where(PolicyCode.policy_number == policy_number).order_by(ServiceCode.code)))
+    requirements = {r.code: requirement_text(r) for r in db().scalars(
+        select(DmeRequirement).where(DmeRequirement.policy_number == policy_number))}
+    describe(record_type="policy", record_id=policy_number, tab="document")
+    return render_template("policy_detail.html", policy=policy, codes=codes, requirements=requirements,
+                           payer=payer())
+
+
+@policies.get("/<policy_number>/fax-form.pdf")
+def fax_form(policy_number: str):
+    """Download the Precertification Request Fax Form of a fax-only policy."""
+    policy = get_or_404(MedicalPolicy, policy_number)
+    if not policy.fax_only:
+        abort(404)
+    describe(action="download_fax_form", record_type="policy", record_id=policy_number, tab="fax_form")
+    return pdf_response(render_fax_form(db(), policy, payer()), fax_form_filename(policy))

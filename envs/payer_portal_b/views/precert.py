@@ -1,0 +1,136 @@
+"""Precertification: requirement lookup, the long request form, status list and detail."""
+from __future__ import annotations
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from sqlalchemy import or_, select
+
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.pagination import apply_sort, paginate
+
+from ..forms import AdditionalInfoForm, PrecertForm, RequirementLookupForm
+from ..models import PrecertRequest, Provider, ServiceCode
+from ..portal import attachment_response, attachments_of, db, get_or_404, has_errors, payer, read_upload
+from ..precert_service import add_information, check_request_form, record_request
+from ..rules import policy_for_code
+
+precert = Blueprint("precert", __name__, url_prefix="/precertification")
+STATUSES = ("Approved", "Pended", "Denied", "Duplicate", "Not Required", "Cancelled")
+SORT_COLUMNS = {"reference": PrecertRequest.reference_number, "subscriber": PrecertRequest.subscriber_id,
+                "code": PrecertRequest.service_code, "start": PrecertRequest.start_date,
+                "status": PrecertRequest.status, "submitted": PrecertRequest.submitted_at}
+
+
+@precert.get("/requirements")
+def requirements():
+    """Is precertification required for a code, and may it be requested online?"""
+    form = RequirementLookupForm(request.args)
+    code = policy = None
+    if request.args and form.validate():
+        code = db().get(ServiceCode, form.code.data.strip().upper())
+        if code is None:
+            form.code.errors.append("Keystone Mutual does not recognize this CPT/HCPCS code.")
+        else:
+            policy = policy_for_code(db(), code.code)
+    describe(record_type="service_code", record_id=code.code if code else None, tab="requirements",
+             fax_only=bool(policy and policy.fax_only))
+    status = 422 if form.errors else 200
+    return render_template("precert_requirements.html", form=form, code=code, policy=policy,
+                           payer=payer()), status
+
+
+@precert.route("/new", methods=["GET", "POST"])
+def new():
+    """The one long request form. Fax-only services are refused with the fax instructions."""
+    form = PrecertForm()
+    if request.method == "GET" and request.args.get("subscriber_id"):
+        form.subscriber_id.data = request.args["subscriber_id"][:20]
+    fax_policy = None
+    if form.is_submitted():
+        session = db()
+        valid = form.validate()
+        found = check_request_form(session, form, request.files)
+        if found.policy is not None and found.policy.fax_only:
+            fax_policy = found.policy
+            form.service_code.errors.append(f"{form.service_code.data.strip().upper()} must be requested by fax "
+                                            f"(policy {fax_policy.policy_number}).")
+        elif valid and not has_errors(form):
+            created = record_request(session, form, found)
+            session.commit()
+            describe(action="submit_precert", record_type="precert", record_id=created.reference_number,
+                     status=created.status, service_code=created.service_code)
+            flash(f"Request {created.reference_number} received: {created.status}.", "success")
+            return redirect(url_for("precert.detail", reference=created.reference_number))
+        session.rollback()
+        describe(action="submit_precert_rejected", record_type="precert", tab="request_form",
+                 fax_only=fax_policy is not None)
+        return render_template("precert_form.html", form=form, fax_policy=fax_policy, payer=payer()), 422
+    describe(record_type="precert", tab="request_form")
+    return render_template("precert_form.html", form=form, fax_policy=None, payer=payer())
+
+
+@precert.get("")
+def status_list():
+    """All requests on file, searchable by reference number or Subscriber ID, by status."""
+    query = request.args.get("q", "").strip()[:40]
+    status = request.args.get("status", "")
+    stmt = select(PrecertRequest)
+    if query:
+        stmt = stmt.where(or_(PrecertRequest.reference_number.ilike(f"%{query}%"),
+                              PrecertRequest.subscriber_id.ilike(f"%{query}%"),
+                              PrecertRequest.authorization_number.ilike(f"%{query}%"),
+                              PrecertRequest.patient_name.ilike(f"%{query}%")))
+    if status in STATUSES:
+        stmt = stmt.where(PrecertRequest.status == status)
+    if "sort" in request.args:
+        stmt = apply_sort(stmt, SORT_COLUMNS, "submitted")
+    else:  # newest first until the user picks a column
+        stmt = stmt.order_by(PrecertRequest.submitted_at.desc(), PrecertRequest.reference_number.desc())
+    page = paginate(db(), stmt, per_page=15)
+    describe(record_type="precert", tab="status_list", query=query, status=status)
+    return render_template("precert_list.html", page=page, query=query, status=status, statuses=STATUSES)
+
+
+@precert.get("/<reference>")
+def detail(reference: str):
+    """One request: what was asked, the determination, attachments, and (if pended) the reply form."""
+    item = get_or_404(PrecertRequest, reference)
+    return _render_detail(item, AdditionalInfoForm(formdata=None))
+
+
+def _render_detail(item: PrecertRequest, info_form: AdditionalInfoForm, status: int = 200):
+    providers = {npi: db().get(Provider, npi) for npi in (item.rendering_npi, item.referring_npi) if npi}
+    code = db().get(ServiceCode, item.service_code)
+    describe(record_type="precert", record_id=item.reference_number, tab="detail")
+    return render_template("precert_detail.html", item=item, code=code, providers=providers,
+                           attachments=attachments_of("precert", item.reference_number), info_form=info_form), status
+
+
+@precert.post("/<reference>/additional-information")
+def additional_information(reference: str):
+    """Send a document (and corrected answers) for a pended request; it is decided again."""
+    item = get_or_404(PrecertRequest, reference)
+    if item.status != "Pended":
+        abort(404)
+    form = AdditionalInfoForm()
+    errors: list[str] = []
+    valid = form.validate()
+    upload = read_upload(request.files.get("attachment"), errors)
+    if upload is None and not errors:
+        errors.append("Choose a PDF document to send.")
+    form.attachment.errors = list(form.attachment.errors) + errors
+    if not valid or errors:
+        describe(action="add_information_rejected", record_type="precert", record_id=reference)
+        return _render_detail(item, form, 422)
+    session = db()
+    add_information(session, item, form.clinical_answers(), form.document_type.data, upload)
+    session.commit()
+    describe(action="add_information", record_type="precert", record_id=reference, status=item.status)
+    flash(f"Information received for {reference}. Status: {item.status}.", "success")
+    return redirect(url_for("precert.detail", reference=reference))
+
+
+@precert.get("/<reference>/attachments/<int:attachment_id>")
+def attachment(reference: str, attachment_id: int):
+    describe(action="download_attachment", record_type="precert", record_id=reference, tab="attachments",
+             attachment_id=attachment_id)
+    return attachment_response("precert", reference, attachment_id)
