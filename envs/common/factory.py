@@ -84,7 +84,8 @@ class Kit:
         """Fresh copy of the template, clock frozen at `now`; old sessions become void."""
         with self._reset_lock:
             self.generation += 1
-            path = seeding.copy_template(self.template, self.config.data_dir / "live", self.generation)
+            path = seeding.copy_template(self.template, self.config.data_dir / "live",
+                                         self.spec.name, self.generation)
             with Session(bind=seeding.make_engine(path)) as session:
                 session.merge(BenchState(key=clock.CLOCK_KEY, value=now.isoformat()))
                 session.commit()

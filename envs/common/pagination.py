@@ -53,8 +53,9 @@ def paginate(session: Session, stmt: Select, per_page: int = 25, number: int | N
     return Page(items=items, number=number, per_page=per_page, total=total)
 
 
-def apply_sort(stmt: Select, columns: dict, default: str) -> Select:
+def apply_sort(stmt: Select, columns: dict, default: str, default_dir: str = "asc") -> Select:
     """Order by the `sort`/`dir` query arguments, restricted to the named columns."""
     key = request.args.get("sort", default)
     column = columns.get(key, columns[default])
-    return stmt.order_by(column.desc() if request.args.get("dir") == "desc" else column.asc())
+    direction = request.args.get("dir", default_dir if key == default else "asc")
+    return stmt.order_by(column.desc() if direction == "desc" else column.asc())

@@ -123,10 +123,10 @@ def build_template(db: Database, target: Path, populate: Callable[[Session], Non
     return target
 
 
-def copy_template(template: Path, live_dir: Path, generation: int) -> Path:
+def copy_template(template: Path, live_dir: Path, app_name: str, generation: int) -> Path:
     """A fresh working copy of the template for one episode."""
     live_dir.mkdir(parents=True, exist_ok=True)
-    path = live_dir / f"live-{os.getpid()}-{generation}.sqlite"
+    path = live_dir / f"{app_name}-{os.getpid()}-{generation}.sqlite"
     shutil.copyfile(template, path)
     return path
 

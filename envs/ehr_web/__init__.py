@@ -1,0 +1,25 @@
+"""The EHR: patient charts, orders with their authorizations, documents, billing,
+and the Prior Auth, Denials and DME work queues a back-office coordinator works.
+
+    python -m admindesk.envs.ehr_web --port P --data-dir D --token T
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask
+
+from admindesk.envs.common.factory import AppConfig, AppSpec
+from admindesk.envs.common.factory import create_app as create_kit_app
+
+from .models import Base
+from .seed import seed
+from .views import BLUEPRINTS
+
+SPEC = AppSpec(name="ehr_web", title="SVH Chart", package_dir=Path(__file__).resolve().parent, base=Base,
+               blueprints=BLUEPRINTS, seed=seed, home_endpoint="home.dashboard")
+
+
+def create_app(config: AppConfig) -> Flask:
+    """Build the EHR on a fresh copy of its template database."""
+    return create_kit_app(SPEC, config)

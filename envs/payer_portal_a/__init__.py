@@ -1,0 +1,34 @@
+"""Payer portal A: a multi-payer clearinghouse-style provider portal.
+
+Eligibility & benefits, auth requirement lookup, a prior-auth submission wizard with
+policy-driven determinations, auth status, claim status with remittance, appeals and a
+correspondence inbox, for the world's payers served through portal "a".
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask
+
+from admindesk.envs.common.factory import AppConfig, AppSpec
+from admindesk.envs.common.factory import create_app as create_kit_app
+
+from .models import Base
+from .seed import seed
+from .views import BLUEPRINTS
+
+SPEC = AppSpec(
+    name="payer_portal_a",
+    title="ProviderLink Payer Portal",
+    package_dir=Path(__file__).resolve().parent,
+    base=Base,
+    blueprints=BLUEPRINTS,
+    seed=seed,
+    home_endpoint="home.index",
+    date_format="%m/%d/%Y",
+)
+
+
+def create_app(config: AppConfig) -> Flask:
+    """Build portal A on the kit (database from its template, bench API, audit, login)."""
+    return create_kit_app(SPEC, config)

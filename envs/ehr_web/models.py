@@ -1,0 +1,313 @@
+"""Tables of the EHR: patients and their coverage, chart records, orders with their
+authorization, documents, claims with remittances, work queues and notes.
+
+Codes and ids are plain strings and statuses readable words ("Approved"), so that
+snapshot checks can be written as simple JMESPath queries.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, LargeBinary, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the EHR's own tables."""
+
+
+# ---- reference data -------------------------------------------------------------------
+class Payer(Base):
+    """An insurer the health system bills."""
+
+    __tablename__ = "payers"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(128))
+    payer_code: Mapped[str] = mapped_column(String(16))
+    phone: Mapped[str] = mapped_column(String(16))
+    pa_fax: Mapped[str] = mapped_column(String(16))
+    appeals_fax: Mapped[str] = mapped_column(String(16))
+    timely_appeal_days: Mapped[int] = mapped_column(Integer)
+
+
+class Plan(Base):
+    """A benefit plan of a payer."""
+
+    __tablename__ = "plans"
+
+    id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    payer_id: Mapped[str] = mapped_column(ForeignKey("payers.id"))
+    name: Mapped[str] = mapped_column(String(128))
+    product: Mapped[str] = mapped_column(String(64))
+
+
+class Facility(Base):
+    """A site of care (place of service)."""
+
+    __tablename__ = "facilities"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(128))
+    address: Mapped[str] = mapped_column(String(128))
+    city: Mapped[str] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(2))
+    zip: Mapped[str] = mapped_column(String(10))
+    npi: Mapped[str] = mapped_column(String(10))
+    tax_id: Mapped[str] = mapped_column(String(16))
+    phone: Mapped[str] = mapped_column(String(16))
+    fax: Mapped[str] = mapped_column(String(16))
+    place_of_service: Mapped[str] = mapped_column(String(2))
+
+
+class Provider(Base):
+    """A clinician, identified by NPI."""
+
+    __tablename__ = "providers"
+
+    npi: Mapped[str] = mapped_column(String(10), primary_key=True)
+    first_name: Mapped[str] = mapped_column(String(64))
+    last_name: Mapped[str] = mapped_column(String(64))
+    credentials: Mapped[str] = mapped_column(String(16))
+    specialty: Mapped[str] = mapped_column(String(64))
+    facility_id: Mapped[str] = mapped_column(ForeignKey("facilities.id"))
+    phone: Mapped[str] = mapped_column(String(16))
+    fax: Mapped[str] = mapped_column(String(16))
+
+    @property
+    def display_name(self) -> str:
+        return f"{self.first_name} {self.last_name}, {self.credentials}"
+
+
+class Supplier(Base):
+    """A DME supplier that receives order packets."""
+
+    __tablename__ = "suppliers"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(128))
+    npi: Mapped[str] = mapped_column(String(10))
+    phone: Mapped[str] = mapped_column(String(16))
+    fax: Mapped[str] = mapped_column(String(16))
+    address: Mapped[str] = mapped_column(String(128))
+    city: Mapped[str] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(2))
+    zip: Mapped[str] = mapped_column(String(10))
+    categories: Mapped[str] = mapped_column(String(128))
+
+
+class DiagnosisCode(Base):
+    """An ICD-10-CM code."""
+
+    __tablename__ = "diagnosis_codes"
+
+    code: Mapped[str] = mapped_column(String(10), primary_key=True)
+    description: Mapped[str] = mapped_column(String(256))
+
+
+class ProcedureCode(Base):
+    """A CPT or HCPCS code."""
+
+    __tablename__ = "procedure_codes"
+
+    code: Mapped[str] = mapped_column(String(8), primary_key=True)
+    system: Mapped[str] = mapped_column(String(8))
+    description: Mapped[str] = mapped_column(String(256))
+    category: Mapped[str] = mapped_column(String(32))
+
+
+class AdjustmentReasonCode(Base):
+    """A claim adjustment reason code (CARC)."""
+
+    __tablename__ = "adjustment_reason_codes"
+
+    code: Mapped[str] = mapped_column(String(8), primary_key=True)
+    description: Mapped[str] = mapped_column(Text)
+
+
+class RemarkCode(Base):
+    """A remittance advice remark code (RARC)."""
+
+    __tablename__ = "remark_codes"
+
+    code: Mapped[str] = mapped_column(String(8), primary_key=True)
+    description: Mapped[str] = mapped_column(Text)
+
+
+# ---- the patient and the chart --------------------------------------------------------
+class Patient(Base):
+    """Demographics; `allergies` is the chart's allergy line shown in the banner."""
+
+    __tablename__ = "patients"
+
+    mrn: Mapped[str] = mapped_column(String(16), primary_key=True)
+    first_name: Mapped[str] = mapped_column(String(64))
+    last_name: Mapped[str] = mapped_column(String(64), index=True)
+    dob: Mapped[date] = mapped_column(Date, index=True)
+    sex: Mapped[str] = mapped_column(String(1))
+    address: Mapped[str] = mapped_column(String(128))
+    city: Mapped[str] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(2))
+    zip: Mapped[str] = mapped_column(String(10))
+    phone: Mapped[str] = mapped_column(String(16))
+    email: Mapped[str] = mapped_column(String(128))
+    language: Mapped[str] = mapped_column(String(32))
+    allergies: Mapped[str] = mapped_column(String(128))
+    pcp_npi: Mapped[str | None] = mapped_column(ForeignKey("providers.npi"))
+
+    coverages: Mapped[list[Coverage]] = relationship(order_by="Coverage.rank, Coverage.effective_date.desc()",
+                                                     viewonly=True)
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.last_name}, {self.first_name}"
+
+
+class Coverage(Base):
+    """A patient's insurance; rank 1 is primary, 2 secondary."""
+
+    __tablename__ = "coverages"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"), index=True)
+    payer_id: Mapped[str] = mapped_column(ForeignKey("payers.id"))
+    plan_id: Mapped[str] = mapped_column(ForeignKey("plans.id"))
+    rank: Mapped[int] = mapped_column(Integer)
+    member_id: Mapped[str] = mapped_column(String(32))
+    group_number: Mapped[str] = mapped_column(String(32))
+    subscriber_name: Mapped[str] = mapped_column(String(128))
+    relationship_to_subscriber: Mapped[str] = mapped_column(String(16))
+    effective_date: Mapped[date] = mapped_column(Date)
+    termination_date: Mapped[date | None] = mapped_column(Date)
+
+    payer: Mapped[Payer] = relationship(viewonly=True)
+    plan: Mapped[Plan] = relationship(viewonly=True)
+
+    @property
+    def rank_label(self) -> str:
+        return {1: "Primary", 2: "Secondary"}.get(self.rank, f"Rank {self.rank}")
+
+    def active_on(self, day: date) -> bool:
+        return self.effective_date <= day and (self.termination_date is None or day <= self.termination_date)
+
+
+class Problem(Base):
+    """A problem-list entry, built from the diagnoses of the patient's encounters."""
+
+    __tablename__ = "problems"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"), index=True)
+    icd10_code: Mapped[str] = mapped_column(ForeignKey("diagnosis_codes.code"))
+    description: Mapped[str] = mapped_column(String(256))
+    first_noted: Mapped[date] = mapped_column(Date)
+    last_addressed: Mapped[date] = mapped_column(Date)
+    status: Mapped[str] = mapped_column(String(16))
+
+
+class Medication(Base):
+    """A medication-list entry."""
+
+    __tablename__ = "medications"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"), index=True)
+    name: Mapped[str] = mapped_column(String(128))
+    sig: Mapped[str] = mapped_column(String(128))
+    indication_code: Mapped[str | None] = mapped_column(String(10))
+    prescriber_npi: Mapped[str | None] = mapped_column(ForeignKey("providers.npi"))
+    start_date: Mapped[date] = mapped_column(Date)
+    status: Mapped[str] = mapped_column(String(16))
+
+
+class Encounter(Base):
+    """A visit."""
+
+    __tablename__ = "encounters"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"), index=True)
+    encounter_date: Mapped[date] = mapped_column(Date)
+    provider_npi: Mapped[str] = mapped_column(ForeignKey("providers.npi"))
+    facility_id: Mapped[str] = mapped_column(ForeignKey("facilities.id"))
+    kind: Mapped[str] = mapped_column(String(32))
+    reason: Mapped[str] = mapped_column(String(128))
+    diagnosis_codes: Mapped[str] = mapped_column(String(128))  # comma-separated ICD-10 codes
+
+    provider: Mapped[Provider] = relationship(viewonly=True)
+    facility: Mapped[Facility] = relationship(viewonly=True)
+
+
+class Order(Base):
+    """A service order; `needs_auth` marks services the payer must approve first."""
+
+    __tablename__ = "orders"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"), index=True)
+    encounter_id: Mapped[str] = mapped_column(ForeignKey("encounters.id"))
+    code: Mapped[str] = mapped_column(String(8))
+    description: Mapped[str] = mapped_column(String(256))
+    category: Mapped[str] = mapped_column(String(16))
+    units: Mapped[int] = mapped_column(Integer)
+    diagnosis_codes: Mapped[str] = mapped_column(String(128))  # comma-separated ICD-10 codes
+    ordering_npi: Mapped[str] = mapped_column(ForeignKey("providers.npi"))
+    facility_id: Mapped[str] = mapped_column(ForeignKey("facilities.id"))
+    place_of_service: Mapped[str] = mapped_column(String(2))
+    ordered_on: Mapped[date] = mapped_column(Date)
+    planned_date: Mapped[date] = mapped_column(Date)
+    priority: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    coverage_id: Mapped[str | None] = mapped_column(ForeignKey("coverages.id"))
+    needs_auth: Mapped[bool] = mapped_column(Boolean)
+
+    provider: Mapped[Provider] = relationship(viewonly=True)
+    facility: Mapped[Facility] = relationship(viewonly=True)
+    coverage: Mapped[Coverage | None] = relationship(viewonly=True)
+    authorization: Mapped[OrderAuthorization | None] = relationship(viewonly=True)
+
+    @property
+    def diagnosis_list(self) -> list[str]:
+        return [code for code in self.diagnosis_codes.split(",") if code]
+
+
+class OrderAuthorization(Base):
+    """The authorization section of an order, as the coordinator records it."""
+
+    __tablename__ = "order_authorizations"
+
+    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"), primary_key=True)
+    payer_id: Mapped[str | None] = mapped_column(ForeignKey("payers.id"))
+    status: Mapped[str] = mapped_column(String(32))
+    auth_number: Mapped[str | None] = mapped_column(String(20))
+    reference_number: Mapped[str | None] = mapped_column(String(20))
+    approved_units: Mapped[int | None] = mapped_column(Integer)
+    start_date: Mapped[date | None] = mapped_column(Date)
+    end_date: Mapped[date | None] = mapped_column(Date)
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime)
+    updated_by: Mapped[str | None] = mapped_column(String(64))
+
+    payer: Mapped[Payer | None] = relationship(viewonly=True)
+
+
+class Document(Base):
+    """A chart document: clinical text from the world, or an uploaded PDF (`content`)."""
+
+    __tablename__ = "documents"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"), index=True)
+    encounter_id: Mapped[str | None] = mapped_column(ForeignKey("encounters.id"))
+    order_id: Mapped[str | None] = mapped_column(ForeignKey("orders.id"))
+    kind: Mapped[str] = mapped_column(String(32))
+    title: Mapped[str] = mapped_column(String(256))
+    author_npi: Mapped[str | None] = mapped_column(ForeignKey("providers.npi"))
+    author_name: Mapped[str] = mapped_column(String(128))
+    document_date: Mapped[date] = mapped_column(Date)
+    source: Mapped[str] = mapped_column(String(16))  # "Clinical" or "Uploaded"
+    text: Mapped[str] = mapped_column(Text)
+    file_name: Mapped[str] = mapped_column(String(256))
+    content: Mapped[bytes | None] = mapped_column(LargeBinary)
+    pages: Mapped[int | None] = mapped_column(Integer)
+    uploaded_by: Mapped[str | None] = mapped_column(String(64))
+    uploaded_at: Mapped[datetime | None] = mapped_column(DateTime)

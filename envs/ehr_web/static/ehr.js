@@ -1,0 +1,14 @@
+// Native <dialog> modals: buttons with data-open-dialog open them; a dialog rendered
+// with data-open-on-load (a form that came back with errors) opens itself.
+document.addEventListener("click", function (event) {
+  var opener = event.target.closest("[data-open-dialog]");
+  if (opener) {
+    var dialog = document.getElementById(opener.getAttribute("data-open-dialog"));
+    if (dialog) { dialog.showModal(); }
+  }
+  var closer = event.target.closest("[data-close-dialog]");
+  if (closer) { closer.closest("dialog").close(); }
+});
+document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll("dialog[data-open-on-load]").forEach(function (d) { d.showModal(); });
+});

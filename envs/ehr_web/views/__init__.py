@@ -1,0 +1,12 @@
+"""The EHR's blueprints, one per area of the product."""
+from __future__ import annotations
+
+from .billing import billing
+from .chart import chart
+from .documents import documents
+from .home import home
+from .orders import orders
+from .patients import patients
+from .queues import queues
+
+BLUEPRINTS = (home, patients, chart, orders, documents, billing, queues)

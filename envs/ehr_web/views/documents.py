@@ -1,0 +1,97 @@
+"""Documents: the chart's list, a document read in the page, PDF download, PDF upload."""
+from __future__ import annotations
+
+import hashlib
+
+from flask import Blueprint, Response, flash, g, redirect, request, url_for
+from sqlalchemy import func, select
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.pagination import apply_sort
+from admindesk.envs.common.uploads import UploadError, read_pdf_upload
+
+from ..document_files import document_pdf, download_name
+from ..forms import DocumentUploadForm
+from ..models import Document
+from .chart_base import render_chart
+from .common import current_username, db, get_or_404, patient_or_404
+
+documents = Blueprint("documents", __name__)
+SORT_COLUMNS = {"date": Document.document_date, "type": Document.kind, "title": Document.title,
+                "author": Document.author_name}
+
+
+@documents.get("/patients/<mrn>/documents")
+def documents_tab(mrn: str):
+    """Every document of the patient, newest first by default, filterable by type."""
+    patient = patient_or_404(mrn)
+    kinds = list(db().scalars(select(Document.kind).where(Document.mrn == mrn).distinct().order_by(Document.kind)))
+    kind = request.args.get("type", "")
+    stmt = select(Document).where(Document.mrn == mrn)
+    if kind in kinds:
+        stmt = stmt.where(Document.kind == kind)
+    if "sort" in request.args:
+        stmt = apply_sort(stmt, SORT_COLUMNS, "date")
+    else:
+        stmt = stmt.order_by(Document.document_date.desc())
+    rows = list(db().scalars(stmt.order_by(Document.id.desc())))
+    return render_chart(patient, "documents", "chart_documents.html", documents=rows, kinds=kinds, kind=kind)
+
+
+@documents.get("/documents/<doc_id>")
+def view_document(doc_id: str):
+    """The document's text in the page (uploaded PDFs: their details and a download)."""
+    document = get_or_404(Document, doc_id)
+    describe(record_type="document", record_id=document.id)
+    return render_chart(patient_or_404(document.mrn), "documents", "document_view.html", document=document)
+
+
+@documents.get("/documents/<doc_id>/download")
+def download_document(doc_id: str):
+    """The document as a PDF attachment with a stable file name."""
+    document = get_or_404(Document, doc_id)
+    content = document_pdf(document, patient_or_404(document.mrn))
+    # File checks match faxed or uploaded copies against this hash.
+    describe(action="download_document", record_type="document", record_id=document.id,
+             mrn=document.mrn, file_name=document.file_name, sha256=hashlib.sha256(content).hexdigest())
+    response = Response(content, mimetype="application/pdf")
+    response.headers["Content-Disposition"] = f'attachment; filename="{document.file_name}"'
+    return response
+
+
+def _render_upload(patient, form: DocumentUploadForm, file_error: str | None = None, status: int = 200):
+    return render_chart(patient, "documents", "document_upload.html", status=status, form=form,
+                        file_error=file_error)
+
+
+@documents.route("/patients/<mrn>/documents/upload", methods=["GET", "POST"])
+def upload_document(mrn: str):
+    """Attach a PDF (a payer letter, outside records) to the patient's documents."""
+    patient = patient_or_404(mrn)
+    form = DocumentUploadForm()
+    if request.method == "GET":
+        describe(record_type="patient", record_id=patient.mrn, tab="documents", action="view_upload_form")
+        return _render_upload(patient, form)
+    describe(action="upload_document", record_type="patient", record_id=patient.mrn, tab="documents")
+    valid = form.validate()
+    file_error = None
+    try:
+        upload = read_pdf_upload(request.files.get(form.file.name))
+    except UploadError as exc:
+        upload, file_error = None, str(exc)
+    if not valid or upload is None:
+        return _render_upload(patient, form, file_error, status=422)
+    number = (db().scalar(select(func.count()).select_from(Document).where(Document.source == "Uploaded")) or 0) + 1
+    document = Document(id=f"DOC-U{number:06d}", mrn=patient.mrn, kind=form.kind.data, title=form.title.data.strip(),
+                        author_name=g.user.display_name, document_date=form.document_date.data, source="Uploaded",
+                        text=f"Uploaded PDF '{upload.filename}' ({upload.pages} page(s)).", file_name="",
+                        content=upload.content, pages=upload.pages, uploaded_by=current_username(),
+                        uploaded_at=clock.now())
+    document.file_name = download_name(document)
+    db().add(document)
+    db().commit()
+    describe(document_id=document.id, sha256=upload.sha256, original_name=upload.filename)
+    flash(f"{document.kind} '{document.title}' was added as {document.id}.", "success")
+    return redirect(url_for("documents.view_document", doc_id=document.id))
+

@@ -1,0 +1,66 @@
+"""Home dashboard (work-queue counts, recently viewed patients) and My Items."""
+from __future__ import annotations
+
+from flask import Blueprint, render_template
+from sqlalchemy import func, select
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.kit_models import AuditEvent
+from admindesk.envs.common.pagination import apply_sort, paginate
+
+from ..models import Patient, Payer
+from ..models_work import WorkItem
+from ..vocab import QUEUES
+from .common import current_username, db
+from .queues import open_items_filter
+
+home = Blueprint("home", __name__)
+RECENT_PATIENTS = 8
+
+
+def _queue_counts(queue, username: str) -> dict[str, int]:
+    today = clock.today()
+    base = select(func.count()).select_from(WorkItem).where(WorkItem.queue == queue.name,
+                                                            open_items_filter(queue))
+    session = db()
+    return {
+        "open": session.scalar(base) or 0,
+        "unassigned": session.scalar(base.where(WorkItem.assignee.is_(None))) or 0,
+        "mine": session.scalar(base.where(WorkItem.assignee == username)) or 0,
+        "overdue": session.scalar(base.where(WorkItem.due_date < today)) or 0,
+        "due_today": session.scalar(base.where(WorkItem.due_date == today)) or 0,
+    }
+
+
+def _recent_patients(username: str) -> list[Patient]:
+    """Charts this user opened most recently, newest first (from the audit trail)."""
+    rows = db().execute(select(AuditEvent.record_id, func.max(AuditEvent.id).label("last"))
+                        .where(AuditEvent.username == username, AuditEvent.record_type == "patient",
+                               AuditEvent.record_id.is_not(None))
+                        .group_by(AuditEvent.record_id).order_by(func.max(AuditEvent.id).desc())
+                        .limit(RECENT_PATIENTS)).all()
+    found = [db().get(Patient, row.record_id) for row in rows]
+    return [patient for patient in found if patient is not None]
+
+
+@home.get("/")
+def dashboard():
+    """Work-queue counts with links into each queue, and recently viewed charts."""
+    describe(action="view_dashboard")
+    username = current_username()
+    counts = {queue.slug: _queue_counts(queue, username) for queue in QUEUES.values()}
+    return render_template("home.html", queues=QUEUES.values(), counts=counts,
+                           recent=_recent_patients(username))
+
+
+@home.get("/my-items")
+def my_items():
+    """Open and closed work items assigned to the signed-in user, across queues."""
+    describe(action="view_my_items", record_type="work_queue", record_id="mine")
+    stmt = (select(WorkItem).join(Patient, WorkItem.patient).outerjoin(Payer, WorkItem.payer)
+            .where(WorkItem.assignee == current_username()))
+    stmt = apply_sort(stmt, {"due": WorkItem.due_date, "queue": WorkItem.queue, "status": WorkItem.status,
+                             "patient": Patient.last_name, "item": WorkItem.id}, "due")
+    page = paginate(db(), stmt.order_by(WorkItem.id), per_page=25)
+    return render_template("my_items.html", page=page, queue_by_name={q.name: q for q in QUEUES.values()})

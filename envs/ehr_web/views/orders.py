@@ -1,0 +1,100 @@
+"""Orders tab, order detail, the order's authorization section and its comments."""
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, url_for
+from sqlalchemy import select
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.audit import describe
+
+from ..forms import options, AuthorizationForm, NoteForm
+from ..models import DiagnosisCode, Document, Order, OrderAuthorization, Payer, ProcedureCode
+from ..models_work import WorkItem
+from .chart_base import render_chart
+from .common import current_username, db, get_or_404, patient_or_404
+from .notes import add_note, notes_for
+
+orders = Blueprint("orders", __name__)
+
+
+@orders.get("/patients/<mrn>/orders")
+def orders_tab(mrn: str):
+    """All orders of the patient, newest first, with their authorization status."""
+    patient = patient_or_404(mrn)
+    rows = list(db().scalars(select(Order).where(Order.mrn == mrn).order_by(Order.ordered_on.desc(), Order.id.desc())))
+    return render_chart(patient, "orders", "chart_orders.html", orders=rows)
+
+
+def _payer_choices() -> list[tuple[str, str]]:
+    """Payers for the authorization's payer picker, by name."""
+    return [("", "- Select payer -")] + [(p.id, p.name) for p in db().scalars(select(Payer).order_by(Payer.name))]
+
+
+def _authorization_form(order: Order) -> AuthorizationForm:
+    """The form filled with what the order's authorization section holds now."""
+    auth = order.authorization
+    form = AuthorizationForm(
+        formdata=None, status=auth.status if auth else "Not Started", payer_id=(auth.payer_id if auth else "") or "",
+        auth_number=auth.auth_number if auth else "", reference_number=auth.reference_number if auth else "",
+        approved_units=str(auth.approved_units) if auth and auth.approved_units else "",
+        start_date=auth.start_date if auth else None, end_date=auth.end_date if auth else None)
+    form.payer_id.choices = options(_payer_choices())
+    return form
+
+
+def _render_order(order: Order, auth_form: AuthorizationForm | None = None, comment_form: NoteForm | None = None,
+                  status: int = 200):
+    session = db()
+    diagnoses = [(code, session.get(DiagnosisCode, code)) for code in order.diagnosis_list]
+    documents = list(session.scalars(select(Document).where(Document.order_id == order.id)
+                                     .order_by(Document.document_date, Document.id)))
+    items = list(session.scalars(select(WorkItem).where(WorkItem.order_id == order.id).order_by(WorkItem.id)))
+    return render_chart(patient_or_404(order.mrn), "orders", "order_detail.html", status=status, order=order,
+                        procedure=session.get(ProcedureCode, order.code), diagnoses=diagnoses, documents=documents,
+                        items=items, auth_form=auth_form or _authorization_form(order),
+                        comment_form=comment_form or NoteForm(formdata=None), comments=notes_for("order", order.id))
+
+
+@orders.get("/orders/<order_id>")
+def order_detail(order_id: str):
+    """Code, units, diagnoses, provider, site and dates; authorization; comments."""
+    order = get_or_404(Order, order_id)
+    describe(record_type="order", record_id=order.id)
+    return _render_order(order)
+
+
+@orders.post("/orders/<order_id>/authorization")
+def update_authorization(order_id: str):
+    """Save the authorization section; on errors nothing changes and the form says why."""
+    order = get_or_404(Order, order_id)
+    describe(action="update_authorization", record_type="order", record_id=order.id)
+    form = AuthorizationForm()
+    form.payer_id.choices = options(_payer_choices())
+    if not form.validate():
+        return _render_order(order, auth_form=form, status=422)
+    auth = db().get(OrderAuthorization, order.id) or OrderAuthorization(order_id=order.id)
+    before = auth.status
+    auth.status = form.status.data
+    auth.payer_id = form.payer_id.data or None
+    auth.auth_number = form.auth_number.data or None
+    auth.reference_number = form.reference_number.data or None
+    auth.approved_units = int(form.approved_units.data) if form.approved_units.data else None
+    auth.start_date, auth.end_date = form.start_date.data, form.end_date.data
+    auth.updated_at, auth.updated_by = clock.now(), current_username()
+    db().add(auth)
+    db().commit()
+    describe(status_before=before, status_after=auth.status, auth_number=auth.auth_number)
+    flash(f"Authorization for order {order.id} saved: {auth.status}.", "success")
+    return redirect(url_for("orders.order_detail", order_id=order.id) + "#authorization")
+
+
+@orders.post("/orders/<order_id>/comments")
+def add_comment(order_id: str):
+    """Add an order comment (a note on the order)."""
+    order = get_or_404(Order, order_id)
+    form = NoteForm()
+    if add_note(form, order.mrn, "order", order.id) is None:
+        return _render_order(order, comment_form=form, status=422)
+    flash("Comment added to the order.", "success")
+    return redirect(url_for("orders.order_detail", order_id=order.id) + "#comments")
+

@@ -1,0 +1,197 @@
+"""Work queues (Prior Auth, Denials, DME): filtered lists, item detail, assignment,
+status/disposition changes with follow-up dates, and notes on the item."""
+from __future__ import annotations
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from sqlalchemy import select
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.pagination import apply_sort, paginate
+
+from ..forms import options, AssignForm, NoteForm, QueueFilterForm, WorkItemUpdateForm
+from ..models import Patient, Payer, Supplier
+from ..models_work import WorkItem, WorkItemEvent
+from ..vocab import QUEUE_BY_NAME, QUEUES, Queue
+from .billing import code_descriptions, denials
+from .common import current_username, db, get_or_404, staff_names
+from .notes import add_note, notes_for, store_note
+
+queues = Blueprint("queues", __name__, url_prefix="/queues")
+PER_PAGE = 25
+SORT_COLUMNS = {"due": WorkItem.due_date, "item": WorkItem.id, "status": WorkItem.status,
+                "priority": WorkItem.priority, "patient": Patient.last_name, "payer": Payer.name,
+                "assignee": WorkItem.assignee, "follow_up": WorkItem.follow_up_date}
+
+
+def open_items_filter(queue: Queue):
+    """Items still to be worked (not in a closing status)."""
+    return WorkItem.status.not_in(queue.closed_statuses)
+
+
+def queue_or_404(slug: str) -> Queue:
+    if slug not in QUEUES:
+        abort(404)
+    return QUEUES[slug]
+
+
+def _filter_form(queue: Queue) -> QueueFilterForm:
+    form = QueueFilterForm(request.args)
+    payers = [(p.id, p.name) for p in db().scalars(select(Payer).order_by(Payer.name))]
+    form.status.choices = options([("", "All open"), ("all", "All statuses"), *queue.statuses])
+    form.payer.choices = options([("", "All payers"), *payers])
+    form.assignee.choices = options([("", "Anyone"), ("me", "Assigned to me"), ("unassigned", "Unassigned"),
+                                     *staff_names().items()])
+    return form
+
+
+def _filtered(queue: Queue, form: QueueFilterForm):
+    stmt = (select(WorkItem).join(Patient, WorkItem.patient).outerjoin(Payer, WorkItem.payer)
+            .where(WorkItem.queue == queue.name))
+    status = form.status.data or ""
+    stmt = stmt.where(open_items_filter(queue)) if status == "" else (
+        stmt if status == "all" else stmt.where(WorkItem.status == status))
+    if form.payer.data:
+        stmt = stmt.where(WorkItem.payer_id == form.payer.data)
+    assignee = form.assignee.data or ""
+    if assignee == "me":
+        stmt = stmt.where(WorkItem.assignee == current_username())
+    elif assignee == "unassigned":
+        stmt = stmt.where(WorkItem.assignee.is_(None))
+    elif assignee:
+        stmt = stmt.where(WorkItem.assignee == assignee)
+    if form.due_from.data:
+        stmt = stmt.where(WorkItem.due_date >= form.due_from.data)
+    if form.due_to.data:
+        stmt = stmt.where(WorkItem.due_date <= form.due_to.data)
+    return apply_sort(stmt, SORT_COLUMNS, "due").order_by(WorkItem.id)
+
+
+@queues.get("/<slug>")
+def queue_list(slug: str):
+    """The queue: filters, sortable columns, 25 items a page."""
+    queue = queue_or_404(slug)
+    form = _filter_form(queue)
+    valid = form.validate()
+    describe(record_type="work_queue", record_id=queue.name,
+             **({"filters": {k: v for k, v in request.args.items() if v and k not in ("page",)}} if request.args else {}))
+    page = paginate(db(), _filtered(queue, form), per_page=PER_PAGE) if valid else None
+    return render_template("queue_list.html", queue=queue, form=form, page=page, staff=staff_names(),
+                           today=clock.today()), (200 if valid else 422)
+
+
+def item_or_404(item_id: int) -> WorkItem:
+    return get_or_404(WorkItem, item_id)
+
+
+def _update_form(item: WorkItem, bound: bool) -> WorkItemUpdateForm:
+    queue = QUEUE_BY_NAME[item.queue]
+    form = WorkItemUpdateForm() if bound else WorkItemUpdateForm(
+        formdata=None, status=item.status, follow_up_date=item.follow_up_date, appeal_reference=item.appeal_reference,
+        appeal_submitted_on=item.appeal_submitted_on, supplier_id=item.supplier_id or "",
+        supplier_confirmation=item.supplier_confirmation)
+    suppliers = [(s.id, f"{s.name} ({s.categories})") for s in db().scalars(select(Supplier).order_by(Supplier.name))]
+    form.status.choices = options(queue.statuses)
+    form.supplier_id.choices = options([("", "- Select supplier -"), *suppliers])
+    return form
+
+
+def _assign_form(item: WorkItem, bound: bool) -> AssignForm:
+    form = AssignForm() if bound else AssignForm(formdata=None, assignee=item.assignee or "")
+    form.assignee.choices = options([("", "- Unassigned -")] + list(staff_names().items()))
+    return form
+
+
+def _render_item(item: WorkItem, status: int = 200, update_form=None, assign_form=None, note_form=None,
+                 open_dialog: str | None = None):
+    context = {}
+    if item.claim is not None:
+        context["carc"], context["rarc"] = code_descriptions(item.claim)
+        context["denials"] = denials(item.claim)
+    events = list(db().scalars(select(WorkItemEvent).where(WorkItemEvent.work_item_id == item.id)
+                               .order_by(WorkItemEvent.at.desc(), WorkItemEvent.id.desc())))
+    return render_template(
+        "work_item.html", item=item, queue=QUEUE_BY_NAME[item.queue], events=events, staff=staff_names(),
+        notes=notes_for("work_item", str(item.id)), today=clock.today(), open_dialog=open_dialog,
+        update_form=update_form or _update_form(item, bound=False),
+        assign_form=assign_form or _assign_form(item, bound=False),
+        note_form=note_form or NoteForm(formdata=None), **context), status
+
+
+@queues.get("/items/<int:item_id>")
+def item_detail(item_id: int):
+    """One item: what it concerns, its status and history, notes, and the actions."""
+    item = item_or_404(item_id)
+    describe(record_type="work_item", record_id=str(item.id), queue=item.queue, mrn=item.mrn)
+    return _render_item(item)
+
+
+def _log(item: WorkItem, change: str) -> None:
+    db().add(WorkItemEvent(work_item_id=item.id, at=clock.now(), username=current_username(), change=change))
+
+
+@queues.post("/items/<int:item_id>/assign")
+def assign(item_id: int):
+    """Assign the item to a staff member, to oneself, or unassign it."""
+    item = item_or_404(item_id)
+    describe(action="assign_work_item", record_type="work_item", record_id=str(item.id), queue=item.queue)
+    form = _assign_form(item, bound=True)
+    if not form.validate():
+        return _render_item(item, 422, assign_form=form, open_dialog="assign-dialog")
+    names = staff_names()
+    new = form.assignee.data or None
+    if new != item.assignee:
+        _log(item, f"Assigned to {names[new]}" if new else "Unassigned")
+        item.assignee = new
+        item.updated_at, item.updated_by = clock.now(), current_username()
+        db().commit()
+    describe(assignee=new)
+    flash(f"Item {item.id} assigned to {names[new]}." if new else f"Item {item.id} is now unassigned.", "success")
+    return redirect(request.form.get("next") if request.form.get("next", "").startswith("/queues/")
+                    else url_for("queues.item_detail", item_id=item.id))
+
+
+@queues.post("/items/<int:item_id>/status")
+def update_status(item_id: int):
+    """Change the status/disposition and the fields that go with it."""
+    item = item_or_404(item_id)
+    queue = QUEUE_BY_NAME[item.queue]
+    describe(action="update_work_item", record_type="work_item", record_id=str(item.id), queue=item.queue)
+    form = _update_form(item, bound=True)
+    valid = form.validate()
+    valid = form.check_queue_rules(queue.name, clock.today()) and valid
+    if not valid:
+        return _render_item(item, 422, update_form=form, open_dialog="status-dialog")
+    changes = []
+    fields = [("status", "Status"), ("follow_up_date", "Follow-up date")]
+    if queue.name == "Denials":
+        fields += [("appeal_reference", "Appeal reference"), ("appeal_submitted_on", "Appeal submitted on")]
+    if queue.name == "DME":
+        fields += [("supplier_id", "Supplier"), ("supplier_confirmation", "Supplier confirmation #")]
+    for name, label in fields:
+        value = getattr(form, name).data or None
+        if value != getattr(item, name):
+            shown = value.strftime("%m/%d/%Y") if hasattr(value, "strftime") else (value or "(blank)")
+            changes.append(f"{label}: {shown}")
+            setattr(item, name, value)
+    if changes:
+        _log(item, "; ".join(changes))
+        item.updated_at, item.updated_by = clock.now(), current_username()
+    if form.note.data and form.note.data.strip():
+        store_note(item.mrn, "work_item", str(item.id), form.note.data)
+    db().commit()
+    describe(action="update_work_item", status=item.status, changes=changes)
+    flash(f"Item {item.id} updated: {'; '.join(changes)}." if changes else f"Item {item.id}: nothing changed.",
+          "success" if changes else "info")
+    return redirect(url_for("queues.item_detail", item_id=item.id))
+
+
+@queues.post("/items/<int:item_id>/notes")
+def add_item_note(item_id: int):
+    """A note on the work item."""
+    item = item_or_404(item_id)
+    form = NoteForm()
+    if add_note(form, item.mrn, "work_item", str(item.id)) is None:
+        return _render_item(item, 422, note_form=form)
+    flash("Note added to the work item.", "success")
+    return redirect(url_for("queues.item_detail", item_id=item.id) + "#notes")

@@ -1,0 +1,51 @@
+"""The EHR's fixed vocabularies: statuses, queues, document types."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+AUTH_STATUSES = ("Not Started", "Submitted - Pending", "Approved", "Denied", "No Auth Required",
+                 "Pended - Info Requested")
+
+
+@dataclass(frozen=True)
+class Queue:
+    """A work queue: its URL slug, stored name, statuses and who usually works it."""
+
+    slug: str
+    name: str
+    statuses: tuple[str, ...]
+    closed_statuses: tuple[str, ...]
+    default_role: str
+
+
+QUEUES = {
+    queue.slug: queue for queue in (
+        Queue("prior-auth", "Prior Auth",
+              ("New", "In Progress", "Auth Obtained", "No Auth Required", "Submitted - Pending",
+               "Pended - Info Requested", "Denied", "Peer-to-Peer Requested"),
+              ("Auth Obtained", "No Auth Required", "Denied"), "Prior Authorization Coordinator"),
+        Queue("denials", "Denials",
+              ("New", "In Progress", "Appeal Filed", "Corrected Claim Sent", "Route to Clinical Appeals",
+               "Write-off Requested", "Resolved"),
+              ("Resolved", "Write-off Requested"), "Denials & Appeals Specialist"),
+        Queue("dme", "DME",
+              ("New", "In Progress", "Sent to Supplier", "Supplier Confirmed", "On Hold"),
+              ("Supplier Confirmed",), "DME Coordinator"),
+    )
+}
+QUEUE_BY_NAME = {queue.name: queue for queue in QUEUES.values()}
+PRIORITIES = ("Routine", "Urgent")
+
+# World document kinds -> the type shown in the chart (and used in download file names).
+DOCUMENT_KINDS = {
+    "progress_note": "Progress Note", "imaging_report": "Imaging Report",
+    "face_to_face": "Face-to-Face Evaluation", "written_order": "Written Order",
+    "lab_result": "Lab Result", "pt_note": "PT Note", "medication_history": "Medication History",
+    "sleep_study": "Sleep Study",
+}
+# Types a user may pick when uploading a PDF into the chart.
+UPLOAD_KINDS = ("Payer Letter", "Authorization Approval", "Denial Letter", "Outside Records",
+                "Correspondence", "Appeal Letter", "Other")
+
+NOTE_SUBJECTS = ("patient", "order", "claim", "work_item")
+NOTE_MAX_LENGTH = 4000

@@ -1,0 +1,204 @@
+"""Tables of the fax server: lines, directory, inbound faxes, drafts, outbound jobs.
+
+Statuses are readable strings ("Unread", "Queued", "Sent", "Failed") and fax numbers
+are stored as 10 plain digits, so snapshot queries read naturally, e.g.
+`outbound_faxes[?to_number=='8005550142'].status`.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, LargeBinary, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+# Inbound fax read states, outbound job states, directory line states.
+UNREAD, READ = "Unread", "Read"
+QUEUED, SENT, FAILED = "Queued", "Sent", "Failed"
+ACTIVE, DISCONNECTED = "Active", "Disconnected"
+OPEN, SUBMITTED, DISCARDED = "Open", "Submitted", "Discarded"
+
+CONTACT_TYPES = ("Payer - Prior Authorization", "Payer - Appeals", "DME Supplier",
+                 "Provider Office", "Health System Site", "Other")
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the fax server's own tables."""
+
+
+class FaxLine(Base):
+    """A fax line (DID) of the health system that this server sends from and receives on."""
+
+    __tablename__ = "fax_lines"
+
+    number: Mapped[str] = mapped_column(String(10), primary_key=True)
+    label: Mapped[str] = mapped_column(String(160))
+    facility_id: Mapped[str] = mapped_column(String(32))
+    address: Mapped[str] = mapped_column(String(240))
+    phone: Mapped[str] = mapped_column(String(10))
+    # The line new faxes go out on unless the sender picks another.
+    is_default: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class DirectoryContact(Base):
+    """A shared phonebook entry: a payer department, supplier, provider office, site."""
+
+    __tablename__ = "directory_contacts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(160))
+    organization: Mapped[str] = mapped_column(String(160))
+    contact_type: Mapped[str] = mapped_column(String(40))
+    fax_number: Mapped[str] = mapped_column(String(10), index=True)
+    phone_number: Mapped[str | None] = mapped_column(String(10))
+    line_status: Mapped[str] = mapped_column(String(16), default=ACTIVE)
+    notes: Mapped[str] = mapped_column(Text, default="")
+    # The world record this entry describes (payer, supplier id or NPI), for checks.
+    external_ref: Mapped[str | None] = mapped_column(String(32))
+    added_by: Mapped[str | None] = mapped_column(String(64))
+    added_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class InboundFax(Base):
+    """A received fax waiting in the shared inbox."""
+
+    __tablename__ = "inbound_faxes"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    from_number: Mapped[str] = mapped_column(String(10))
+    from_name: Mapped[str] = mapped_column(String(160))
+    to_number: Mapped[str] = mapped_column(String(10))
+    received_at: Mapped[datetime] = mapped_column(DateTime)
+    subject: Mapped[str] = mapped_column(String(240))
+    page_count: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default=UNREAD)
+    is_filed: Mapped[bool] = mapped_column(Boolean, default=False)
+    filed_by: Mapped[str | None] = mapped_column(String(64))
+    filed_at: Mapped[datetime | None] = mapped_column(DateTime)
+    assigned_to: Mapped[str | None] = mapped_column(String(64))
+
+    pages: Mapped[list[InboundFaxPage]] = relationship(order_by="InboundFaxPage.page_no")
+    events: Mapped[list[InboundFaxEvent]] = relationship(order_by="InboundFaxEvent.id")
+
+
+class InboundFaxPage(Base):
+    """The text content of one received page (rendered to an image on request)."""
+
+    __tablename__ = "inbound_fax_pages"
+
+    fax_id: Mapped[str] = mapped_column(ForeignKey("inbound_faxes.id"), primary_key=True)
+    page_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+
+
+class InboundFaxEvent(Base):
+    """What a user did with a received fax (read, filed, assigned), with their note."""
+
+    __tablename__ = "inbound_fax_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    fax_id: Mapped[str] = mapped_column(ForeignKey("inbound_faxes.id"), index=True)
+    at: Mapped[datetime] = mapped_column(DateTime)
+    username: Mapped[str] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(32))
+    note: Mapped[str] = mapped_column(Text, default="")
+
+
+class ComposeDraft(Base):
+    """A fax being composed; kept server-side until it is sent or discarded."""
+
+    __tablename__ = "compose_drafts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner: Mapped[str] = mapped_column(String(64), index=True)
+    status: Mapped[str] = mapped_column(String(16), default=OPEN)
+    from_number: Mapped[str] = mapped_column(String(10))
+    to_number: Mapped[str] = mapped_column(String(10), default="")
+    recipient_name: Mapped[str] = mapped_column(String(160), default="")
+    contact_id: Mapped[int | None] = mapped_column(ForeignKey("directory_contacts.id"))
+    cover_to: Mapped[str] = mapped_column(String(160), default="")
+    cover_from: Mapped[str] = mapped_column(String(160), default="")
+    cover_re: Mapped[str] = mapped_column(String(200), default="")
+    urgent: Mapped[bool] = mapped_column(Boolean, default=False)
+    comments: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+    outbound_fax_id: Mapped[int | None] = mapped_column(Integer)
+
+    attachments: Mapped[list[DraftAttachment]] = relationship(order_by="DraftAttachment.id",
+                                                              cascade="all, delete-orphan")
+
+    @property
+    def total_pages(self) -> int:
+        """Attachment pages plus the cover sheet."""
+        return 1 + sum(a.pages for a in self.attachments)
+
+
+class DraftAttachment(Base):
+    """A PDF the user uploaded into a draft."""
+
+    __tablename__ = "draft_attachments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    draft_id: Mapped[int] = mapped_column(ForeignKey("compose_drafts.id"), index=True)
+    file_name: Mapped[str] = mapped_column(String(200))
+    sha256: Mapped[str] = mapped_column(String(64))
+    pages: Mapped[int] = mapped_column(Integer)
+    size_bytes: Mapped[int] = mapped_column(Integer)
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    uploaded_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class OutboundFax(Base):
+    """A send job: the cover sheet, its attachments and the transmission outcome."""
+
+    __tablename__ = "outbound_faxes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sent_by: Mapped[str] = mapped_column(String(64))
+    from_number: Mapped[str] = mapped_column(String(10))
+    to_number: Mapped[str] = mapped_column(String(10), index=True)
+    recipient_name: Mapped[str] = mapped_column(String(160))
+    contact_id: Mapped[int | None] = mapped_column(ForeignKey("directory_contacts.id"))
+    cover_to: Mapped[str] = mapped_column(String(160))
+    cover_from: Mapped[str] = mapped_column(String(160))
+    cover_re: Mapped[str] = mapped_column(String(200))
+    urgent: Mapped[bool] = mapped_column(Boolean)
+    comments: Mapped[str] = mapped_column(Text)
+    total_pages: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default=QUEUED)
+    failure_reason: Mapped[str | None] = mapped_column(Text)
+    queued_at: Mapped[datetime] = mapped_column(DateTime)
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime)
+    resend_of: Mapped[int | None] = mapped_column(ForeignKey("outbound_faxes.id"))
+    cover_sheet: Mapped[bytes] = mapped_column(LargeBinary)
+    cover_sha256: Mapped[str] = mapped_column(String(64))
+
+    attachments: Mapped[list[FaxAttachment]] = relationship(order_by="FaxAttachment.position")
+    events: Mapped[list[TransmissionEvent]] = relationship(order_by="TransmissionEvent.id")
+
+
+class FaxAttachment(Base):
+    """A document sent with an outbound fax; its hash can be compared with the EHR's."""
+
+    __tablename__ = "fax_attachments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    outbound_fax_id: Mapped[int] = mapped_column(ForeignKey("outbound_faxes.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    file_name: Mapped[str] = mapped_column(String(200))
+    sha256: Mapped[str] = mapped_column(String(64))
+    pages: Mapped[int] = mapped_column(Integer)
+    size_bytes: Mapped[int] = mapped_column(Integer)
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class TransmissionEvent(Base):
+    """One step of a send job's transmission log (Queued, Dialing, Sent / Failed)."""
+
+    __tablename__ = "transmission_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    outbound_fax_id: Mapped[int] = mapped_column(ForeignKey("outbound_faxes.id"), index=True)
+    at: Mapped[datetime] = mapped_column(DateTime)
+    event: Mapped[str] = mapped_column(String(16))
+    detail: Mapped[str] = mapped_column(Text, default="")

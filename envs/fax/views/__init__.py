@@ -1,0 +1,70 @@
+"""Blueprints of the fax server, one module per area, and the helpers they share."""
+from __future__ import annotations
+
+from flask import Blueprint, abort, current_app, g
+from wtforms import SelectChoice
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from admindesk.envs.common.kit_models import StaffUser
+
+from ..forms import options
+from ..models import FAILED, OPEN, UNREAD, ComposeDraft, FaxLine, InboundFax, OutboundFax
+from ..numbers import format_fax_number
+
+# Jinja filters and globals of the fax server (registered once on the app).
+helpers = Blueprint("fax_helpers", __name__)
+
+
+def db() -> Session:
+    """The database session of the current request."""
+    return current_app.extensions["admindesk"].db.request_session()
+
+
+def username() -> str:
+    return g.user.username
+
+
+def get_or_404(model, key):
+    """The row with primary key `key`, or the 404 page."""
+    row = db().get(model, key)
+    if row is None:
+        abort(404)
+    return row
+
+
+def staff_names() -> dict[str, str]:
+    """username -> display name, in a stable order."""
+    return {u.username: u.display_name for u in db().scalars(select(StaffUser).order_by(StaffUser.username))}
+
+
+def line_choices() -> list[SelectChoice]:
+    """The health system's fax lines, as select choices (the default line first)."""
+    lines = db().scalars(select(FaxLine).order_by(FaxLine.is_default.desc(), FaxLine.label))
+    return options((line.number, f"{line.label} {format_fax_number(line.number)}") for line in lines)
+
+
+def assignee_choices() -> list[SelectChoice]:
+    """Who a received fax can be assigned to, after the shared inbox."""
+    return options([("", "Unassigned (shared inbox)"), *staff_names().items()])
+
+
+@helpers.app_template_filter("fax_number")
+def fax_number_filter(digits: str | None) -> str:
+    return format_fax_number(digits)
+
+
+@helpers.app_context_processor
+def folder_counts() -> dict:
+    """Counts the folder tree shows beside Inbox, Failed and Drafts (signed-in pages only)."""
+    if g.get("user") is None:
+        return {}
+    session = db()
+    return {"folder_counts": {
+        "unread": session.scalar(select(func.count()).where(InboundFax.status == UNREAD)),
+        "mine": session.scalar(select(func.count()).where(InboundFax.assigned_to == g.user.username,
+                                                          InboundFax.is_filed.is_(False))),
+        "failed": session.scalar(select(func.count()).where(OutboundFax.status == FAILED)),
+        "drafts": session.scalar(select(func.count()).where(ComposeDraft.owner == g.user.username,
+                                                            ComposeDraft.status == OPEN)),
+    }}

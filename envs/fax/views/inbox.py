@@ -1,0 +1,174 @@
+"""Inbox: received faxes, their page images and PDF, and what users do with them."""
+from __future__ import annotations
+
+import re
+
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from sqlalchemy import or_, select
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.pagination import apply_sort, paginate
+
+from ..documents import inbound_pdf, inbound_pdf_name, page_header, render_page_png
+from ..forms import AssignFaxForm, FileFaxForm, ReadStateForm
+from ..models import READ, UNREAD, InboundFax, InboundFaxEvent, InboundFaxPage
+from ..numbers import digits_only
+from . import assignee_choices, db, get_or_404, staff_names, username
+
+bp = Blueprint("inbox", __name__)
+
+PER_PAGE = 20
+FAX_ID = re.compile(r"^FAX-\d{6}$")
+VIEWS = {"all": "All faxes", "unread": "Unread", "unfiled": "Not filed", "mine": "Assigned to me",
+         "filed": "Filed"}
+TABS = ("pages", "details", "history")
+SORT_COLUMNS = {"received": InboundFax.received_at, "from": InboundFax.from_name,
+                "subject": InboundFax.subject, "pages": InboundFax.page_count, "status": InboundFax.status,
+                "id": InboundFax.id}
+
+
+def _fax_or_404(fax_id: str) -> InboundFax:
+    if not FAX_ID.match(fax_id):
+        abort(404)
+    return get_or_404(InboundFax, fax_id)
+
+
+def _log(fax: InboundFax, action: str, note: str = "") -> None:
+    db().add(InboundFaxEvent(fax_id=fax.id, at=clock.now(), username=username(), action=action,
+                             note=note.strip()))
+
+
+@bp.get("/")
+def home():
+    describe(action="home")
+    return redirect(url_for("inbox.index"))
+
+
+@bp.get("/inbox")
+def index():
+    """The shared inbox: search, views (unread, filed, mine), sort and pages."""
+    view = request.args.get("view", "all")
+    view = view if view in VIEWS else "all"
+    q = request.args.get("q", "").strip()[:100]
+    stmt = select(InboundFax)
+    if view == "unread":
+        stmt = stmt.where(InboundFax.status == UNREAD)
+    elif view == "unfiled":
+        stmt = stmt.where(InboundFax.is_filed.is_(False))
+    elif view == "filed":
+        stmt = stmt.where(InboundFax.is_filed.is_(True))
+    elif view == "mine":
+        stmt = stmt.where(InboundFax.assigned_to == username())
+    if q:
+        like = f"%{q}%"
+        conditions = [InboundFax.from_name.ilike(like), InboundFax.subject.ilike(like), InboundFax.id.ilike(like)]
+        if len(digits_only(q)) >= 3:
+            conditions.append(InboundFax.from_number.contains(digits_only(q)))
+        stmt = stmt.where(or_(*conditions))
+    if "sort" in request.args:
+        stmt = apply_sort(stmt, SORT_COLUMNS, "received").order_by(InboundFax.id)
+    else:
+        stmt = stmt.order_by(InboundFax.received_at.desc(), InboundFax.id.desc())
+    page = paginate(db(), stmt, PER_PAGE)
+    describe(record_type="inbox", tab=view, q=q or None, page=page.number)
+    return render_template("inbox/index.html", page=page, view=view, views=VIEWS, q=q,
+                           staff=staff_names())
+
+
+def _render_fax(fax: InboundFax, tab: str, status: int = 200, **forms):
+    forms.setdefault("read_form", ReadStateForm(prefix="read"))
+    forms.setdefault("file_form", FileFaxForm(prefix="file"))
+    forms.setdefault("assign_form", AssignFaxForm(prefix="assign")).assignee.choices = assignee_choices()
+    return render_template("inbox/fax.html", fax=fax, tab=tab, tabs=TABS, staff=staff_names(), **forms), status
+
+
+@bp.get("/inbox/<fax_id>")
+def show(fax_id: str):
+    """One received fax: page images, details, history. Opening it marks it read."""
+    fax = _fax_or_404(fax_id)
+    tab = request.args.get("tab", "pages")
+    tab = tab if tab in TABS else "pages"
+    if fax.status == UNREAD:
+        fax.status = READ
+        _log(fax, "Opened")
+        db().commit()
+    describe(record_type="inbound_fax", record_id=fax.id, tab=tab)
+    form = AssignFaxForm(prefix="assign", data={"assignee": fax.assigned_to or ""})
+    return _render_fax(fax, tab, assign_form=form)
+
+
+@bp.get("/inbox/<fax_id>/pages/<int:page_no>.png")
+def page_image(fax_id: str, page_no: int):
+    """One page drawn as an image (as a fax machine would print it)."""
+    fax = _fax_or_404(fax_id)
+    page = db().get(InboundFaxPage, (fax.id, page_no))
+    if page is None:
+        abort(404)
+    describe(record_type="inbound_fax", record_id=fax.id, tab="pages", action="view_page", page=page_no)
+    response = Response(render_page_png(page_header(fax, page_no), page.text), mimetype="image/png")
+    response.headers["Cache-Control"] = "private, max-age=300"
+    return response
+
+
+@bp.get("/inbox/<fax_id>/download")
+def download(fax_id: str):
+    """The fax as a PDF file with a stable name and stable bytes."""
+    fax = _fax_or_404(fax_id)
+    describe(record_type="inbound_fax", record_id=fax.id, action="download_pdf")
+    response = Response(inbound_pdf(fax), mimetype="application/pdf")
+    response.headers["Content-Disposition"] = f'attachment; filename="{inbound_pdf_name(fax)}"'
+    return response
+
+
+@bp.post("/inbox/<fax_id>/read-state")
+def set_read_state(fax_id: str):
+    """Mark read or unread (the button says which), with an optional note."""
+    fax = _fax_or_404(fax_id)
+    target = request.form.get("state")
+    form = ReadStateForm(prefix="read")
+    describe(record_type="inbound_fax", record_id=fax.id, action=f"mark_{(target or 'invalid').lower()}")
+    if target not in (READ, UNREAD):
+        abort(400)
+    if not form.validate_on_submit():
+        return _render_fax(fax, "details", 422, read_form=form, open_dialog="read-dialog")
+    fax.status = target
+    _log(fax, f"Marked {target.lower()}", form.note.data or "")
+    db().commit()
+    flash(f"Fax {fax.id} marked {target.lower()}.", "success")
+    return redirect(url_for("inbox.index") if target == UNREAD else url_for("inbox.show", fax_id=fax.id))
+
+
+@bp.post("/inbox/<fax_id>/file")
+def file_fax(fax_id: str):
+    """File the fax: it has been handled; the note says where it went."""
+    fax = _fax_or_404(fax_id)
+    form = FileFaxForm(prefix="file")
+    describe(record_type="inbound_fax", record_id=fax.id, action="file_fax")
+    if fax.is_filed:
+        form.note.errors = ["This fax is already filed."]
+        return _render_fax(fax, "details", 409, file_form=form, open_dialog="file-dialog")
+    if not form.validate_on_submit():
+        return _render_fax(fax, "details", 422, file_form=form, open_dialog="file-dialog")
+    fax.is_filed, fax.filed_by, fax.filed_at, fax.status = True, username(), clock.now(), READ
+    _log(fax, "Filed", form.note.data)
+    db().commit()
+    flash(f"Fax {fax.id} filed.", "success")
+    return redirect(url_for("inbox.show", fax_id=fax.id, tab="history"))
+
+
+@bp.post("/inbox/<fax_id>/assign")
+def assign(fax_id: str):
+    """Assign the fax to a colleague, or back to the shared inbox."""
+    fax = _fax_or_404(fax_id)
+    form = AssignFaxForm(prefix="assign")
+    form.assignee.choices = assignee_choices()
+    describe(record_type="inbound_fax", record_id=fax.id, action="assign_fax")
+    if not form.validate_on_submit():
+        return _render_fax(fax, "details", 422, assign_form=form, open_dialog="assign-dialog")
+    fax.assigned_to = form.assignee.data or None
+    who = staff_names().get(fax.assigned_to, "the shared inbox")
+    _log(fax, f"Assigned to {who}", form.note.data or "")
+    db().commit()
+    flash(f"Fax {fax.id} assigned to {who}.", "success")
+    return redirect(url_for("inbox.show", fax_id=fax.id, tab="details"))

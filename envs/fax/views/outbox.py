@@ -1,0 +1,124 @@
+"""Outbox: send jobs, their transmission log, cover sheet and attachments; resend."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from sqlalchemy import or_, select
+
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.pagination import apply_sort, paginate
+
+from .. import drafts
+from ..forms import ResendForm
+from ..models import FAILED, QUEUED, SENT, FaxAttachment, OutboundFax
+from ..numbers import digits_only
+from ..transmission import transmit, transmit_queued
+from . import db, get_or_404, staff_names, username
+
+bp = Blueprint("outbox", __name__)
+
+PER_PAGE = 20
+# No "Queued" folder: opening the outbox hands every queued job to the carrier first.
+FOLDERS = {"all": ("Outbox", None), "sent": ("Sent items", SENT), "failed": ("Failed", FAILED)}
+SORT_COLUMNS = {"queued": OutboundFax.queued_at, "to": OutboundFax.recipient_name,
+                "number": OutboundFax.to_number, "status": OutboundFax.status,
+                "pages": OutboundFax.total_pages, "id": OutboundFax.id}
+
+
+@bp.get("/outbox")
+def index():
+    """All send jobs (or one status folder); opening it lets queued jobs go out."""
+    folder = request.args.get("folder", "all")
+    folder = folder if folder in FOLDERS else "all"
+    if transmit_queued(db()):
+        db().commit()
+    q = request.args.get("q", "").strip()[:100]
+    stmt = select(OutboundFax)
+    status = FOLDERS[folder][1]
+    if status:
+        stmt = stmt.where(OutboundFax.status == status)
+    if q:
+        like = f"%{q}%"
+        conditions = [OutboundFax.recipient_name.ilike(like), OutboundFax.cover_re.ilike(like),
+                      OutboundFax.sent_by.ilike(like)]
+        if q.isdigit() and len(q) <= 9:
+            conditions.append(OutboundFax.id == int(q))  # a job number
+        if len(digits_only(q)) >= 3:
+            conditions.append(OutboundFax.to_number.contains(digits_only(q)))
+        stmt = stmt.where(or_(*conditions))
+    if "sort" in request.args:
+        stmt = apply_sort(stmt, SORT_COLUMNS, "queued").order_by(OutboundFax.id)
+    else:
+        stmt = stmt.order_by(OutboundFax.id.desc())
+    page = paginate(db(), stmt, PER_PAGE)
+    describe(record_type="outbox", tab=folder, q=q or None, page=page.number)
+    return render_template("outbox/index.html", page=page, folder=folder, folders=FOLDERS, q=q,
+                           staff=staff_names())
+
+
+def _job(job_id: int) -> OutboundFax:
+    return get_or_404(OutboundFax, job_id)
+
+
+def _render_job(fax: OutboundFax, form: ResendForm | None = None, status: int = 200):
+    form = form or ResendForm(data={"to_number": fax.to_number})
+    resent_as = list(db().scalars(select(OutboundFax.id).where(OutboundFax.resend_of == fax.id)
+                                  .order_by(OutboundFax.id)))
+    return render_template("outbox/job.html", fax=fax, form=form, resent_as=resent_as,
+                           staff=staff_names()), status
+
+
+@bp.get("/outbox/<int:job_id>")
+def show(job_id: int):
+    """One send job: status, transmission log, cover fields and attachments."""
+    fax = _job(job_id)
+    if fax.status == QUEUED:
+        transmit(db(), fax)
+        db().commit()
+    describe(record_type="outbound_fax", record_id=str(fax.id), tab="details")
+    return _render_job(fax)
+
+
+@bp.get("/outbox/<int:job_id>/cover-sheet")
+def cover_sheet(job_id: int):
+    """The generated cover sheet PDF."""
+    fax = _job(job_id)
+    describe(record_type="outbound_fax", record_id=str(fax.id), tab="cover_sheet", action="open_cover_sheet")
+    response = Response(fax.cover_sheet, mimetype="application/pdf")
+    response.headers["Content-Disposition"] = f'inline; filename="fax-job-{fax.id}-cover.pdf"'
+    return response
+
+
+@bp.get("/outbox/<int:job_id>/attachments/<int:attachment_id>")
+def attachment(job_id: int, attachment_id: int):
+    """One attachment exactly as it was sent."""
+    fax = _job(job_id)
+    item = db().get(FaxAttachment, attachment_id)
+    if item is None or item.outbound_fax_id != fax.id:
+        abort(404)
+    describe(record_type="outbound_fax", record_id=str(fax.id), tab="attachments", action="open_attachment",
+             file_name=item.file_name)
+    response = Response(item.content, mimetype="application/pdf")
+    response.headers["Content-Disposition"] = f'inline; filename="{item.file_name}"'
+    return response
+
+
+@bp.post("/outbox/<int:job_id>/resend")
+def resend(job_id: int):
+    """Queue a failed job again, to the same or a corrected number."""
+    fax = _job(job_id)
+    form = ResendForm()
+    describe(record_type="outbound_fax", record_id=str(fax.id), action="resend")
+    if fax.status != FAILED:
+        form.to_number.errors = ["Only a failed fax can be resent."]
+        return _render_job(fax, form, 409)
+    valid = form.validate_on_submit()
+    if valid and not form.to_number.digits:
+        form.to_number.errors = ["Enter the fax number."]
+        valid = False
+    if not valid:
+        return _render_job(fax, form, 422)
+    job = drafts.resend(db(), fax, form.to_number.digits, username())
+    db().commit()
+    describe(new_job=job.id)
+    flash(f"Fax job {fax.id} resent as job {job.id}.", "success")
+    return redirect(url_for("outbox.show", job_id=job.id))

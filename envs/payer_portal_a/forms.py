@@ -1,0 +1,139 @@
+"""Forms of portal A: every field labelled, every rule with a clear message."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField
+from wtforms import BooleanField, IntegerField, SelectField, StringField, TextAreaField
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
+
+from .validation import is_valid_npi
+
+DATE_FORMAT = "%m/%d/%Y"
+PLACES_OF_SERVICE = {
+    "": "Select a place of service", "11": "11 - Office", "12": "12 - Home",
+    "19": "19 - Off-campus outpatient hospital", "21": "21 - Inpatient hospital",
+    "22": "22 - On-campus outpatient hospital", "23": "23 - Emergency room",
+    "24": "24 - Ambulatory surgical center", "81": "81 - Independent laboratory",
+}
+APPEAL_TYPES = ("Reconsideration", "Level 1 Appeal", "Clinical Appeal")
+APPEAL_REASONS = (
+    "Authorization was on file", "Medical necessity", "Corrected coding or modifier",
+    "Missing information now provided", "Timely filing proof", "Coordination of benefits", "Other",
+)
+
+
+class USDateField(StringField):
+    """A date typed as MM/DD/YYYY (a text box, as this portal's users expect)."""
+
+    def __init__(self, label=None, validators=None, **kwargs):
+        kwargs.setdefault("render_kw", {}).update(placeholder="MM/DD/YYYY", inputmode="numeric", autocomplete="off")
+        super().__init__(label, validators, **kwargs)
+
+    def _value(self):
+        if self.raw_data:
+            return self.raw_data[0]
+        return self.data.strftime(DATE_FORMAT) if self.data else ""
+
+    def process_formdata(self, valuelist):
+        self.data = None
+        text = (valuelist[0] if valuelist else "").strip()
+        if text:
+            try:
+                self.data = datetime.strptime(text, DATE_FORMAT).date()
+            except ValueError as exc:
+                raise ValueError("Enter a valid date as MM/DD/YYYY.") from exc
+
+
+def _required(what: str) -> InputRequired:
+    return InputRequired(message=f"Enter {what}.")
+
+
+def _npi(form, field) -> None:
+    if field.data and not is_valid_npi(field.data.strip()):
+        raise ValidationError("An NPI is 10 digits with a valid check digit. Check the number and try again.")
+
+
+MEMBER_ID = [_required("the member ID"), Length(max=20, message="A member ID is at most 20 characters."),
+             Regexp(r"^\s*[A-Za-z0-9]+\s*$", message="A member ID has letters and digits only.")]
+PROCEDURE_CODE = [_required("a CPT or HCPCS code"),
+                  Regexp(r"^\s*([0-9]{4}[0-9A-Za-z]|[A-Za-z][0-9]{4})\s*$",
+                         message="A CPT/HCPCS code is 5 characters, e.g. 72148 or E0601.")]
+
+
+class PayerForm(FlaskForm):
+    payer_id = SelectField("Payer", validators=[InputRequired(message="Select a payer.")], validate_choice=False)
+
+    def validate_payer_id(self, field):
+        if not field.data or field.data not in field.choices:
+            raise ValidationError("Select a payer.")
+
+
+class EligibilityForm(PayerForm):
+    member_id = StringField("Member ID", validators=MEMBER_ID)
+    dob = USDateField("Patient date of birth", validators=[_required("the date of birth")])
+    service_date = USDateField("Date of service", validators=[_required("the date of service")])
+
+
+class AuthLookupForm(PayerForm):
+    plan_id = SelectField("Plan", validators=[InputRequired(message="Select a plan.")], validate_choice=False)
+    code = StringField("Procedure code (CPT/HCPCS)", validators=PROCEDURE_CODE)
+    place_of_service = SelectField("Place of service", choices=PLACES_OF_SERVICE,
+                                   validators=[InputRequired(message="Select a place of service.")])
+
+
+class MemberStepForm(PayerForm):
+    member_id = StringField("Member ID", validators=MEMBER_ID)
+    dob = USDateField("Patient date of birth", validators=[_required("the date of birth")])
+
+
+class ProviderStepForm(FlaskForm):
+    requesting_npi = StringField("Requesting provider NPI", validators=[_required("the requesting provider NPI"), _npi])
+    servicing_npi = StringField("Servicing provider or facility NPI",
+                                validators=[_required("the servicing provider NPI"), _npi])
+    contact_name = StringField("Office contact name", validators=[Optional(), Length(max=80, message="At most 80 characters.")])
+    contact_phone = StringField("Office contact phone", validators=[
+        Optional(), Regexp(r"^\D*(\d\D*){10}$", message="Enter a 10-digit phone number.")])
+
+
+class ServiceLineForm(FlaskForm):
+    code = StringField("Procedure code (CPT/HCPCS)", validators=PROCEDURE_CODE)
+    units = IntegerField("Units", validators=[InputRequired(message="Enter the number of units."),
+                                              NumberRange(1, 9999, message="Units must be between 1 and 9999.")])
+    diagnosis_codes = StringField("Diagnosis codes (ICD-10-CM, comma separated)", validators=[
+        _required("at least one diagnosis code"), Length(max=80, message="At most 80 characters.")])
+    from_date = USDateField("From date", validators=[_required("the from date")])
+    to_date = USDateField("To date", validators=[_required("the to date")])
+    place_of_service = SelectField("Place of service", choices=PLACES_OF_SERVICE,
+                                   validators=[InputRequired(message="Select a place of service.")])
+
+    def validate_to_date(self, field):
+        if field.data and self.from_date.data and field.data < self.from_date.data:
+            raise ValidationError("The to date must be on or after the from date.")
+
+
+class AttachmentForm(FlaskForm):
+    document_type = SelectField("Document type", validators=[InputRequired(message="Select a document type.")])
+    file = FileField("PDF file")
+
+
+class ReviewForm(FlaskForm):
+    attest = BooleanField("I attest that the information in this request is accurate and supported by the "
+                          "medical record.", validators=[InputRequired(message="Confirm the attestation to submit.")])
+
+
+class AppealForm(FlaskForm):
+    appeal_type = SelectField("Request type", choices={"": "Select a type", **{t: t for t in APPEAL_TYPES}},
+                              validators=[InputRequired(message="Select a request type.")])
+    reason = SelectField("Reason", choices={"": "Select a reason", **{r: r for r in APPEAL_REASONS}},
+                         validators=[InputRequired(message="Select a reason.")])
+    contact_name = StringField("Contact name", validators=[_required("a contact name"),
+                                                           Length(max=80, message="At most 80 characters.")])
+    contact_phone = StringField("Contact phone", validators=[
+        _required("a contact phone"), Regexp(r"^\D*(\d\D*){10}$", message="Enter a 10-digit phone number.")])
+    letter_text = TextAreaField("Appeal letter", validators=[
+        Optional(), Length(max=20000, message="The letter is limited to 20,000 characters.")])
+    letter_file = FileField("Or upload the signed letter (PDF)")
+    attachment_type = SelectField("Supporting document type", validators=[Optional()])
+    attachment_file = FileField("Supporting document (PDF)")

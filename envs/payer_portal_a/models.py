@@ -1,0 +1,416 @@
+"""Tables of payer portal A: what a multi-payer clearinghouse portal holds.
+
+Reference data (payers, plans, members, provider directory, code sets, claims and
+remittances) is copied from the world; transactions (eligibility checks, auth lookups,
+prior-auth requests, appeals, letters) are written by the coordinator's work.
+Codes, ids and statuses are plain strings so snapshot queries stay simple.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    """Declarative base of portal A's own tables."""
+
+
+# ---- reference data ---------------------------------------------------------------
+class Payer(Base):
+    """A health plan company served through this portal."""
+
+    __tablename__ = "payers"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(128))
+    payer_code: Mapped[str] = mapped_column(String(16))
+    phone: Mapped[str] = mapped_column(String(16))
+    pa_fax: Mapped[str] = mapped_column(String(16))
+    appeals_fax: Mapped[str] = mapped_column(String(16))
+    timely_appeal_days: Mapped[int] = mapped_column(Integer)
+
+
+class Plan(Base):
+    """A benefit plan of a payer."""
+
+    __tablename__ = "plans"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    payer_id: Mapped[str] = mapped_column(ForeignKey("payers.id"))
+    name: Mapped[str] = mapped_column(String(128))
+    product: Mapped[str] = mapped_column(String(64))
+    payer: Mapped[Payer] = relationship()
+
+
+class PlanBenefit(Base):
+    """One line of a plan's benefit summary (in-network cost share and auth hint)."""
+
+    __tablename__ = "plan_benefits"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    plan_id: Mapped[str] = mapped_column(ForeignKey("plans.id"))
+    service_type: Mapped[str] = mapped_column(String(64))
+    copay: Mapped[float | None] = mapped_column(Float)
+    coinsurance_percent: Mapped[int | None] = mapped_column(Integer)
+    auth_hint: Mapped[str] = mapped_column(String(160))
+
+
+class Member(Base):
+    """A payer's enrollment record of one patient (one row per coverage)."""
+
+    __tablename__ = "members"
+
+    coverage_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    member_id: Mapped[str] = mapped_column(String(32), index=True)
+    payer_id: Mapped[str] = mapped_column(ForeignKey("payers.id"))
+    plan_id: Mapped[str] = mapped_column(ForeignKey("plans.id"))
+    first_name: Mapped[str] = mapped_column(String(64))
+    last_name: Mapped[str] = mapped_column(String(64))
+    dob: Mapped[date] = mapped_column(Date)
+    sex: Mapped[str] = mapped_column(String(1))
+    group_number: Mapped[str] = mapped_column(String(32))
+    subscriber_name: Mapped[str] = mapped_column(String(128))
+    relationship_to_subscriber: Mapped[str] = mapped_column(String(16))
+    coverage_rank: Mapped[int] = mapped_column(Integer)
+    effective: Mapped[date] = mapped_column(Date)
+    termination: Mapped[date | None] = mapped_column(Date)
+    deductible: Mapped[float] = mapped_column(Float)
+    deductible_met: Mapped[float] = mapped_column(Float)
+    out_of_pocket_max: Mapped[float] = mapped_column(Float)
+    out_of_pocket_met: Mapped[float] = mapped_column(Float)
+    plan: Mapped[Plan] = relationship()
+    payer: Mapped[Payer] = relationship()
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.first_name} {self.last_name}"
+
+    def active_on(self, day: date) -> bool:
+        return self.effective <= day and (self.termination is None or day <= self.termination)
+
+
+class Provider(Base):
+    """The portal's provider directory: clinicians and facilities, by NPI."""
+
+    __tablename__ = "providers"
+
+    npi: Mapped[str] = mapped_column(String(10), primary_key=True)
+    name: Mapped[str] = mapped_column(String(160))
+    entity_type: Mapped[str] = mapped_column(String(16))  # "Individual" or "Organization"
+    specialty: Mapped[str] = mapped_column(String(64))
+    address: Mapped[str] = mapped_column(String(200))
+    phone: Mapped[str] = mapped_column(String(16))
+    fax: Mapped[str] = mapped_column(String(16))
+
+
+class DiagnosisCode(Base):
+    """ICD-10-CM code set."""
+
+    __tablename__ = "icd10_codes"
+
+    code: Mapped[str] = mapped_column(String(10), primary_key=True)
+    description: Mapped[str] = mapped_column(String(200))
+
+
+class ProcedureCode(Base):
+    """CPT/HCPCS code numbers with our own short descriptions."""
+
+    __tablename__ = "procedure_codes"
+
+    code: Mapped[str] = mapped_column(String(8), primary_key=True)
+    system: Mapped[str] = mapped_column(String(8))
+    category: Mapped[str] = mapped_column(String(16))
+    description: Mapped[str] = mapped_column(String(200))
+
+
+class AdjustmentReason(Base):
+    """Claim adjustment reason (CARC) and remittance remark (RARC) codes."""
+
+    __tablename__ = "adjustment_codes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    code_set: Mapped[str] = mapped_column(String(4))  # "CARC" or "RARC"
+    code: Mapped[str] = mapped_column(String(8))
+    description: Mapped[str] = mapped_column(Text)
+
+
+class Sequence(Base):
+    """Counters behind every number the portal issues (deterministic, never random)."""
+
+    __tablename__ = "sequences"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    next_value: Mapped[int] = mapped_column(Integer)
+
+
+# ---- eligibility and auth lookups -------------------------------------------------
+class EligibilityCheck(Base):
+    """One eligibility & benefits inquiry and its outcome."""
+
+    __tablename__ = "eligibility_checks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    reference_number: Mapped[str] = mapped_column(String(24), unique=True)
+    payer_id: Mapped[str] = mapped_column(String(16))
+    member_id: Mapped[str] = mapped_column(String(32))
+    dob: Mapped[date] = mapped_column(Date)
+    service_date: Mapped[date] = mapped_column(Date)
+    result: Mapped[str] = mapped_column(String(24))  # Active / Inactive
+    coverage_id: Mapped[str | None] = mapped_column(String(32))
+    checked_at: Mapped[datetime] = mapped_column(DateTime)
+    checked_by: Mapped[str] = mapped_column(String(64))
+
+
+class AuthLookup(Base):
+    """One auth-requirement lookup with the reference number a coordinator documents."""
+
+    __tablename__ = "auth_lookups"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    reference_number: Mapped[str] = mapped_column(String(24), unique=True)
+    payer_id: Mapped[str] = mapped_column(String(16))
+    plan_id: Mapped[str] = mapped_column(String(32))
+    code: Mapped[str] = mapped_column(String(8))
+    place_of_service: Mapped[str] = mapped_column(String(2))
+    result: Mapped[str] = mapped_column(String(16))  # Required / Not required
+    explanation: Mapped[str] = mapped_column(Text)
+    looked_up_at: Mapped[datetime] = mapped_column(DateTime)
+    looked_up_by: Mapped[str] = mapped_column(String(64))
+
+
+# ---- prior authorization -----------------------------------------------------------
+class PaRequest(Base):
+    """A prior-auth request: a "Draft" while the wizard runs, then a case with a status.
+
+    Statuses: Draft, Approved, Pended, Denied, Duplicate (a second submission of a
+    request already on file; never a new approval).
+    """
+
+    __tablename__ = "pa_requests"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    case_number: Mapped[str | None] = mapped_column(String(24), unique=True)
+    status: Mapped[str] = mapped_column(String(16), default="Draft")
+    payer_id: Mapped[str] = mapped_column(ForeignKey("payers.id"))
+    coverage_id: Mapped[str | None] = mapped_column(String(32))
+    member_id: Mapped[str | None] = mapped_column(String(32), index=True)
+    member_name: Mapped[str | None] = mapped_column(String(128))
+    member_dob: Mapped[date | None] = mapped_column(Date)
+    plan_id: Mapped[str | None] = mapped_column(String(32))
+    requesting_npi: Mapped[str | None] = mapped_column(String(10))
+    requesting_name: Mapped[str | None] = mapped_column(String(160))
+    servicing_npi: Mapped[str | None] = mapped_column(String(10))
+    servicing_name: Mapped[str | None] = mapped_column(String(160))
+    contact_name: Mapped[str | None] = mapped_column(String(80))
+    contact_phone: Mapped[str | None] = mapped_column(String(16))
+    questionnaire: Mapped[str | None] = mapped_column(String(32))
+    answers: Mapped[dict | None] = mapped_column(JSON)
+    attested: Mapped[bool] = mapped_column(default=False)
+    submitted_at: Mapped[datetime | None] = mapped_column(DateTime)
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime)
+    auth_number: Mapped[str | None] = mapped_column(String(24))
+    approved_units: Mapped[int | None] = mapped_column(Integer)
+    approved_start: Mapped[date | None] = mapped_column(Date)
+    approved_end: Mapped[date | None] = mapped_column(Date)
+    decision_reason: Mapped[str | None] = mapped_column(Text)
+    missing_items: Mapped[list | None] = mapped_column(JSON)
+    duplicate_of: Mapped[str | None] = mapped_column(String(24))
+    source: Mapped[str] = mapped_column(String(16), default="Portal")  # Portal / On file
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    created_by: Mapped[str] = mapped_column(String(64))
+    payer: Mapped[Payer] = relationship()
+    lines: Mapped[list[PaServiceLine]] = relationship(
+        back_populates="request", order_by="PaServiceLine.line_no", cascade="all, delete-orphan")
+    attachments: Mapped[list[PaAttachment]] = relationship(
+        back_populates="request", order_by="PaAttachment.id", cascade="all, delete-orphan")
+    history: Mapped[list[PaStatusEvent]] = relationship(
+        back_populates="request", order_by="PaStatusEvent.id", cascade="all, delete-orphan")
+
+    @property
+    def primary_line(self) -> PaServiceLine | None:
+        return self.lines[0] if self.lines else None
+
+
+class PaServiceLine(Base):
+    """A requested service: code, units, diagnoses, date span and place of service."""
+
+    __tablename__ = "pa_service_lines"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    request_id: Mapped[int] = mapped_column(ForeignKey("pa_requests.id"))
+    line_no: Mapped[int] = mapped_column(Integer)
+    code: Mapped[str] = mapped_column(String(8))
+    units: Mapped[int] = mapped_column(Integer)
+    diagnosis_codes: Mapped[list] = mapped_column(JSON)
+    from_date: Mapped[date] = mapped_column(Date)
+    to_date: Mapped[date] = mapped_column(Date)
+    place_of_service: Mapped[str] = mapped_column(String(2))
+    request: Mapped[PaRequest] = relationship(back_populates="lines")
+
+
+class PaAttachment(Base):
+    """A PDF attached to a request (at submission or in answer to a pend)."""
+
+    __tablename__ = "pa_attachments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    request_id: Mapped[int] = mapped_column(ForeignKey("pa_requests.id"))
+    document_type: Mapped[str] = mapped_column(String(48))
+    filename: Mapped[str] = mapped_column(String(160))
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    sha256: Mapped[str] = mapped_column(String(64))
+    pages: Mapped[int] = mapped_column(Integer)
+    size_bytes: Mapped[int] = mapped_column(Integer)
+    stage: Mapped[str] = mapped_column(String(24))  # Initial / Additional information
+    uploaded_at: Mapped[datetime] = mapped_column(DateTime)
+    uploaded_by: Mapped[str] = mapped_column(String(64))
+    request: Mapped[PaRequest] = relationship(back_populates="attachments")
+
+
+class PaStatusEvent(Base):
+    """The case history shown on the case detail (submitted, pended, re-reviewed...)."""
+
+    __tablename__ = "pa_status_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    request_id: Mapped[int] = mapped_column(ForeignKey("pa_requests.id"))
+    at: Mapped[datetime] = mapped_column(DateTime)
+    status: Mapped[str] = mapped_column(String(16))
+    note: Mapped[str] = mapped_column(Text)
+    username: Mapped[str] = mapped_column(String(64))
+    request: Mapped[PaRequest] = relationship(back_populates="history")
+
+
+# ---- claims, remittances and appeals -----------------------------------------------
+class Claim(Base):
+    """A claim as the payer adjudicated it."""
+
+    __tablename__ = "claims"
+
+    claim_number: Mapped[str] = mapped_column(String(24), primary_key=True)
+    payer_id: Mapped[str] = mapped_column(ForeignKey("payers.id"))
+    member_id: Mapped[str] = mapped_column(String(32), index=True)
+    coverage_id: Mapped[str] = mapped_column(String(32))
+    patient_name: Mapped[str] = mapped_column(String(128))
+    patient_dob: Mapped[date] = mapped_column(Date)
+    patient_account_number: Mapped[str] = mapped_column(String(24))
+    service_date: Mapped[date] = mapped_column(Date)
+    billing_npi: Mapped[str] = mapped_column(String(10))
+    rendering_npi: Mapped[str] = mapped_column(String(10))
+    facility_name: Mapped[str] = mapped_column(String(160))
+    submitted_on: Mapped[date] = mapped_column(Date)
+    total_charge: Mapped[float] = mapped_column(Float)
+    paid_amount: Mapped[float] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(24))
+    auth_number: Mapped[str | None] = mapped_column(String(24))
+    payer: Mapped[Payer] = relationship()
+    lines: Mapped[list[ClaimLine]] = relationship(order_by="ClaimLine.line_no")
+    remittance: Mapped[Remittance | None] = relationship(uselist=False)
+
+
+class ClaimLine(Base):
+    """A service line of a claim with its payment."""
+
+    __tablename__ = "claim_lines"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    claim_number: Mapped[str] = mapped_column(ForeignKey("claims.claim_number"))
+    line_no: Mapped[int] = mapped_column(Integer)
+    code: Mapped[str] = mapped_column(String(8))
+    modifiers: Mapped[list] = mapped_column(JSON)
+    units: Mapped[int] = mapped_column(Integer)
+    charge: Mapped[float] = mapped_column(Float)
+    paid: Mapped[float] = mapped_column(Float)
+    diagnosis_codes: Mapped[list] = mapped_column(JSON)
+    adjustments: Mapped[list[ClaimAdjustment]] = relationship(order_by="ClaimAdjustment.id")
+
+
+class ClaimAdjustment(Base):
+    """One CAS adjustment on a claim line: group code, CARC, optional RARC, amount."""
+
+    __tablename__ = "claim_adjustments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    claim_line_id: Mapped[int] = mapped_column(ForeignKey("claim_lines.id"))
+    claim_number: Mapped[str] = mapped_column(String(24), index=True)
+    line_no: Mapped[int] = mapped_column(Integer)
+    group_code: Mapped[str] = mapped_column(String(2))
+    carc: Mapped[str] = mapped_column(String(8))
+    rarc: Mapped[str | None] = mapped_column(String(8))
+    amount: Mapped[float] = mapped_column(Float)
+
+
+class Remittance(Base):
+    """The remittance advice (EOB) of a claim, with its appeal deadline."""
+
+    __tablename__ = "remittances"
+
+    id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    claim_number: Mapped[str] = mapped_column(ForeignKey("claims.claim_number"), unique=True)
+    paid_on: Mapped[date] = mapped_column(Date)
+    check_number: Mapped[str] = mapped_column(String(24))
+    paid_amount: Mapped[float] = mapped_column(Float)
+    patient_responsibility: Mapped[float] = mapped_column(Float)
+    appeal_deadline: Mapped[date] = mapped_column(Date)
+
+
+class Appeal(Base):
+    """A reconsideration or appeal filed on a claim."""
+
+    __tablename__ = "appeals"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    reference_number: Mapped[str] = mapped_column(String(24), unique=True)
+    claim_number: Mapped[str] = mapped_column(ForeignKey("claims.claim_number"))
+    payer_id: Mapped[str] = mapped_column(String(16))
+    member_id: Mapped[str] = mapped_column(String(32))
+    appeal_type: Mapped[str] = mapped_column(String(32))
+    reason: Mapped[str] = mapped_column(String(64))
+    contact_name: Mapped[str] = mapped_column(String(80))
+    contact_phone: Mapped[str] = mapped_column(String(16))
+    letter_text: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(24))
+    submitted_at: Mapped[datetime] = mapped_column(DateTime)
+    submitted_by: Mapped[str] = mapped_column(String(64))
+    decision_due: Mapped[date] = mapped_column(Date)
+    claim: Mapped[Claim] = relationship()
+    attachments: Mapped[list[AppealAttachment]] = relationship(order_by="AppealAttachment.id")
+
+
+class AppealAttachment(Base):
+    """A PDF filed with an appeal: the letter itself (when uploaded) or support."""
+
+    __tablename__ = "appeal_attachments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    appeal_id: Mapped[int] = mapped_column(ForeignKey("appeals.id"))
+    document_type: Mapped[str] = mapped_column(String(48))
+    filename: Mapped[str] = mapped_column(String(160))
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    sha256: Mapped[str] = mapped_column(String(64))
+    pages: Mapped[int] = mapped_column(Integer)
+    size_bytes: Mapped[int] = mapped_column(Integer)
+
+
+# ---- correspondence ----------------------------------------------------------------
+class Letter(Base):
+    """A letter from a payer in the correspondence inbox (viewable and downloadable)."""
+
+    __tablename__ = "letters"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    letter_number: Mapped[str] = mapped_column(String(24), unique=True)
+    payer_id: Mapped[str] = mapped_column(ForeignKey("payers.id"))
+    member_id: Mapped[str] = mapped_column(String(32))
+    member_name: Mapped[str] = mapped_column(String(128))
+    category: Mapped[str] = mapped_column(String(48))
+    subject: Mapped[str] = mapped_column(String(200))
+    case_number: Mapped[str | None] = mapped_column(String(24))
+    claim_number: Mapped[str | None] = mapped_column(String(24))
+    appeal_reference: Mapped[str | None] = mapped_column(String(24))
+    body: Mapped[str] = mapped_column(Text)
+    sent_at: Mapped[datetime] = mapped_column(DateTime)
+    read_at: Mapped[datetime | None] = mapped_column(DateTime)
+    payer: Mapped[Payer] = relationship()

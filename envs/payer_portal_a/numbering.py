@@ -1,0 +1,50 @@
+"""Numbers the portal issues (case, auth, appeal, letter, lookup references).
+
+Each comes from a counter row in `sequences`, so the same actions after a reset give
+the same numbers; formats differ from the world's own numbers so they never collide.
+"""
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from admindesk.envs.common import clock
+
+from .models import Sequence
+
+# Counter name -> first value issued after a reset.
+SEQUENCE_STARTS = {"case": 1, "auth": 1, "appeal": 1, "letter": 1, "auth_lookup": 1, "eligibility": 1}
+
+
+def next_value(session: Session, name: str) -> int:
+    """Take the next value of counter `name` (the caller commits)."""
+    row = session.get(Sequence, name)
+    if row is None:
+        row = Sequence(name=name, next_value=SEQUENCE_STARTS[name])
+        session.add(row)
+    value = row.next_value
+    row.next_value = value + 1
+    return value
+
+
+def case_number(session: Session) -> str:
+    return f"PA{clock.today():%y%m%d}{next_value(session, 'case'):04d}"
+
+
+def auth_number(session: Session, payer_code: str) -> str:
+    return f"{payer_code[:3]}{clock.today():%y}P{next_value(session, 'auth'):05d}"
+
+
+def appeal_reference(session: Session) -> str:
+    return f"APL{clock.today():%y}{next_value(session, 'appeal'):06d}"
+
+
+def letter_number(session: Session) -> str:
+    return f"LTR-{next_value(session, 'letter'):07d}"
+
+
+def auth_lookup_reference(session: Session) -> str:
+    return f"AL{clock.today():%y%m%d}{next_value(session, 'auth_lookup'):05d}"
+
+
+def eligibility_reference(session: Session) -> str:
+    return f"EB{clock.today():%y%m%d}{next_value(session, 'eligibility'):05d}"

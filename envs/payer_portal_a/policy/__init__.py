@@ -1,0 +1,151 @@
+"""The payers' medical policy, loaded from `medical_policy.yaml`.
+
+Policy is data: which codes need authorization (by plan product and place of service),
+which questions the wizard asks, which diagnoses are covered, which documents must be
+attached, the criteria over the answers, and what an approval grants.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+POLICY_FILE = Path(__file__).resolve().parent / "medical_policy.yaml"
+# Categories of code a payer never reviews in advance.
+NEVER_REVIEWED_CATEGORIES = {"lab", "office"}
+
+
+@dataclass(frozen=True)
+class Question:
+    """One clinical question of a questionnaire."""
+
+    id: str
+    label: str
+    type: str  # number, choice, yesno, date, text
+    required: bool = True
+    choices: tuple[str, ...] = ()
+    min: float | None = None
+    max: float | None = None
+    decimal: bool = False
+    max_length: int = 200
+
+
+@dataclass(frozen=True)
+class Questionnaire:
+    id: str
+    title: str
+    questions: tuple[Question, ...]
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """A rule over the answers; when `require` is false the request is denied."""
+
+    id: str
+    require: dict
+    deny_reason: str
+
+
+@dataclass(frozen=True)
+class ServicePolicy:
+    """What the policy says about one CPT/HCPCS code."""
+
+    code: str
+    questionnaire: str
+    auth_required: bool
+    exceptions: tuple[dict, ...]
+    covered_diagnoses: tuple[str, ...]  # empty: any diagnosis
+    required_documents: tuple[str, ...]
+    criteria: tuple[Criterion, ...]
+    approval_units: int | None  # None: the units requested
+    approval_days: int
+
+    def requires_auth(self, product: str, place_of_service: str) -> bool:
+        if not self.auth_required:
+            return False
+        for exception in self.exceptions:
+            products, places = exception.get("products"), exception.get("places_of_service")
+            if (products is None or product in products) and (places is None or place_of_service in places):
+                return False
+        return True
+
+    def covers(self, diagnosis_code: str) -> bool:
+        return not self.covered_diagnoses or any(diagnosis_code.startswith(p) for p in self.covered_diagnoses)
+
+
+@dataclass(frozen=True)
+class MedicalPolicy:
+    """All of the policy: document types, questionnaires and per-code rules."""
+
+    document_types: tuple[str, ...]
+    questionnaires: dict[str, Questionnaire]
+    services: dict[str, ServicePolicy]
+
+    def service(self, code: str) -> ServicePolicy | None:
+        return self.services.get(code.strip().upper())
+
+
+def _question(raw: dict) -> Question:
+    return Question(id=raw["id"], label=raw["label"], type=raw["type"], required=raw.get("required", True),
+                    choices=tuple(raw.get("choices", ())), min=raw.get("min"), max=raw.get("max"),
+                    decimal=raw.get("decimal", False), max_length=raw.get("max_length", 200))
+
+
+def _service(code: str, raw: dict) -> ServicePolicy:
+    approval = raw.get("approval", {})
+    return ServicePolicy(
+        code=code, questionnaire=raw["questionnaire"], auth_required=raw.get("auth_required", True),
+        exceptions=tuple(raw.get("exceptions", ())), covered_diagnoses=tuple(raw.get("covered_diagnoses", ())),
+        required_documents=tuple(raw.get("required_documents", ())),
+        criteria=tuple(Criterion(c["id"], c["require"], c["deny_reason"]) for c in raw.get("criteria", ())),
+        approval_units=approval.get("units"), approval_days=approval["days"])
+
+
+@lru_cache(maxsize=1)
+def load_policy() -> MedicalPolicy:
+    """Parse the policy file once per process."""
+    data = yaml.safe_load(POLICY_FILE.read_text(encoding="utf-8"))
+    questionnaires = {
+        qid: Questionnaire(qid, raw["title"], tuple(_question(q) for q in raw["questions"]))
+        for qid, raw in data["questionnaires"].items()
+    }
+    services = {str(code): _service(str(code), raw) for code, raw in data["services"].items()}
+    general = data["general_services"]
+    for code in general["codes"]:
+        services.setdefault(code, ServicePolicy(
+            code=code, questionnaire="general", auth_required=True, exceptions=(), covered_diagnoses=(),
+            required_documents=tuple(general["required_documents"]), criteria=(), approval_units=None,
+            approval_days=general["approval"]["days"]))
+    for service in services.values():
+        if service.questionnaire not in questionnaires:
+            raise ValueError(f"policy for {service.code}: unknown questionnaire {service.questionnaire!r}")
+    return MedicalPolicy(tuple(data["document_types"]), questionnaires, services)
+
+
+def condition_holds(condition: dict, answers: dict) -> bool:
+    """Evaluate one rule condition over the answers (a missing answer never satisfies)."""
+    if "any" in condition:
+        return any(condition_holds(c, answers) for c in condition["any"])
+    if "all" in condition:
+        return all(condition_holds(c, answers) for c in condition["all"])
+    value, expected, op = answers.get(condition["question"]), condition["value"], condition["op"]
+    if value is None or value == "":
+        return False
+    if op in ("gte", "lte", "gt", "lt"):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return False
+        return {"gte": number >= expected, "lte": number <= expected,
+                "gt": number > expected, "lt": number < expected}[op]
+    if op == "eq":
+        return value == expected
+    if op == "ne":
+        return value != expected
+    if op == "in":
+        return value in expected
+    if op == "not_in":
+        return value not in expected
+    raise ValueError(f"unknown rule operator {op!r}")

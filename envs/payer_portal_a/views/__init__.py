@@ -1,0 +1,11 @@
+"""Portal A's blueprints, one module per area of the portal."""
+from .appeals import appeals
+from .auth_lookup import auth_lookup
+from .claims import claims
+from .correspondence import correspondence
+from .eligibility import eligibility
+from .home import home
+from .pa_cases import pa_cases
+from .pa_wizard import pa_wizard
+
+BLUEPRINTS = (home, eligibility, auth_lookup, pa_wizard, pa_cases, claims, appeals, correspondence)

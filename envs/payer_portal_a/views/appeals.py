@@ -1,0 +1,130 @@
+"""Appeals and reconsiderations: file one on a claim, list them, open one."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from sqlalchemy import func, select
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.uploads import UploadError, read_pdf_upload
+
+from .. import numbering
+from ..forms import AppealForm
+from ..letters import appeal_acknowledgement
+from ..models import Appeal, AppealAttachment, Claim
+from ..policy import load_policy
+from ..web import db, get_or_404, select_choices, username
+
+appeals = Blueprint("appeals", __name__, url_prefix="/appeals")
+DECISION_DAYS = {"Reconsideration": 30, "Level 1 Appeal": 60, "Clinical Appeal": 30}
+SORTS = {"reference": Appeal.reference_number, "claim": Appeal.claim_number, "type": Appeal.appeal_type,
+         "status": Appeal.status, "submitted": Appeal.submitted_at}
+
+
+@appeals.get("")
+def index():
+    """Appeal status list."""
+    describe(tab="appeals")
+    page = paginate(db(), apply_sort(select(Appeal), SORTS, "submitted"), per_page=20)
+    return render_template("appeals/index.html", section="appeals", page=page)
+
+
+def _appeal_form() -> AppealForm:
+    form = AppealForm()
+    form.attachment_type.choices = select_choices("Select a document type", load_policy().document_types)
+    return form
+
+
+def _deadline_refusal(claim: Claim) -> str | None:
+    remittance = claim.remittance
+    if remittance is None:
+        return "This claim has not been adjudicated yet; appeals can be filed once a remittance is issued."
+    if remittance.appeal_deadline < clock.today():
+        return (f"The appeal deadline for claim {claim.claim_number} was {remittance.appeal_deadline:%m/%d/%Y}. "
+                "The payer does not accept appeals after the filing limit; this request cannot be submitted.")
+    return None
+
+
+def _read_optional_pdf(file_field) -> tuple[object | None, bool]:
+    """(upload or None, ok): no file chosen is fine; a bad file puts its error on the field."""
+    storage = request.files.get(file_field.name)
+    if storage is None or not storage.filename:
+        return None, True
+    try:
+        return read_pdf_upload(storage), True
+    except UploadError as exc:
+        file_field.errors = [str(exc)]
+        return None, False
+
+
+@appeals.route("/new", methods=["GET", "POST"])
+def new():
+    """Find the claim, then the appeal form; refuses claims past their appeal deadline."""
+    claim_number = (request.args.get("claim_number") or "").strip().upper()
+    describe(tab="new_appeal")
+    if not claim_number:
+        return render_template("appeals/find_claim.html", section="appeals", error=None, claim_number="")
+    claim = db().scalar(select(Claim).where(func.upper(Claim.claim_number) == claim_number))
+    if claim is None:
+        return render_template("appeals/find_claim.html", section="appeals", claim_number=claim_number,
+                               error="No claim was found with this number."), 422
+    describe(record_type="claim", record_id=claim.claim_number, tab="new_appeal")
+    refusal = _deadline_refusal(claim)
+    form = _appeal_form()
+    if not form.is_submitted() or refusal:
+        status = 422 if refusal and form.is_submitted() else 200
+        return render_template("appeals/new.html", section="appeals", claim=claim, form=form, refusal=refusal), status
+    valid = form.validate()
+    letter_upload, letter_ok = _read_optional_pdf(form.letter_file)
+    support_upload, support_ok = _read_optional_pdf(form.attachment_file)
+    if valid and letter_ok and not letter_upload and not (form.letter_text.data or "").strip():
+        form.letter_text.errors.append("Type the appeal letter or upload it as a PDF.")
+    if support_upload and not form.attachment_type.data:
+        form.attachment_type.errors.append("Select the type of the supporting document.")
+    if not (valid and letter_ok and support_ok) or form.letter_text.errors or form.attachment_type.errors:
+        return render_template("appeals/new.html", section="appeals", claim=claim, form=form, refusal=None), 422
+    session = db()
+    appeal = Appeal(
+        reference_number=numbering.appeal_reference(session), claim_number=claim.claim_number,
+        payer_id=claim.payer_id, member_id=claim.member_id, appeal_type=form.appeal_type.data,
+        reason=form.reason.data, contact_name=form.contact_name.data.strip(),
+        contact_phone="".join(ch for ch in form.contact_phone.data if ch.isdigit()),
+        letter_text=(form.letter_text.data or "").strip() or None, status="Received", submitted_at=clock.now(),
+        submitted_by=username(), decision_due=clock.today() + timedelta(days=DECISION_DAYS[form.appeal_type.data]))
+    for upload, kind in ((letter_upload, "Appeal letter"), (support_upload, form.attachment_type.data)):
+        if upload is not None:
+            appeal.attachments.append(AppealAttachment(
+                document_type=kind, filename=upload.filename, content=upload.content, sha256=upload.sha256,
+                pages=upload.pages, size_bytes=upload.size))
+    session.add(appeal)
+    session.flush()
+    appeal_acknowledgement(session, appeal, claim.payer, claim.patient_name, clock.now())
+    session.commit()
+    describe(action="submit_appeal", record_type="claim", record_id=claim.claim_number, tab="new_appeal",
+             appeal_reference=appeal.reference_number)
+    flash(f"{appeal.appeal_type} submitted. Reference number {appeal.reference_number}.", "success")
+    return redirect(url_for("appeals.detail", reference_number=appeal.reference_number))
+
+
+@appeals.get("/<reference_number>")
+def detail(reference_number: str):
+    appeal = db().scalar(select(Appeal).where(Appeal.reference_number == reference_number))
+    if appeal is None:
+        abort(404)
+    describe(record_type="appeal", record_id=appeal.reference_number, tab="appeal_detail")
+    return render_template("appeals/detail.html", section="appeals", appeal=appeal)
+
+
+@appeals.get("/<reference_number>/attachments/<int:attachment_id>")
+def attachment(reference_number: str, attachment_id: int):
+    """Download a PDF filed with an appeal."""
+    row = get_or_404(AppealAttachment, attachment_id)
+    appeal = db().get(Appeal, row.appeal_id)
+    if appeal.reference_number != reference_number:
+        abort(404)
+    describe(action="download_attachment", record_type="appeal", record_id=reference_number, filename=row.filename)
+    return Response(row.content, mimetype="application/pdf",
+                    headers={"Content-Disposition": f'attachment; filename="{row.filename}"'})

@@ -1,0 +1,63 @@
+"""Eligibility & benefits inquiry: member id + date of birth + date of service."""
+from __future__ import annotations
+
+from flask import Blueprint, render_template
+from sqlalchemy import func, select
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.audit import describe
+
+from .. import numbering
+from ..forms import EligibilityForm
+from ..models import EligibilityCheck, Member, PlanBenefit
+from ..web import db, payer_choices, username
+
+eligibility = Blueprint("eligibility", __name__, url_prefix="/eligibility")
+
+
+def find_member(form) -> Member | None:
+    """The member for the form's payer/id/DOB; adds the field error when there is none."""
+    member = db().scalar(select(Member).where(Member.payer_id == form.payer_id.data,
+                                              func.upper(Member.member_id) == form.member_id.data.strip().upper())
+                         .order_by(Member.effective.desc()))
+    if member is None:
+        form.member_id.errors.append("No member with this ID was found for the selected payer. Check the ID "
+                                     "on the member's card and the payer.")
+        return None
+    if member.dob != form.dob.data:
+        form.dob.errors.append("The date of birth does not match our records for this member ID.")
+        return None
+    return member
+
+
+def _recent_checks():
+    return list(db().scalars(select(EligibilityCheck).order_by(EligibilityCheck.id.desc()).limit(10)))
+
+
+@eligibility.route("", methods=["GET", "POST"])
+def check():
+    """The inquiry form; a valid inquiry shows coverage, benefits and auth hints."""
+    form = EligibilityForm()
+    form.payer_id.choices = payer_choices()
+    describe(tab="eligibility")
+    if not form.is_submitted():
+        return render_template("eligibility/check.html", section="eligibility", form=form, recent=_recent_checks())
+    member = find_member(form) if form.validate() else None
+    if member is None:
+        return render_template("eligibility/check.html", section="eligibility", form=form,
+                               recent=_recent_checks()), 422
+    session = db()
+    active = member.active_on(form.service_date.data)
+    record = EligibilityCheck(
+        reference_number=numbering.eligibility_reference(session), payer_id=member.payer_id,
+        member_id=member.member_id, dob=member.dob, service_date=form.service_date.data,
+        result="Active" if active else "Inactive", coverage_id=member.coverage_id, checked_at=clock.now(),
+        checked_by=username())
+    session.add(record)
+    session.commit()
+    describe(action="eligibility_inquiry", record_type="member", record_id=member.member_id, tab="eligibility",
+             reference=record.reference_number, result=record.result)
+    benefits = list(session.scalars(select(PlanBenefit).where(PlanBenefit.plan_id == member.plan_id)
+                                    .order_by(PlanBenefit.id)))
+    return render_template("eligibility/result.html", section="eligibility", member=member, record=record,
+                           benefits=benefits)

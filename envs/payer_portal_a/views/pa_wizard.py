@@ -1,0 +1,293 @@
+"""The prior-auth submission wizard. The draft lives in `pa_requests` (status "Draft")
+from the first step on, so Back/Next, reloads and coming back later keep everything."""
+from __future__ import annotations
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from sqlalchemy import select
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.uploads import UploadError, read_pdf_upload
+
+from ..forms import AttachmentForm, MemberStepForm, ProviderStepForm, ReviewForm, ServiceLineForm
+from ..models import Member, PaAttachment, PaRequest, PaServiceLine, ProcedureCode, Provider
+from ..policy import load_policy
+from ..questionnaire_form import answers_from_form, questionnaire_form
+from ..rules import find_duplicates
+from ..submission import submit_request
+from ..validation import parse_diagnoses
+from ..web import db, get_or_404, payer_choices, select_choices, username
+from .eligibility import find_member
+
+pa_wizard = Blueprint("pa_wizard", __name__, url_prefix="/authorizations")
+STEPS = (("member", "Member"), ("providers", "Providers"), ("services", "Services"),
+         ("questionnaire", "Clinical questions"), ("attachments", "Attachments"), ("review", "Review & submit"))
+STEP_NAMES = [name for name, _ in STEPS]
+MAX_LINES = 5
+
+
+def _first_incomplete(pa: PaRequest) -> str | None:
+    """The earliest step whose data is still missing (attachments are optional)."""
+    if not pa.coverage_id:
+        return "member"
+    if not (pa.requesting_npi and pa.servicing_npi):
+        return "providers"
+    if not pa.lines:
+        return "services"
+    if pa.answers is None or pa.questionnaire != _questionnaire_id(pa):
+        return "questionnaire"
+    return None
+
+
+def _questionnaire_id(pa: PaRequest) -> str:
+    service = load_policy().service(pa.primary_line.code) if pa.primary_line else None
+    return service.questionnaire if service else "general"
+
+
+def _draft(request_id: int) -> PaRequest:
+    pa = get_or_404(PaRequest, request_id)
+    if pa.status != "Draft":
+        abort(404)
+    return pa
+
+
+def _render(step: str, pa: PaRequest | None, status: int = 200, **context):
+    return render_template(f"pa/{step}.html", section="auth", subsection="new", steps=STEPS, step=step,
+                           pa=pa, incomplete=_first_incomplete(pa) if pa else "member", **context), status
+
+
+def _apply_member(pa: PaRequest, member: Member) -> None:
+    pa.payer_id, pa.coverage_id, pa.member_id = member.payer_id, member.coverage_id, member.member_id
+    pa.member_name, pa.member_dob, pa.plan_id = member.full_name, member.dob, member.plan_id
+
+
+@pa_wizard.route("/new", methods=["GET", "POST"])
+def start():
+    """Step 1 of a new request: find the member; a valid member creates the draft."""
+    describe(tab="pa_wizard", step="member")
+    form = MemberStepForm(data={"payer_id": request.args.get("payer_id", ""),
+                                "member_id": request.args.get("member_id", "")} if request.method == "GET" else None)
+    form.payer_id.choices = payer_choices()
+    if not form.is_submitted():
+        return _render("member", None, form=form)
+    member = find_member(form) if form.validate() else None
+    if member is None:
+        return _render("member", None, 422, form=form)
+    session = db()
+    pa = PaRequest(status="Draft", payer_id=member.payer_id, created_at=clock.now(), created_by=username())
+    _apply_member(pa, member)
+    session.add(pa)
+    session.commit()
+    describe(action="create_pa_draft", record_type="pa_request", record_id=str(pa.id), tab="pa_wizard", step="member")
+    return redirect(url_for("pa_wizard.step", request_id=pa.id, step="providers"))
+
+
+@pa_wizard.route("/requests/<int:request_id>/<step>", methods=["GET", "POST"])
+def step(request_id: int, step: str):
+    """One wizard step of a draft; a step can only be opened once the steps before it are done."""
+    if step not in STEP_NAMES:
+        abort(404)
+    pa = _draft(request_id)
+    describe(record_type="pa_request", record_id=str(pa.id), tab="pa_wizard", step=step)
+    missing = _first_incomplete(pa)
+    if missing and STEP_NAMES.index(step) > STEP_NAMES.index(missing):
+        flash(f"Complete the {dict(STEPS)[missing]} step first.", "warning")
+        return redirect(url_for("pa_wizard.step", request_id=pa.id, step=missing))
+    return STEP_HANDLERS[step](pa)
+
+
+def _member_step(pa: PaRequest):
+    form = MemberStepForm(data={"payer_id": pa.payer_id, "member_id": pa.member_id, "dob": pa.member_dob}
+                          if request.method == "GET" else None)
+    form.payer_id.choices = payer_choices()
+    if not form.is_submitted():
+        return _render("member", pa, form=form)
+    member = find_member(form) if form.validate() else None
+    if member is None:
+        return _render("member", pa, 422, form=form)
+    _apply_member(pa, member)
+    db().commit()
+    describe(action="save_pa_step")
+    return redirect(url_for("pa_wizard.step", request_id=pa.id, step="providers"))
+
+
+def _provider_step(pa: PaRequest):
+    form = ProviderStepForm(obj=pa if request.method == "GET" else None)
+    if not form.is_submitted():
+        return _render("providers", pa, form=form)
+    session = db()
+    found = {}
+    if form.validate():
+        for field in (form.requesting_npi, form.servicing_npi):
+            found[field.name] = session.get(Provider, field.data.strip())
+            if found[field.name] is None:
+                field.errors.append("This NPI is not in the payer's provider directory.")
+    if not found or None in found.values():
+        return _render("providers", pa, 422, form=form)
+    pa.requesting_npi, pa.requesting_name = found["requesting_npi"].npi, found["requesting_npi"].name
+    pa.servicing_npi, pa.servicing_name = found["servicing_npi"].npi, found["servicing_npi"].name
+    pa.contact_name = (form.contact_name.data or "").strip() or None
+    pa.contact_phone = "".join(ch for ch in form.contact_phone.data or "" if ch.isdigit()) or None
+    session.commit()
+    describe(action="save_pa_step")
+    return redirect(url_for("pa_wizard.step", request_id=pa.id, step="services"))
+
+
+def _services_step(pa: PaRequest, form: ServiceLineForm | None = None, status: int = 200):
+    if request.method == "POST" and form is None:
+        if not pa.lines:
+            flash("Add at least one service line.", "error")
+            return _services_step(pa, ServiceLineForm(formdata=None), 422)
+        return redirect(url_for("pa_wizard.step", request_id=pa.id, step="questionnaire"))
+    return _render("services", pa, status, form=form or ServiceLineForm(formdata=None),
+                   duplicates=find_duplicates(db(), pa), max_lines=MAX_LINES, descriptions=_descriptions(pa))
+
+
+def _descriptions(pa: PaRequest) -> dict[str, str]:
+    codes = [line.code for line in pa.lines]
+    return dict(db().execute(select(ProcedureCode.code, ProcedureCode.description)
+                             .where(ProcedureCode.code.in_(codes))).all())
+
+
+@pa_wizard.post("/requests/<int:request_id>/services/add")
+def add_line(request_id: int):
+    """Add a service line after checking its code and diagnoses against the code sets."""
+    pa = _draft(request_id)
+    describe(action="add_service_line", record_type="pa_request", record_id=str(pa.id), tab="pa_wizard", step="services")
+    form = ServiceLineForm()
+    session = db()
+    codes: list[str] = []
+    if form.validate():
+        code = form.code.data.strip().upper()
+        if session.get(ProcedureCode, code) is None:
+            form.code.errors.append("This CPT/HCPCS code is not in the code set.")
+        codes, error = parse_diagnoses(session, form.diagnosis_codes.data)
+        if error:
+            form.diagnosis_codes.errors.append(error)
+        if len(pa.lines) >= MAX_LINES:
+            form.code.errors.append(f"A request holds at most {MAX_LINES} service lines.")
+    if not codes or form.code.errors:
+        return _services_step(pa, form, 422)
+    pa.lines.append(PaServiceLine(line_no=len(pa.lines) + 1, code=form.code.data.strip().upper(),
+                                  units=form.units.data, diagnosis_codes=codes, from_date=form.from_date.data,
+                                  to_date=form.to_date.data, place_of_service=form.place_of_service.data))
+    session.commit()
+    return redirect(url_for("pa_wizard.step", request_id=pa.id, step="services"))
+
+
+@pa_wizard.post("/requests/<int:request_id>/services/<int:line_id>/remove")
+def remove_line(request_id: int, line_id: int):
+    """Remove a service line and renumber the rest."""
+    pa = _draft(request_id)
+    line = next((line for line in pa.lines if line.id == line_id), None)
+    if line is None:
+        abort(404)
+    describe(action="remove_service_line", record_type="pa_request", record_id=str(pa.id), tab="pa_wizard",
+             step="services", code=line.code)
+    pa.lines.remove(line)
+    for number, remaining in enumerate(pa.lines, start=1):
+        remaining.line_no = number
+    db().commit()
+    flash(f"Service line {line.code} removed.", "success")
+    return redirect(url_for("pa_wizard.step", request_id=pa.id, step="services"))
+
+
+def _questionnaire_step(pa: PaRequest):
+    policy = load_policy()
+    questionnaire = policy.questionnaires[_questionnaire_id(pa)]
+    form = questionnaire_form(questionnaire, pa.answers if pa.questionnaire == questionnaire.id else None)
+    if not form.is_submitted():
+        return _render("questionnaire", pa, form=form, questionnaire=questionnaire)
+    if not form.validate():
+        return _render("questionnaire", pa, 422, form=form, questionnaire=questionnaire)
+    pa.questionnaire, pa.answers = questionnaire.id, answers_from_form(questionnaire, form)
+    db().commit()
+    describe(action="save_pa_step")
+    return redirect(url_for("pa_wizard.step", request_id=pa.id, step="attachments"))
+
+
+def _attachment_form() -> AttachmentForm:
+    form = AttachmentForm()
+    form.document_type.choices = select_choices("Select a document type", load_policy().document_types)
+    return form
+
+
+def _attachments_step(pa: PaRequest, form: AttachmentForm | None = None, status: int = 200):
+    if request.method == "POST" and form is None:
+        return redirect(url_for("pa_wizard.step", request_id=pa.id, step="review"))
+    service = load_policy().service(pa.primary_line.code)
+    return _render("attachments", pa, status, form=form or _attachment_form(),
+                   required=service.required_documents if service else ())
+
+
+@pa_wizard.post("/requests/<int:request_id>/attachments/add")
+def add_attachment(request_id: int):
+    """Attach one PDF (checked for size, type and name) with its document type."""
+    pa = _draft(request_id)
+    describe(action="upload_attachment", record_type="pa_request", record_id=str(pa.id), tab="pa_wizard",
+             step="attachments")
+    form = _attachment_form()
+    upload = None
+    if form.validate():
+        try:
+            upload = read_pdf_upload(request.files.get("file"))
+        except UploadError as exc:
+            form.file.errors = [str(exc)]
+    if upload is None:
+        return _attachments_step(pa, form, 422)
+    pa.attachments.append(PaAttachment(
+        document_type=form.document_type.data, filename=upload.filename, content=upload.content,
+        sha256=upload.sha256, pages=upload.pages, size_bytes=upload.size, stage="Initial",
+        uploaded_at=clock.now(), uploaded_by=username()))
+    db().commit()
+    describe(filename=upload.filename, sha256=upload.sha256)
+    flash(f"{upload.filename} attached as {form.document_type.data}.", "success")
+    return redirect(url_for("pa_wizard.step", request_id=pa.id, step="attachments"))
+
+
+@pa_wizard.post("/requests/<int:request_id>/attachments/<int:attachment_id>/remove")
+def remove_attachment(request_id: int, attachment_id: int):
+    pa = _draft(request_id)
+    attachment = next((a for a in pa.attachments if a.id == attachment_id), None)
+    if attachment is None:
+        abort(404)
+    describe(action="remove_attachment", record_type="pa_request", record_id=str(pa.id), tab="pa_wizard",
+             step="attachments", filename=attachment.filename)
+    pa.attachments.remove(attachment)
+    db().commit()
+    flash(f"{attachment.filename} removed.", "success")
+    return redirect(url_for("pa_wizard.step", request_id=pa.id, step="attachments"))
+
+
+def _review_step(pa: PaRequest, form: ReviewForm | None = None, status: int = 200):
+    if request.method == "POST" and form is None:
+        return redirect(url_for("pa_wizard.step", request_id=pa.id, step="review"))
+    policy = load_policy()
+    member = db().get(Member, pa.coverage_id)
+    service = policy.service(pa.primary_line.code)
+    auth_needed = bool(service and service.requires_auth(member.plan.product, pa.primary_line.place_of_service))
+    return _render("review", pa, status, form=form or ReviewForm(formdata=None), member=member,
+                   questionnaire=policy.questionnaires[pa.questionnaire], duplicates=find_duplicates(db(), pa),
+                   auth_needed=auth_needed)
+
+
+@pa_wizard.post("/requests/<int:request_id>/submit")
+def submit(request_id: int):
+    """Submit the draft: the payer's rules decide at once and a case number is issued."""
+    pa = _draft(request_id)
+    describe(action="submit_pa_request", record_type="pa_request", record_id=str(pa.id), tab="pa_wizard", step="review")
+    missing = _first_incomplete(pa)
+    if missing:
+        flash(f"Complete the {dict(STEPS)[missing]} step before submitting.", "error")
+        return redirect(url_for("pa_wizard.step", request_id=pa.id, step=missing))
+    form = ReviewForm()
+    if not form.validate():
+        return _review_step(pa, form, 422)
+    submit_request(db(), pa)
+    describe(case_number=pa.case_number, status=pa.status)
+    flash(f"Request submitted. Case number {pa.case_number}. Status: {pa.status}.", "success")
+    return redirect(url_for("pa_cases.case_detail", case_number=pa.case_number))
+
+
+STEP_HANDLERS = {"member": _member_step, "providers": _provider_step, "services": _services_step,
+                 "questionnaire": _questionnaire_step, "attachments": _attachments_step, "review": _review_step}

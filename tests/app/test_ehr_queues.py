@@ -1,0 +1,198 @@
+"""EHR work queues: filters, sorting, paging, item detail, assignment, status changes, notes."""
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from admindesk.envs.ehr_web import create_app
+from admindesk.envs.ehr_web.models_work import WorkItem
+
+from .conftest import FormClient, build_app
+
+
+@pytest.fixture(scope="module")
+def app(app_data_dir):
+    return build_app(create_app, app_data_dir)
+
+
+@pytest.fixture
+def client(app):
+    client = FormClient(app)
+    client.reset()
+    client.login()
+    return client
+
+
+def first_item(app, queue: str, **where) -> WorkItem:
+    with app.extensions["admindesk"].db.new_session() as session:
+        stmt = select(WorkItem).where(WorkItem.queue == queue, WorkItem.assignee.is_(None), WorkItem.status == "New")
+        return session.scalars(stmt.order_by(WorkItem.id)).first()
+
+
+def item_row(client, item_id):
+    return next(r for r in client.snapshot()["work_items"] if r["id"] == item_id)
+
+
+def text(response) -> str:
+    return response.get_data(as_text=True)
+
+
+def test_seeded_queues(client):
+    items = client.snapshot()["work_items"]
+    queues = {r["queue"] for r in items}
+    assert queues == {"Prior Auth", "Denials", "DME"}
+    assert any(r["assignee"] for r in items) and any(r["assignee"] is None for r in items)
+    assert all(r["due_date"] for r in items)
+
+
+@pytest.mark.parametrize("slug, heading, column", [("prior-auth", "Prior Auth Work Queue", "Planned"),
+                                                   ("denials", "Denials Work Queue", "Appeal deadline"),
+                                                   ("dme", "DME Work Queue", "Service")])
+def test_queue_lists_render(client, slug, heading, column):
+    page = text(client.get(f"/queues/{slug}"))
+    assert heading in page and column in page and "Assign to me" in page and "Page 1 of" in page
+    event = client.snapshot()["audit_events"][-1]
+    assert event["record_type"] == "work_queue" and event["record_id"] == heading.replace(" Work Queue", "")
+
+
+def test_queue_pages_hold_25_items(client):
+    page = text(client.get("/queues/prior-auth"))
+    assert page.count("aria-label=\"Open item ") == 25
+    assert "Page 2 of" in text(client.get("/queues/prior-auth?page=2"))
+
+
+def test_queue_filters(app, client):
+    mine = text(client.get("/queues/prior-auth?assignee=me"))
+    rows = [r for r in client.snapshot()["work_items"] if r["queue"] == "Prior Auth" and r["assignee"] == "coordinator"]
+    assert f"1&ndash;{min(25, len(rows))} of {len(rows)}" in mine
+    by_payer = text(client.get("/queues/denials?payer=PYR-KMH&status=all"))
+    assert "Keystone Mutual Health" in by_payer and "Northwind Health Plan</td>" not in by_payer
+    resolved = text(client.get("/queues/denials?status=Resolved"))
+    assert '">Resolved</span>' in resolved and '">New</span>' not in resolved
+    window = text(client.get("/queues/dme?due_from=11/01/2026&due_to=11/20/2026"))
+    expected = [r for r in client.snapshot()["work_items"]
+                if r["queue"] == "DME" and "2026-11-01" <= r["due_date"] <= "2026-11-20"]
+    assert expected and f"of {len(expected)}</span>" in window
+    event = client.snapshot()["audit_events"][-1]
+    assert event["detail"]["filters"] == {"due_from": "11/01/2026", "due_to": "11/20/2026"}
+
+
+def test_queue_sorting(client):
+    ascending = text(client.get("/queues/denials?status=all&sort=item&dir=asc"))
+    descending = text(client.get("/queues/denials?status=all&sort=item&dir=desc"))
+    first_asc = ascending.split('aria-label="Open item ')[1].split('"')[0]
+    first_desc = descending.split('aria-label="Open item ')[1].split('"')[0]
+    assert int(first_asc) < int(first_desc)
+    assert 'aria-sort="descending"' in descending
+
+
+@pytest.mark.parametrize("args, message", [("due_from=31/31/2026", "is not a valid date"),
+                                           ("due_from=11/20/2026&due_to=11/01/2026", "must be on or after"),
+                                           ("status=Bogus", "Not a valid choice")])
+def test_queue_filter_bad_input(client, args, message):
+    response = client.get(f"/queues/prior-auth?{args}")
+    assert response.status_code == 422 and message in text(response)
+
+
+def test_item_detail_shows_context_and_dialogs(app, client):
+    item = first_item(app, "Denials")
+    page = text(client.get(f"/queues/items/{item.id}"))
+    assert item.claim_number in page and "Appeal deadline" in page and "CO-" in page
+    assert '<dialog id="status-dialog" aria-labelledby="status-title"' in page
+    assert '<dialog id="assign-dialog" aria-labelledby="assign-title"' in page
+    event = client.snapshot()["audit_events"][-1]
+    assert (event["record_type"], event["record_id"]) == ("work_item", str(item.id))
+
+
+def test_assign_to_me_from_the_list_returns_to_the_list(app, client):
+    item = first_item(app, "Prior Auth")
+    response = client.post(f"/queues/items/{item.id}/assign",
+                           {"assignee": "coordinator", "next": "/queues/prior-auth?page=2"})
+    assert response.status_code == 302 and response.location.endswith("/queues/prior-auth?page=2")
+    assert item_row(client, item.id)["assignee"] == "coordinator"
+    events = client.snapshot()["work_item_events"]
+    assert events[-1]["change"] == "Assigned to Jordan Ellis" and events[-1]["work_item_id"] == item.id
+    assert str(item.id) in text(client.get("/my-items"))
+
+
+def test_assign_rejects_unknown_user_and_unsafe_next(app, client):
+    item = first_item(app, "DME")
+    bad = client.post(f"/queues/items/{item.id}/assign", {"assignee": "mallory"})
+    assert bad.status_code == 422 and "Not a valid choice" in text(bad) and "data-open-on-load" in text(bad)
+    assert item_row(client, item.id)["assignee"] is None
+    response = client.post(f"/queues/items/{item.id}/assign", {"assignee": "kbrooks", "next": "//evil.example/"})
+    assert response.location.endswith(f"/queues/items/{item.id}")
+    client.post(f"/queues/items/{item.id}/assign", {"assignee": ""})
+    assert item_row(client, item.id)["assignee"] is None
+
+
+def test_status_change_with_follow_up_and_note(app, client):
+    item = first_item(app, "Prior Auth")
+    client.post(f"/queues/items/{item.id}/status",
+                {"status": "Submitted - Pending", "follow_up_date": "11/20/2026", "note": "Submitted on portal."})
+    row = item_row(client, item.id)
+    assert row["status"] == "Submitted - Pending" and row["follow_up_date"] == "2026-11-20"
+    assert row["updated_by"] == "coordinator"
+    snapshot = client.snapshot()
+    assert snapshot["notes"][-1]["subject_type"] == "work_item" and snapshot["notes"][-1]["subject_id"] == str(item.id)
+    assert "Status: Submitted - Pending" in snapshot["work_item_events"][-1]["change"]
+    page = text(client.get(f"/queues/items/{item.id}"))
+    assert "Submitted on portal." in page and "11/20/2026" in page
+
+
+def test_denial_appeal_filed_records_reference(app, client):
+    item = first_item(app, "Denials")
+    url = f"/queues/items/{item.id}/status"
+    missing = client.post(url, {"status": "Appeal Filed"})
+    page = text(missing)
+    assert missing.status_code == 422 and "Appeal reference is required" in page and "Enter the date the appeal" in page
+    assert item_row(client, item.id)["status"] == "New"
+    client.post(url, {"status": "Appeal Filed", "appeal_reference": "APL-2026-0042", "appeal_submitted_on": "11/16/2026",
+                      "follow_up_date": "12/16/2026"})
+    row = item_row(client, item.id)
+    assert (row["status"], row["appeal_reference"], row["appeal_submitted_on"]) == ("Appeal Filed", "APL-2026-0042",
+                                                                                    "2026-11-16")
+
+
+def test_dme_supplier_rules(app, client):
+    item = first_item(app, "DME")
+    url = f"/queues/items/{item.id}/status"
+    no_supplier = client.post(url, {"status": "Sent to Supplier"})
+    assert no_supplier.status_code == 422 and "Choose the supplier" in text(no_supplier)
+    no_confirmation = client.post(url, {"status": "Supplier Confirmed", "supplier_id": "SUP-BRH"})
+    assert "Enter the supplier&#39;s confirmation number." in text(no_confirmation)
+    assert item_row(client, item.id)["status"] == "New"
+    client.post(url, {"status": "Supplier Confirmed", "supplier_id": "SUP-BRH", "supplier_confirmation": "BRH-77812"})
+    row = item_row(client, item.id)
+    assert (row["status"], row["supplier_id"], row["supplier_confirmation"]) == ("Supplier Confirmed", "SUP-BRH",
+                                                                                 "BRH-77812")
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"status": "Appeal Filed"}, "Not a valid choice"),
+    ({"status": "In Progress", "follow_up_date": "11/15/2026"}, "Follow-up date cannot be in the past."),
+    ({"status": "In Progress", "follow_up_date": "11-15-2026"}, "is not a valid date"),
+    ({"status": "In Progress", "note": "n" * 4001}, "limited to 4000 characters"),
+])
+def test_status_bad_input_changes_nothing(app, client, data, message):
+    item = first_item(app, "Prior Auth")
+    before = client.snapshot()
+    response = client.post(f"/queues/items/{item.id}/status", data)
+    assert response.status_code == 422 and message in text(response)
+    after = client.snapshot()
+    assert item_row(client, item.id) == next(r for r in before["work_items"] if r["id"] == item.id)
+    assert after["notes"] == before["notes"] == [] and after["work_item_events"] == []
+
+
+def test_item_notes(app, client):
+    item = first_item(app, "DME")
+    bad = client.post(f"/queues/items/{item.id}/notes", {"text": ""})
+    assert bad.status_code == 422 and client.snapshot()["notes"] == []
+    client.post(f"/queues/items/{item.id}/notes", {"text": "Left message with supplier."})
+    assert "Left message with supplier." in text(client.get(f"/queues/items/{item.id}"))
+
+
+def test_my_items_lists_only_mine(client):
+    page = text(client.get("/my-items?sort=queue&dir=desc"))
+    mine = [r for r in client.snapshot()["work_items"] if r["assignee"] == "coordinator"]
+    assert f"of {len(mine)}" in page

@@ -1,0 +1,78 @@
+"""`python -m admindesk.envs.ehr_web` serves on waitress: bench API, byte-stable resets."""
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+pytestmark = pytest.mark.slow
+TOKEN = "service-test-token"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def call(url: str, method: str = "GET", token: str | None = TOKEN) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, method=method, headers={"X-Bench-Token": token} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+@pytest.fixture(scope="module")
+def service(app_data_dir):
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "admindesk.envs.ehr_web", "--port", str(port),
+                                "--data-dir", str(app_data_dir), "--token", TOKEN],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if call(f"{base}/_bench/health")[0] == 200:
+                break
+        except OSError:
+            pass  # not listening yet: the template may still be building
+        time.sleep(0.2)
+    else:
+        process.kill()
+        pytest.fail(process.stdout.read().decode())
+    yield base
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def test_bench_api_hidden_without_token(service):
+    assert call(f"{service}/_bench/snapshot", token=None)[0] == 404
+    assert call(f"{service}/_bench/health", token="wrong")[0] == 404
+
+
+def test_reset_then_snapshot_gives_the_same_bytes(service):
+    snapshots = []
+    for _ in range(2):
+        assert call(f"{service}/_bench/reset", "POST")[0] == 200
+        status, body = call(f"{service}/_bench/snapshot")
+        assert status == 200
+        snapshots.append(body)
+    assert snapshots[0] == snapshots[1]
+    assert len(json.loads(snapshots[0])["patients"]) >= 300
+
+
+def test_pages_need_login(service):
+    request = urllib.request.Request(f"{service}/queues/prior-auth")
+    opener = urllib.request.build_opener(type("NoRedirect", (urllib.request.HTTPRedirectHandler,),
+                                              {"redirect_request": lambda *args, **kwargs: None}))
+    with pytest.raises(urllib.error.HTTPError) as error:
+        opener.open(request, timeout=10)
+    assert error.value.code == 302 and "/login" in error.value.headers["Location"]
