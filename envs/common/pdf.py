@@ -19,6 +19,35 @@ def _latin1(text: str) -> str:
                .encode("latin-1", "replace").decode("latin-1")
 
 
+def _wrapped_lines(pdf: FPDF, paragraph: str, width: float) -> list[str]:
+    """Greedy word wrap by measured width.
+
+    fpdf2's multi_cell re-measures the whole line for every character (quadratic); the
+    EHR renders every chart document at template build, so wrapping here is ~10x faster.
+    """
+    char_widths: dict[str, float] = {}  # core fonts have no kerning: widths add up
+
+    def measure(text: str) -> float:
+        for char in text:
+            if char not in char_widths:
+                char_widths[char] = pdf.get_string_width(char)
+        return sum(char_widths[char] for char in text)
+
+    space = measure(" ")
+    lines, current, current_width = [], "", 0.0
+    for word in paragraph.split(" "):
+        word_width = measure(word)
+        if current and current_width + space + word_width > width:
+            lines.append(current)
+            current, current_width = word, word_width
+        elif current:
+            current, current_width = f"{current} {word}", current_width + space + word_width
+        else:
+            current, current_width = word, word_width
+    lines.append(current)
+    return lines
+
+
 def render_pdf(title: str, fields: Sequence[tuple[str, str]], body: str,
                letterhead: str = "", footer: str = "") -> bytes:
     """A one-or-more page document: letterhead, title, a label/value block, then prose."""
@@ -45,6 +74,8 @@ def render_pdf(title: str, fields: Sequence[tuple[str, str]], body: str,
         pdf.multi_cell(0, 6, _latin1(str(value)), new_x="LMARGIN", new_y="NEXT")
     pdf.ln(4)
     pdf.set_font("helvetica", "", 11)
-    for paragraph in body.split("\n"):
-        pdf.multi_cell(0, 5.5, _latin1(paragraph), new_x="LMARGIN", new_y="NEXT")
+    width = pdf.w - pdf.l_margin - pdf.r_margin
+    for paragraph in _latin1(body).split("\n"):
+        for line in _wrapped_lines(pdf, paragraph, width):
+            pdf.cell(0, 5.5, line, new_x="LMARGIN", new_y="NEXT")
     return bytes(pdf.output())

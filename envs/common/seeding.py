@@ -8,6 +8,7 @@ data files, and the task files' seed sections); a reset copies that template.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import os
 import shutil
 import tempfile
@@ -53,6 +54,9 @@ def task_seed_sections(app_name: str, tasks_dir: Path | None) -> list[tuple[str,
 def content_hash(app_package: Path, sections: list[tuple[str, dict]], world_seed: int) -> str:
     """Hash of every input of a template: kit, world and app sources, task seeds, seed."""
     digest = hashlib.sha256(f"world-seed={world_seed}".encode())
+    # Faker's data, fpdf2's output and SQLAlchemy's DDL change between releases.
+    for package in ("faker", "fpdf2", "sqlalchemy"):
+        digest.update(f"{package}={importlib.metadata.version(package)}".encode())
     for folder in (PACKAGE_ROOT / "common", PACKAGE_ROOT / "world", app_package):
         for path in sorted(folder.rglob("*")):
             if path.suffix in HASHED_SUFFIXES and "__pycache__" not in path.parts:
@@ -115,8 +119,11 @@ def build_template(db: Database, target: Path, populate: Callable[[Session], Non
             session.commit()
         with engine.connect() as conn:
             conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
+    except BaseException:
         engine.dispose()
+        remove_database_file(tmp_path)
+        raise
+    engine.dispose()
     for suffix in ("-wal", "-shm"):
         Path(f"{tmp_path}{suffix}").unlink(missing_ok=True)
     os.replace(tmp_path, target)  # a concurrent builder's identical file may win: harmless

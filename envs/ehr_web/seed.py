@@ -7,14 +7,16 @@ and claims (see seed_queues).
 """
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime, time
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from . import models as m
 from . import models_work as w
 from .chart_rules import COMPLETED_COURSES, DIAGNOSIS_MEDICATIONS, allergy_line, split_drug
-from .document_files import download_name
+from .document_files import document_pdf, download_name
 from .seed_queues import seed_work_queues
 from .vocab import DOCUMENT_KINDS
 
@@ -143,6 +145,8 @@ def _medications(session: Session, world, mrn: str, encounters) -> None:
 
 
 def _documents(session: Session, world) -> None:
+    session.flush()
+    patients = {p.mrn: p for p in session.scalars(select(m.Patient))}
     for d in world.documents:
         author = world.provider(d.author_npi).display_name if d.author_npi else \
             UNSIGNED_AUTHORS.get(d.kind, "Clinic Staff")
@@ -151,6 +155,7 @@ def _documents(session: Session, world) -> None:
                               title=d.title, author_npi=d.author_npi, author_name=author, document_date=d.date,
                               source="Clinical", text=d.text, file_name="")
         document.file_name = download_name(document)
+        document.pdf_sha256 = hashlib.sha256(document_pdf(document, patients[d.mrn])).hexdigest()
         session.add(document)
 
 

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import re
+import tempfile
 import threading
+
+from pathlib import Path
 
 import pytest
 from flask import Flask
@@ -21,8 +24,12 @@ def app_data_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("app-data")
 
 
+# Templates are keyed by a hash of their inputs, so test workers and runs can share them.
+TEMPLATE_CACHE = Path(tempfile.gettempdir()) / "admindesk-test-templates"
+
+
 def build_app(create_app, data_dir) -> Flask:
-    return create_app(AppConfig(data_dir=data_dir, token=TOKEN, testing=True))
+    return create_app(AppConfig(data_dir=data_dir, token=TOKEN, testing=True, cache_dir=TEMPLATE_CACHE))
 
 
 class FormClient:
@@ -103,3 +110,4 @@ def login_in_browser(page, base_url: str, username: str = "coordinator", passwor
     page.get_by_label("User name").fill(username)
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(lambda url: "/login" not in url)

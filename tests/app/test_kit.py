@@ -146,6 +146,7 @@ def test_a_task_seed_naming_an_unknown_column_is_a_clear_error(tmp_path):
     (tasks / "bad.yaml").write_text("id: demo-bad\nseed:\n  kit_demo:\n    widgets:\n      - {colour: red}\n")
     with pytest.raises(SeedError, match="demo-bad.*no column"):
         kit_demo.create_app(AppConfig(data_dir=tmp_path / "data", token=TOKEN, tasks_dir=tasks))
+    assert list((tmp_path / "data" / "templates").iterdir()) == []  # no half-built template left
 
 
 def test_an_anonymous_request_keeps_the_login_forms_csrf_token(client):
