@@ -5,7 +5,7 @@ import io
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect, TimeoutError as PlaywrightTimeout
 from pypdf import PdfReader
 
 from admindesk.envs.payer_portal_b import create_app
@@ -72,13 +72,15 @@ def test_timeout_dialog_blocks_until_stay_signed_in(portal):
     page = portal
     menu = page.get_by_role("navigation", name="Portal menu")
     for _ in range(WARNING_AFTER_PAGE_VIEWS - 1):  # the home page after sign-in was the first view
-        menu.get_by_role("link", name="Claim Status").click()
+        with page.expect_navigation():
+            menu.get_by_role("link", name="Claim Status").click()
     dialog = page.get_by_role("dialog", name="Session timeout warning")
-    assert dialog.is_visible()
+    expect(dialog).to_be_visible()
     with pytest.raises(PlaywrightTimeout, match="intercepts pointer events"):  # the modal blocks the page
         menu.get_by_role("link", name="Home").click(timeout=1500)
     page.keyboard.press("Escape")
     assert dialog.is_visible()
-    dialog.get_by_role("button", name="Stay signed in").click()
-    assert page.get_by_role("heading", name="Claim Status").is_visible()
-    assert page.get_by_role("dialog", name="Session timeout warning").count() == 0
+    with page.expect_navigation():
+        dialog.get_by_role("button", name="Stay signed in").click()
+    expect(page.get_by_role("heading", name="Claim Status")).to_be_visible()
+    expect(page.get_by_role("dialog", name="Session timeout warning")).to_have_count(0)
