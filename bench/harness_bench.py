@@ -1,0 +1,109 @@
+"""Harness speed and memory, measured in one run on the same page.
+
+Prints the median Env reset (all apps reset + fresh context + logged-in start page + first
+observation), the median step of a click (action + settle + framed screenshot), a bare
+Playwright click + screenshot on the same page as the reference, their ratio, and the peak
+memory of one Env (harness + Chromium + app processes). Targets: reset <= 300 ms, step <=
+1.5x the bare reference.
+
+    python bench/harness_bench.py [--resets 15] [--clicks 30]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from pathlib import Path
+
+from admindesk.harness.chrome import CHROME_HEIGHT
+from admindesk.harness.env import Env
+from admindesk.harness.login import submit_login_form
+
+START = {"id": "bench", "goal": "bench", "start": {"app": "ehr_web", "path": "/patients",
+                                                    "login": True}}
+TARGET = "input[name=mrn]"  # a click that focuses a field: no navigation, a visible change
+
+
+def tree_rss_mb(root: int) -> float:
+    """Resident memory of `root` and all its descendants, in MB (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        stack.extend(children.get(pid, []))
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
+
+
+def bare_reference(env: Env, point: tuple[int, int], clicks: int) -> list[float]:
+    """Plain Playwright on the same page: click, then screenshot, in a separate context.
+
+    `point` is in page pixels; the viewport is the Env's page area.
+    """
+    context = env.browser.chromium.new_context(viewport={
+        "width": env.frame_size[0], "height": env.frame_size[1] - CHROME_HEIGHT})
+    try:
+        submit_login_form(context.request, env.app_url("ehr_web", "/login?next=/patients"),
+                          *env.credentials)
+        page = context.new_page()
+        page.goto(env.app_url("ehr_web", "/patients"))
+        timings = []
+        for _ in range(clicks):
+            started = time.perf_counter()
+            page.mouse.click(point[0], point[1])
+            page.screenshot()
+            timings.append((time.perf_counter() - started) * 1000)
+        return timings
+    finally:
+        context.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--resets", type=int, default=15)
+    parser.add_argument("--clicks", type=int, default=30)
+    args = parser.parse_args()
+    peak = 0.0
+    with Env("screenshot") as env:
+        env.reset(START)  # warm-up: first template copy, first initial snapshot
+        resets = []
+        for _ in range(args.resets):
+            _, info = env.reset(START)
+            resets.append(info["reset_ms"])
+            peak = max(peak, tree_rss_mb(os.getpid()))
+        x, y = env.element_center(TARGET)
+        steps = []
+        for _ in range(args.clicks):
+            started = time.perf_counter()
+            obs, *_ = env.step({"type": "click", "x": x, "y": y})
+            steps.append((time.perf_counter() - started) * 1000)
+            assert obs.last_action_error is None, obs.last_action_error
+        peak = max(peak, tree_rss_mb(os.getpid()))
+        bare = bare_reference(env, (x, y - CHROME_HEIGHT), args.clicks)
+        peak = max(peak, tree_rss_mb(os.getpid()))
+    reset_ms, step_ms, bare_ms = (statistics.median(v) for v in (resets, steps, bare))
+    load = os.getloadavg()[0]
+    print(f"apps: {', '.join(env.services.ports) or '-'}   load average (1 min): {load:.2f} "
+          f"on {os.cpu_count()} cores")
+    print(f"median Env reset           {reset_ms:7.1f} ms   (target <= 300 ms, n={len(resets)})")
+    print(f"median click step          {step_ms:7.1f} ms   (action + settle + framed screenshot)")
+    print(f"bare click + screenshot    {bare_ms:7.1f} ms   (Playwright, same page)")
+    print(f"step / bare                {step_ms / bare_ms:7.2f} x    (target <= 1.5x)")
+    print(f"peak memory of one Env     {peak:7.0f} MB   (harness + Chromium + apps, RSS)")
+
+
+if __name__ == "__main__":
+    main()

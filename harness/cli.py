@@ -1,0 +1,69 @@
+"""The `admindesk` command line: `serve` the apps for a person, run the scripted `demo`."""
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from pathlib import Path
+
+import click
+
+from admindesk.harness.env import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
+from admindesk.harness.services import ServiceError, Services, available_apps
+
+
+@click.group()
+def main() -> None:
+    """AdminDesk: healthcare back-office tasks for computer-use agents."""
+
+
+@main.command()
+@click.option("--base-port", default=5100, show_default=True,
+              help="First port; the apps take consecutive ports from here.")
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where the apps keep their databases (default: a temporary folder).")
+def serve(base_port: int, data_dir: Path | None) -> None:
+    """Run every available app, each as its own process, until Ctrl-C."""
+    apps = available_apps()
+    if not apps:
+        raise click.ClickException("no app is available yet (no envs/<app>/__main__.py)")
+    services = Services(apps=apps, base_port=base_port, work_dir=data_dir)
+    stop = threading.Event()
+    # SIGTERM ends the run like Ctrl-C does, so the apps are stopped either way.
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        with services:
+            for name in apps:
+                click.echo(f"{APP_LABELS.get(name, name):<16} {services.url(name)}")
+            click.echo(f"Log in as {DEFAULT_USERNAME} / {DEFAULT_PASSWORD}. Ctrl-C stops.")
+            while not stop.wait(1.0):
+                restarted = services.ensure_alive()
+                if restarted:
+                    click.echo(f"restarted: {', '.join(restarted)}", err=True)
+    except KeyboardInterrupt:
+        pass
+    except ServiceError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo("stopped")
+
+
+@main.command()
+@click.option("--out", "out_dir", required=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the trajectory and screenshots.")
+def demo(out_dir: Path) -> None:
+    """Scripted episode: EHR download -> fax attachment through the drawn file dialog."""
+    from admindesk.harness.demo import DemoFailed, run_demo
+
+    try:
+        result = run_demo(out_dir)
+    except (DemoFailed, ServiceError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    (out_dir / "record.json").write_text(result.record.model_dump_json(indent=1))
+    click.echo(f"downloaded sha256 {result.downloaded_sha256}")
+    click.echo(f"faxed sha256      {', '.join(result.faxed_sha256) or '(nothing faxed)'}")
+    click.echo(f"trajectory in {out_dir}")
+    if not result.hashes_match:
+        click.echo("MISMATCH: the fax did not carry the downloaded file", err=True)
+        sys.exit(1)
+    click.echo("OK: the fax carried exactly the downloaded file")

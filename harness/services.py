@@ -1,0 +1,297 @@
+"""The four apps as child processes: start, health, concurrent reset, restart, shutdown.
+
+Every child runs in its own process group (so its whole tree can be killed at once) and
+asks the kernel to SIGTERM it if the harness dies (PR_SET_PDEATHSIG), so no app outlives
+the harness, not even after a SIGKILL. A registry closed at interpreter exit covers the
+ordinary exit and exception paths.
+"""
+from __future__ import annotations
+
+import atexit
+import ctypes
+import http.client
+import importlib.util
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+APP_NAMES: tuple[str, ...] = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")
+HOST = "127.0.0.1"
+BENCH_TOKEN_HEADER = "X-Bench-Token"
+
+
+class ServiceError(RuntimeError):
+    """An app failed to start, answer, or reset."""
+
+
+def available_apps(names: tuple[str, ...] = APP_NAMES) -> list[str]:
+    """The apps whose package can be run with `python -m` (has a `__main__` module)."""
+    found = []
+    for name in names:
+        try:
+            spec = importlib.util.find_spec(f"admindesk.envs.{name}.__main__")
+        except ModuleNotFoundError:
+            spec = None
+        if spec is not None:
+            found.append(name)
+    return found
+
+
+def default_launcher(name: str) -> list[str]:
+    """The command (without its --port/--data-dir/--token options) that runs app `name`."""
+    return [sys.executable, "-m", f"admindesk.envs.{name}"]
+
+
+def free_port() -> int:
+    """A loopback port that was free a moment ago (the app binding it may still race)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    """Runs in the child before exec: its own process group, SIGTERM when the parent dies."""
+    os.setsid()
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    except OSError:
+        pass  # not Linux: the process group and the atexit registry still apply
+
+
+def bench_call(port: int, token: str, method: str, path: str, body: dict | None = None,
+               timeout: float = 30.0) -> Any:
+    """One call to an app's bench API; returns the decoded JSON or raises ServiceError."""
+    conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    try:
+        payload = json.dumps(body).encode() if body is not None else None
+        headers = {BENCH_TOKEN_HEADER: token}
+        if payload is not None:
+            headers["Content-Type"] = "application/json"
+        conn.request(method, path, body=payload, headers=headers)
+        response = conn.getresponse()
+        data = response.read()
+    except OSError as exc:
+        raise ServiceError(f"{method} {path} on port {port}: {exc}") from exc
+    finally:
+        conn.close()
+    if response.status != 200:
+        raise ServiceError(f"{method} {path} on port {port}: HTTP {response.status} "
+                           f"{data[:200]!r}")
+    return json.loads(data)
+
+
+@dataclass
+class AppProcess:
+    """One running app: its name, port, data folder and child process."""
+
+    name: str
+    port: int
+    data_dir: Path
+    token: str
+    log_path: Path
+    launcher: list[str]
+    process: subprocess.Popen | None = None
+    starts: int = 0
+
+    @property
+    def base_url(self) -> str:
+        """The URL the browser uses to reach this app."""
+        return f"http://{HOST}:{self.port}"
+
+    def spawn(self) -> None:
+        """Start the child (without waiting for it to answer)."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        # "--opt=value": a token_urlsafe value may begin with "-" and pass for an option.
+        command = [*self.launcher, f"--port={self.port}", f"--data-dir={self.data_dir}",
+                   f"--token={self.token}"]
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT,
+                                            preexec_fn=_die_with_parent, close_fds=True)
+        self.starts += 1
+
+    def alive(self) -> bool:
+        """True while the child process has not exited."""
+        return self.process is not None and self.process.poll() is None
+
+    def wait_healthy(self, timeout: float) -> None:
+        """Block until `/_bench/health` answers, the child dies, or `timeout` passes."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if not self.alive():
+                raise ServiceError(f"{self.name} exited during start-up "
+                                   f"(code {self.process and self.process.returncode}); "
+                                   f"log: {self.log_path}\n{self.log_tail()}")
+            try:
+                bench_call(self.port, self.token, "GET", "/_bench/health", timeout=2.0)
+                return
+            except ServiceError:
+                if time.monotonic() > deadline:
+                    raise ServiceError(f"{self.name} did not become healthy in {timeout}s; "
+                                       f"log: {self.log_path}\n{self.log_tail()}") from None
+                time.sleep(0.05)  # polling a starting server: there is no event to wait on
+
+    def log_tail(self, lines: int = 15) -> str:
+        """The last lines of the app's log, for error messages."""
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def stop(self, grace: float = 3.0) -> None:
+        """Terminate the child's whole process group; kill it if it lingers."""
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
+            try:
+                os.killpg(process.pid, sig)
+            except ProcessLookupError:
+                return
+            try:
+                process.wait(timeout=wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+
+_LIVE: "weakref.WeakSet[Services]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all_services() -> None:
+    for services in list(_LIVE):
+        services.close()
+
+
+@dataclass(eq=False)  # identity semantics: instances live in a weak set
+class Services:
+    """A set of app processes owned by one Env (or one `admindesk serve`).
+
+    Use as a context manager, or call `close()`; either way the children are gone after.
+    Create and use it from one long-lived thread: the children are tied to the thread that
+    spawned them. `launchers` overrides the command of some apps (test doubles).
+    """
+
+    apps: list[str] | None = None
+    launchers: dict[str, list[str]] = field(default_factory=dict)
+    base_port: int | None = None
+    work_dir: Path | None = None
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    startup_timeout: float = 120.0
+    processes: dict[str, AppProcess] = field(default_factory=dict, init=False)
+    _owns_work_dir: bool = field(default=False, init=False)
+    _pool: ThreadPoolExecutor | None = field(default=None, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+
+    def start(self) -> "Services":
+        """Spawn every app, then wait (concurrently) until all answer their health check."""
+        names = list(self.apps) if self.apps is not None else available_apps()
+        if not names:
+            raise ServiceError("no app package has a __main__ module yet")
+        if self.work_dir is None:
+            self.work_dir = Path(tempfile.mkdtemp(prefix="admindesk-apps-"))
+            self._owns_work_dir = True
+        self._pool = ThreadPoolExecutor(max_workers=len(names), thread_name_prefix="apps")
+        _LIVE.add(self)
+        try:
+            for offset, name in enumerate(names):
+                port = self.base_port + offset if self.base_port else free_port()
+                self.processes[name] = AppProcess(
+                    name=name, port=port, data_dir=self.work_dir / name, token=self.token,
+                    log_path=self.work_dir / f"{name}.log",
+                    launcher=self.launchers.get(name) or default_launcher(name))
+                self.processes[name].spawn()
+            self._for_each(lambda app: app.wait_healthy(self.startup_timeout))
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __enter__(self) -> "Services":
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def ports(self) -> dict[str, int]:
+        """App name -> port."""
+        return {name: app.port for name, app in self.processes.items()}
+
+    def url(self, app: str, path: str = "/") -> str:
+        """Absolute URL of `path` inside `app`."""
+        if app not in self.processes:
+            raise ServiceError(f"app {app!r} is not running (running: {sorted(self.processes)})")
+        return self.processes[app].base_url + (path if path.startswith("/") else "/" + path)
+
+    def ensure_alive(self) -> list[str]:
+        """Restart any app whose process died; returns the names restarted."""
+        dead = [app for app in self.processes.values() if not app.alive()]
+        # Spawned from this thread: PR_SET_PDEATHSIG fires when the spawning *thread* exits,
+        # so children must never be started from the short-lived pool threads.
+        for app in dead:
+            app.stop()
+            app.spawn()
+        if dead:
+            self._for_each(lambda app: app.wait_healthy(self.startup_timeout), dead)
+        return [app.name for app in dead]
+
+    def reset_all(self, now: datetime | None = None) -> dict[str, Any]:
+        """POST /_bench/reset to every app at once (clock frozen at `now`)."""
+        return {name: future.result() for name, future in self.reset_futures(now).items()}
+
+    def reset_futures(self, now: datetime | None = None) -> dict[str, Future]:
+        """Restart dead apps, then start resetting every app; app name -> Future of its reply."""
+        body = {"now": now.isoformat()} if now is not None else {}
+        self.ensure_alive()
+        return self._submit_each(lambda app: bench_call(app.port, self.token, "POST",
+                                                        "/_bench/reset", body))
+
+    def snapshot_all(self) -> dict[str, dict[str, Any]]:
+        """GET /_bench/snapshot from every app at once."""
+        return {name: future.result() for name, future in self.snapshot_futures().items()}
+
+    def snapshot_futures(self) -> dict[str, Future]:
+        """Start fetching every app's snapshot; returns app name -> Future of its JSON.
+
+        Lets a caller overlap the fetch with browser work.
+        """
+        return self._submit_each(lambda app: bench_call(app.port, self.token, "GET",
+                                                        "/_bench/snapshot"))
+
+    def _submit_each(self, fn, apps: list[AppProcess] | None = None) -> dict[str, Future]:
+        targets = apps if apps is not None else list(self.processes.values())
+        return {app.name: self._pool.submit(fn, app) for app in targets}
+
+    def _for_each(self, fn, apps: list[AppProcess] | None = None) -> dict[str, Any]:
+        futures = self._submit_each(fn, apps)
+        return {name: future.result() for name, future in futures.items()}
+
+    def close(self) -> None:
+        """Stop every app (idempotent) and remove the temporary work folder."""
+        with self._lock:
+            for app in self.processes.values():
+                app.stop()
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
+            if self._owns_work_dir and self.work_dir is not None:
+                shutil.rmtree(self.work_dir, ignore_errors=True)
+                self._owns_work_dir = False
+            _LIVE.discard(self)

@@ -1,0 +1,76 @@
+"""App processes: start, bench token, concurrent reset, restart after a crash, no orphans."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from admindesk.harness.services import ServiceError, bench_call
+from tests.harness.conftest import FIXTURE_APP, fixture_services
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    # A zombie still answers kill(0); its /proc status says so.
+    with open(f"/proc/{pid}/status") as status:
+        return "zombie" in status.read()
+
+
+def test_start_reset_restart_and_close():
+    with fixture_services() as services:
+        assert set(services.ports) == {"ehr_web", "fax"}
+        assert len(set(services.ports.values())) == 2
+        results = services.reset_all()
+        assert all(result["ok"] for result in results.values())
+        crashed = services.processes["fax"].process
+        os.killpg(crashed.pid, signal.SIGKILL)
+        crashed.wait()
+        assert services.ensure_alive() == ["fax"]
+        assert services.reset_all()["fax"]["ok"]
+        pids = [app.process.pid for app in services.processes.values()]
+    assert all(_gone(pid) for pid in pids)
+
+
+def test_bench_api_needs_the_token():
+    with fixture_services(["ehr_web"]) as services:
+        port = services.ports["ehr_web"]
+        with pytest.raises(urllib.error.HTTPError) as denied:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_bench/snapshot")
+        assert denied.value.code == 404
+        with pytest.raises(ServiceError):
+            bench_call(port, "wrong-token", "GET", "/_bench/snapshot")
+        assert bench_call(port, services.token, "GET", "/_bench/snapshot")["_meta"]["app"] == "ehr_web"
+
+
+def test_apps_die_with_a_killed_harness(tmp_path):
+    # A harness process that is SIGKILLed cannot clean up; the kernel must end its apps.
+    script = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(FIXTURE_APP.parents[2])!r})
+        from tests.harness.conftest import fixture_services
+        services = fixture_services(["ehr_web"]).start()
+        print(services.processes["ehr_web"].process.pid, flush=True)
+        time.sleep(60)
+    """)
+    harness = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        app_pid = int(harness.stdout.readline())
+        assert not _gone(app_pid)
+    finally:
+        harness.kill()
+        harness.wait()
+    for _ in range(100):
+        if _gone(app_pid):
+            break
+        time.sleep(0.05)  # the kernel delivers the parent-death signal asynchronously
+    assert _gone(app_pid)

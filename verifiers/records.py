@@ -1,0 +1,39 @@
+"""What an episode leaves behind for scoring, and what one check says about it.
+
+Verifiers are pure functions of an `EpisodeRecord`; this module must never import the
+harness, so a stored record can be re-scored offline without a browser or the apps.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class FileDigest(BaseModel):
+    """A file the agent downloaded (with its size) or uploaded, identified by content hash."""
+
+    name: str
+    sha256: str
+    size: int | None = None
+
+
+class EpisodeRecord(BaseModel):
+    """Everything the verifiers may look at after one episode."""
+
+    task_id: str
+    initial_snapshots: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    final_snapshots: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    downloads: list[FileDigest] = Field(default_factory=list)
+    uploads: list[FileDigest] = Field(default_factory=list)
+    answer: str | None = None
+    trajectory: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class CheckResult(BaseModel):
+    """The outcome of one check: pass/fail, a score in [0, 1], and why."""
+
+    passed: bool
+    score: float = Field(ge=0.0, le=1.0)
+    explanation: str = ""
+    evidence: dict[str, Any] = Field(default_factory=dict)
