@@ -1,4 +1,4 @@
-"""Tables every app has: staff accounts, the audit trail and the bench state (clock)."""
+"""Tables every app has: staff accounts, the audit trail, the bench state (clock) and number sequences."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -48,3 +48,12 @@ class BenchState(KitBase):
 
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class NumberSequence(KitBase):
+    """The next value of one named counter behind the numbers an app issues (see `sequences`)."""
+
+    __tablename__ = "number_sequences"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    next_value: Mapped[int] = mapped_column(Integer)

@@ -136,15 +136,6 @@ class AdjustmentReason(Base):
     description: Mapped[str] = mapped_column(Text)
 
 
-class Sequence(Base):
-    """Counters behind every number the portal issues (deterministic, never random)."""
-
-    __tablename__ = "sequences"
-
-    name: Mapped[str] = mapped_column(String(32), primary_key=True)
-    next_value: Mapped[int] = mapped_column(Integer)
-
-
 # ---- eligibility and auth lookups -------------------------------------------------
 class EligibilityCheck(Base):
     """One eligibility & benefits inquiry and its outcome."""

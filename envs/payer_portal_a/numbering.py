@@ -1,15 +1,13 @@
 """Numbers the portal issues (case, auth, appeal, letter, lookup references).
 
-Each comes from a counter row in `sequences`, so the same actions after a reset give
-the same numbers; formats differ from the world's own numbers so they never collide.
+Each comes from a counter in the kit's `number_sequences` table, so the same actions after
+a reset give the same numbers; formats differ from the world's own numbers so they never collide.
 """
 from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from admindesk.envs.common import clock
-
-from .models import Sequence
+from admindesk.envs.common import clock, sequences
 
 # Counter name -> first value issued after a reset.
 SEQUENCE_STARTS = {"case": 1, "auth": 1, "appeal": 1, "letter": 1, "auth_lookup": 1, "eligibility": 1}
@@ -17,13 +15,7 @@ SEQUENCE_STARTS = {"case": 1, "auth": 1, "appeal": 1, "letter": 1, "auth_lookup"
 
 def next_value(session: Session, name: str) -> int:
     """Take the next value of counter `name` (the caller commits)."""
-    row = session.get(Sequence, name)
-    if row is None:
-        row = Sequence(name=name, next_value=SEQUENCE_STARTS[name])
-        session.add(row)
-    value = row.next_value
-    row.next_value = value + 1
-    return value
+    return sequences.next_value(session, name, SEQUENCE_STARTS[name])
 
 
 def case_number(session: Session) -> str:

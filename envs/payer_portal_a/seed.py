@@ -10,13 +10,13 @@ from datetime import datetime, time, timedelta
 
 from sqlalchemy.orm import Session
 
+from admindesk.envs.common.sequences import seed_sequences
 from admindesk.envs.world import WORLD_ANCHOR
 
 from .benefits import accumulators, benefit_lines
 from .letters import determination_letter
 from .models import (AdjustmentReason, Claim, ClaimAdjustment, ClaimLine, DiagnosisCode, Member, PaRequest,
-                     PaServiceLine, PaStatusEvent, Payer, Plan, PlanBenefit, ProcedureCode, Provider, Remittance,
-                     Sequence)
+                     PaServiceLine, PaStatusEvent, Payer, Plan, PlanBenefit, ProcedureCode, Provider, Remittance)
 from .numbering import SEQUENCE_STARTS
 from .policy import load_policy
 from .seed_answers import answers_from_facts
@@ -48,9 +48,7 @@ def seed(session: Session, world) -> None:
     session.flush()
     _seed_claims(session, world, payer_ids)
     _seed_requests(session, world, payer_ids, policy)
-    for name, start in SEQUENCE_STARTS.items():
-        if session.get(Sequence, name) is None:
-            session.add(Sequence(name=name, next_value=start))
+    seed_sequences(session, SEQUENCE_STARTS)
 
 
 def _seed_members(session: Session, world, payer_ids: set[str], plans: dict) -> None:

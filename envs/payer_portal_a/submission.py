@@ -4,13 +4,13 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
+from admindesk.envs.common.web import current_username
 
 from . import numbering
 from .letters import determination_letter
 from .models import PaRequest, PaStatusEvent
 from .policy import load_policy
 from .rules import APPROVED, apply, evaluate
-from .web import username
 
 
 def _decide(session: Session, pa: PaRequest, *, check_duplicates: bool) -> None:
@@ -27,7 +27,7 @@ def submit_request(session: Session, pa: PaRequest) -> None:
     pa.case_number = numbering.case_number(session)
     pa.attested = True
     pa.submitted_at = clock.now()
-    pa.history.append(PaStatusEvent(at=clock.now(), status="Submitted", username=username(),
+    pa.history.append(PaStatusEvent(at=clock.now(), status="Submitted", username=current_username(),
                                     note=f"Submitted through the portal with {len(pa.attachments)} attachment(s)."))
     _decide(session, pa, check_duplicates=True)
     session.commit()
@@ -36,7 +36,7 @@ def submit_request(session: Session, pa: PaRequest) -> None:
 def reevaluate_after_documents(session: Session, pa: PaRequest, added: int) -> None:
     """A pended case got documents: record them and decide again (no duplicate check:
     the case itself is the one on file); commits."""
-    pa.history.append(PaStatusEvent(at=clock.now(), status="Documents received", username=username(),
+    pa.history.append(PaStatusEvent(at=clock.now(), status="Documents received", username=current_username(),
                                     note=f"{added} document(s) added in answer to the request for information."))
     _decide(session, pa, check_duplicates=False)
     session.commit()

@@ -1,20 +1,11 @@
 """Helpers every view of portal A uses: the request's database session and look-ups."""
 from __future__ import annotations
 
-from flask import abort, current_app, g
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+
+from admindesk.envs.common.web import db
 
 from .models import Payer, Plan
-
-
-def db() -> Session:
-    """The database session of the current request."""
-    return current_app.extensions["admindesk"].db.request_session()
-
-
-def username() -> str:
-    return g.user.username
 
 
 def payer_choices() -> dict[str, str]:
@@ -31,11 +22,3 @@ def plan_choices() -> dict[str, str]:
 def select_choices(prompt: str, values) -> dict[str, str]:
     """Choices for a select whose labels are its values, after an empty prompt."""
     return {"": prompt, **{value: value for value in values}}
-
-
-def get_or_404(model, key):
-    """The row with primary key `key`, or the kit's 404 page."""
-    row = db().get(model, key)
-    if row is None:
-        abort(404)
-    return row

@@ -187,15 +187,6 @@ class Announcement(Base):
     priority: Mapped[str] = mapped_column(String(16))
 
 
-class NumberSequence(Base):
-    """The next number of each kind of reference (precert, appeal, DME, inquiry)."""
-
-    __tablename__ = "number_sequences"
-
-    name: Mapped[str] = mapped_column(String(32), primary_key=True)
-    next_value: Mapped[int] = mapped_column(Integer)
-
-
 class EligibilityInquiry(Base):
     """One eligibility lookup and its answer, kept as the portal's transaction log."""
 

@@ -8,18 +8,13 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from admindesk.envs.common import clock
-
-from .models import NumberSequence
+from admindesk.envs.common import clock, sequences
 
 SEQUENCES = {"precert": 1, "authorization": 900001, "appeal": 1, "dme": 1, "eligibility": 1}
 
 
 def _take(session: Session, name: str) -> int:
-    row = session.get(NumberSequence, name)
-    value = row.next_value
-    row.next_value += 1
-    return value
+    return sequences.next_value(session, name, SEQUENCES[name])
 
 
 def next_precert_reference(session: Session) -> str:

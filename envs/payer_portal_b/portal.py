@@ -1,13 +1,13 @@
 """Helpers the views share: the request's database session, the payer, attachments."""
 from __future__ import annotations
 
-from flask import Response, abort, current_app, g
+from flask import Response, abort
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 from werkzeug.datastructures import FileStorage
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.uploads import PdfUpload, UploadError, read_pdf_upload
+from admindesk.envs.common.web import current_username, db
 
 from .models import Attachment, PayerProfile
 
@@ -15,26 +15,9 @@ DOCUMENT_TYPES = ("Clinical notes", "Imaging report", "Sleep study report", "Lab
                   "Letter of medical necessity", "Detailed written order", "Other")
 
 
-def db() -> Session:
-    """The current request's database session."""
-    return current_app.extensions["admindesk"].db.request_session()
-
-
 def payer() -> PayerProfile:
     """The payer this portal belongs to (seeded as a single row)."""
     return db().scalars(select(PayerProfile)).one()
-
-
-def username() -> str:
-    return g.user.username
-
-
-def get_or_404(model, key):
-    """The record with primary key `key`, or a 404 page."""
-    record = db().get(model, key)
-    if record is None:
-        abort(404)
-    return record
 
 
 def read_upload(storage: FileStorage | None, errors: list[str]) -> PdfUpload | None:
@@ -52,7 +35,7 @@ def store_attachment(owner_type: str, owner_id: str, document_type: str, upload:
     """Add one checked PDF to the session, owned by a precert, appeal or DME request."""
     attachment = Attachment(owner_type=owner_type, owner_id=owner_id, document_type=document_type,
                             filename=upload.filename, sha256=upload.sha256, pages=upload.pages,
-                            size_bytes=upload.size, content=upload.content, uploaded_by=username(),
+                            size_bytes=upload.size, content=upload.content, uploaded_by=current_username(),
                             uploaded_at=clock.now())
     db().add(attachment)
     return attachment

@@ -12,11 +12,12 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.uploads import PdfUpload
+from admindesk.envs.common.web import current_username
 
 from .fields import split_codes
 from .models import Attachment, DiagnosisCode, MedicalPolicy, PrecertRequest, Provider, ServiceCode, Subscriber
 from .numbering import next_authorization_number, next_precert_reference
-from .portal import check_uploads, store_attachment, username
+from .portal import check_uploads, store_attachment
 from .rules import Determination, Submission, determine, policy_for_code
 
 SUBSCRIBER_NOT_FOUND = "No subscriber matches this Subscriber ID and date of birth."
@@ -107,7 +108,7 @@ def record_request(session: Session, form, found: CheckedReferences) -> PrecertR
         clinical=submission.clinical, clinical_summary=form.clinical_summary.data.strip(),
         contact_name=form.contact_name.data.strip(), contact_phone=_digits(form.contact_phone.data),
         policy_number=found.policy.policy_number if found.policy else None, status="", decision_reason="",
-        source="Portal", submitted_by=username(), submitted_at=now, updated_at=now)
+        source="Portal", submitted_by=current_username(), submitted_at=now, updated_at=now)
     _apply(request, decision, session)
     session.add(request)
     for document_type, upload in found.uploads:

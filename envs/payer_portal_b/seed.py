@@ -13,6 +13,8 @@ import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from admindesk.envs.common.sequences import seed_sequences
+
 from . import models as m
 from .numbering import SEQUENCES
 
@@ -45,8 +47,7 @@ def seed(session: Session, world) -> None:
         session.add(m.Announcement(id=index, **note))
     _seed_authorizations(session, world, payer.id)
     _seed_claims(session, world, payer.id)
-    for name, start in SEQUENCES.items():
-        session.add(m.NumberSequence(name=name, next_value=start))
+    seed_sequences(session, SEQUENCES)
 
 
 def _seed_subscribers(session: Session, world, payer_id: str) -> None:

@@ -13,9 +13,9 @@ from flask import Blueprint, g, redirect, request, url_for
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.web import db
 
 from .models import SessionActivity
-from .portal import db
 
 WARNING_AFTER_PAGE_VIEWS = 10
 # File downloads are not page views: the browser stays on the page it was on.

@@ -72,6 +72,32 @@ class FormClient:
         return response.get_json()
 
 
+def query(app, stmt) -> list:
+    """The rows `stmt` selects from the app's live database."""
+    with app.extensions["admindesk"].db.new_session() as session:
+        return list(session.scalars(stmt))
+
+
+def endpoint_audit_rows(client, endpoint: str) -> list[dict]:
+    """The audit trail's rows for one endpoint, from a snapshot."""
+    return [row for row in client.snapshot()["audit_events"] if row["endpoint"] == endpoint]
+
+
+@pytest.fixture
+def client(app):
+    """A client signed in as the coordinator on a fresh reset of the module's `app`."""
+    client = FormClient(app)
+    client.reset()
+    client.login()
+    return client
+
+
+@pytest.fixture
+def snap(client):
+    """The snapshot right after `client` signed in."""
+    return client.snapshot()
+
+
 class LiveServer:
     """One app served on a free loopback port from a thread, for real-Chromium tests."""
 
@@ -102,6 +128,14 @@ def serve_live():
     yield start
     for server in servers:
         server.close()
+
+
+@pytest.fixture
+def live(app, serve_live):
+    """The module's `app` served live for Chromium, freshly reset."""
+    server = serve_live(app)
+    server.reset()
+    return server
 
 
 def login_in_browser(page, base_url: str, username: str = "coordinator", password: str = "admindesk"):

@@ -21,13 +21,6 @@ def app(app_data_dir):
     return build_app(create_app, app_data_dir)
 
 
-@pytest.fixture
-def live(app, serve_live):
-    server = serve_live(app)
-    server.reset()
-    return server
-
-
 @pytest.fixture(scope="module")
 def case(app):
     """A patient with an open order that needs auth and has a document linked to it."""

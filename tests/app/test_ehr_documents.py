@@ -12,7 +12,7 @@ from admindesk.envs.common.pdf import render_pdf
 from admindesk.envs.ehr_web import create_app
 from admindesk.envs.ehr_web.models import Document
 
-from .conftest import FormClient, build_app
+from .conftest import build_app
 
 MRN = "E1000449"
 
@@ -20,14 +20,6 @@ MRN = "E1000449"
 @pytest.fixture(scope="module")
 def app(app_data_dir):
     return build_app(create_app, app_data_dir)
-
-
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
 
 
 @pytest.fixture(scope="module")

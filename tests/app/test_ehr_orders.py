@@ -7,20 +7,12 @@ from sqlalchemy import select
 from admindesk.envs.ehr_web import create_app
 from admindesk.envs.ehr_web.models import Order, OrderAuthorization
 
-from .conftest import FormClient, build_app
+from .conftest import build_app
 
 
 @pytest.fixture(scope="module")
 def app(app_data_dir):
     return build_app(create_app, app_data_dir)
-
-
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
 
 
 @pytest.fixture(scope="module")

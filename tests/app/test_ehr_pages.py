@@ -8,7 +8,7 @@ from admindesk.envs.ehr_web import create_app
 from admindesk.envs.ehr_web.models import Coverage, Document, Encounter, Medication, Order, Patient, Problem
 from admindesk.envs.ehr_web.models_work import Claim, Remittance
 
-from .conftest import FormClient, build_app
+from .conftest import FormClient, build_app, endpoint_audit_rows as audit_rows, query
 
 
 @pytest.fixture(scope="module")
@@ -16,25 +16,8 @@ def app(app_data_dir):
     return build_app(create_app, app_data_dir)
 
 
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
-
-
-def query(app, stmt):
-    with app.extensions["admindesk"].db.new_session() as session:
-        return list(session.scalars(stmt))
-
-
 def first(app, stmt):
     return query(app, stmt.limit(1))[0]
-
-
-def audit_rows(client, endpoint):
-    return [row for row in client.snapshot()["audit_events"] if row["endpoint"] == endpoint]
 
 
 def text(response) -> str:

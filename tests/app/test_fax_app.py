@@ -15,14 +15,6 @@ def app(app_data_dir):
     return build_app(create_app, app_data_dir)
 
 
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
-
-
 def test_seed_copies_the_inbox_and_lines_without_chart_data(client):
     world = build_world()
     snapshot = client.snapshot()

@@ -17,14 +17,6 @@ def app(app_data_dir):
     return build_app(create_app, app_data_dir)
 
 
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
-
-
 def draft_row(client, draft_id: int) -> dict:
     return next(d for d in client.snapshot()["compose_drafts"] if d["id"] == draft_id)
 

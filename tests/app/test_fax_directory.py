@@ -6,21 +6,13 @@ import pytest
 from admindesk.envs.fax import create_app
 from admindesk.envs.world import build_world
 
-from .conftest import FormClient, build_app
+from .conftest import build_app
 from .test_fax_support import audit_rows, text
 
 
 @pytest.fixture(scope="module")
 def app(app_data_dir):
     return build_app(create_app, app_data_dir)
-
-
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
 
 
 def contact_form(**overrides) -> dict:

@@ -5,21 +5,13 @@ import pytest
 
 from admindesk.envs.fax import create_app
 
-from .conftest import FormClient, build_app
+from .conftest import build_app
 from .test_fax_support import PNG_MAGIC, audit_rows, sha, text
 
 
 @pytest.fixture(scope="module")
 def app(app_data_dir):
     return build_app(create_app, app_data_dir)
-
-
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
 
 
 def newest(snapshot: dict) -> dict:

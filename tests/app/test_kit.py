@@ -1,8 +1,9 @@
-"""The app kit on a minimal app: bench API, reset, snapshot, login, CSRF, audit, seeding."""
+"""The app kit on a minimal app: bench API, reset, snapshot, login, CSRF, audit, seeding, sequences."""
 from __future__ import annotations
 
 import pytest
 
+from admindesk.envs.common import sequences
 from admindesk.envs.common.factory import AppConfig
 from admindesk.envs.common.seeding import SeedError
 
@@ -155,3 +156,21 @@ def test_an_anonymous_request_keeps_the_login_forms_csrf_token(client):
     response = client.client.post("/login", data={"username": "coordinator", "password": "admindesk",
                                                    "csrf_token": token})
     assert response.status_code == 302
+
+
+def test_number_sequences_start_where_asked_count_up_and_reset(app, client):
+    session = app.extensions["admindesk"].db.new_session()
+    try:
+        assert [sequences.next_value(session, "ticket", start=900001) for _ in range(3)] == [900001, 900002, 900003]
+        assert sequences.next_value(session, "other") == 1
+        assert sequences.next_value(session, "ticket", start=5) == 900004  # start only applies to a new counter
+        sequences.seed_sequences(session, {"ticket": 1, "seeded": 40})
+        assert sequences.next_value(session, "seeded") == 40
+        session.commit()
+    finally:
+        session.close()
+    assert client.snapshot()["number_sequences"] == [{"name": "other", "next_value": 2},
+                                                     {"name": "seeded", "next_value": 41},
+                                                     {"name": "ticket", "next_value": 900005}]
+    client.reset()
+    assert client.snapshot()["number_sequences"] == []

@@ -18,19 +18,6 @@ def app(app_data_dir):
     return build_app(create_app, app_data_dir)
 
 
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
-
-
-@pytest.fixture
-def snap(client):
-    return client.snapshot()
-
-
 def test_pages_need_login(app):
     anonymous = FormClient(app)
     anonymous.reset()

@@ -22,13 +22,6 @@ def app(app_data_dir):
     return build_app(create_app, app_data_dir)
 
 
-@pytest.fixture
-def live(app, serve_live):
-    server = serve_live(app)
-    server.reset()
-    return server
-
-
 @pytest.fixture(scope="module")
 def people(app):
     """An active PPO member with no request on file, an ordering clinician and a facility."""

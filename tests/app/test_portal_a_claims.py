@@ -8,26 +8,13 @@ from pypdf import PdfReader
 
 from admindesk.envs.payer_portal_a import create_app
 
-from .conftest import FormClient, build_app
+from .conftest import build_app
 from .test_portal_a_support import case_with_status, claim_with_deadline, pdf_file, us
 
 
 @pytest.fixture(scope="module")
 def app(app_data_dir):
     return build_app(create_app, app_data_dir)
-
-
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
-
-
-@pytest.fixture
-def snap(client):
-    return client.snapshot()
 
 
 def _denied_claim_with_codes(snapshot):

@@ -7,7 +7,7 @@ import pytest
 
 from admindesk.envs.payer_portal_a import create_app
 
-from .conftest import FormClient, build_app
+from .conftest import build_app
 from .test_portal_a_support import (LUMBAR_MET, LUMBAR_NOT_MET, active_member, approved_lumbar_case, build_draft,
                                     lines_of, pdf_file, providers, request_by_id, start_draft, submit,
                                     terminated_member, us)
@@ -16,19 +16,6 @@ from .test_portal_a_support import (LUMBAR_MET, LUMBAR_NOT_MET, active_member, a
 @pytest.fixture(scope="module")
 def app(app_data_dir):
     return build_app(create_app, app_data_dir)
-
-
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
-
-
-@pytest.fixture
-def snap(client):
-    return client.snapshot()
 
 
 def _drafts(snapshot):

@@ -11,7 +11,7 @@ from admindesk.envs.payer_portal_b import create_app
 from admindesk.envs.payer_portal_b.models import (Claim, ExplanationOfBenefits, Provider, Subscriber,
                                                   Supplier)
 
-from .conftest import FormClient, build_app
+from .conftest import build_app
 
 ORDER_PDF = render_pdf("Standard written order", [("Item", "CPAP E0601")], "Signed by the treating practitioner.")
 LETTER_PDF = render_pdf("Appeal letter", [("Claim", "denied")], "Please reconsider the denial.")
@@ -39,14 +39,6 @@ def data(app):
         session.expunge_all()
     return {"subscriber": subscribers[0], "other": subscribers[1], "npi": npi, "supplier": supplier,
             "open_claim": open_claim, "late_claim": late_claim, "pending_claim": pending}
-
-
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
 
 
 def pdf(content: bytes, name: str):

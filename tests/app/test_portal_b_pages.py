@@ -11,29 +11,12 @@ from admindesk.envs.payer_portal_b import create_app
 from admindesk.envs.payer_portal_b.models import Claim, ExplanationOfBenefits, Subscriber
 from admindesk.envs.payer_portal_b.session_timeout import WARNING_AFTER_PAGE_VIEWS
 
-from .conftest import FormClient, build_app
+from .conftest import FormClient, build_app, endpoint_audit_rows as audit_rows, query
 
 
 @pytest.fixture(scope="module")
 def app(app_data_dir):
     return build_app(create_app, app_data_dir)
-
-
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
-
-
-def query(app, stmt):
-    with app.extensions["admindesk"].db.new_session() as session:
-        return list(session.scalars(stmt))
-
-
-def audit_rows(client, endpoint):
-    return [row for row in client.snapshot()["audit_events"] if row["endpoint"] == endpoint]
 
 
 def active_subscriber(app) -> Subscriber:

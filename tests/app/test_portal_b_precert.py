@@ -10,7 +10,7 @@ from admindesk.envs.common.pdf import render_pdf
 from admindesk.envs.payer_portal_b import create_app
 from admindesk.envs.payer_portal_b.models import PrecertRequest, Provider, Subscriber
 
-from .conftest import FormClient, build_app
+from .conftest import build_app
 
 NOTE_PDF = render_pdf("Progress note", [("Patient", "Test")], "Eight weeks of physical therapy failed.")
 
@@ -38,14 +38,6 @@ def people(app):
         session.expunge_all()
     return {"subscriber": active[0], "other": active[1], "ended": ended, "npi": npi, "on_file": on_file,
             "on_file_subscriber": on_file_subscriber}
-
-
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
 
 
 def pdf(content: bytes = NOTE_PDF, name: str = "progress-note.pdf"):

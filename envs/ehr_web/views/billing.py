@@ -6,13 +6,14 @@ from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.web import db, get_or_404
 
 from ..forms import NoteForm
 from ..models import AdjustmentReasonCode, Facility, Provider, RemarkCode
 from ..models_work import Claim, WorkItem
 from ..seed_queues import NON_DENIAL_CARCS
 from .chart_base import render_chart
-from .common import db, get_or_404, patient_or_404
+from .common import patient_or_404
 from .notes import add_note, notes_for
 
 billing = Blueprint("billing", __name__)

@@ -9,12 +9,13 @@ from flask import Blueprint, flash, redirect, url_for
 from sqlalchemy import select
 
 from admindesk.envs.common import clock
+from admindesk.envs.common.web import db
 
 from ..forms import NoteForm
 from ..models import Document, Encounter, Medication, Order, Problem
 from ..models_work import Note, WorkItem
 from .chart_base import active_coverages, render_chart
-from .common import db, patient_or_404
+from .common import patient_or_404
 from .notes import add_note
 
 chart = Blueprint("chart", __name__, url_prefix="/patients/<mrn>")

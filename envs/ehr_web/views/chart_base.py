@@ -6,10 +6,10 @@ from sqlalchemy import func, select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.web import db
 
 from ..models import Coverage, Patient, Provider
 from ..models_work import WorkItem
-from .common import db
 
 # (tab key, label, endpoint) in display order.
 CHART_TABS = (

@@ -1,26 +1,12 @@
 """Helpers every EHR view uses: the request's database session and record lookups."""
 from __future__ import annotations
 
-from flask import abort, current_app, g
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from admindesk.envs.common.kit_models import StaffUser
+from admindesk.envs.common.web import db, get_or_404
 
 from ..models import Patient
-
-
-def db() -> Session:
-    """The database session of the current request."""
-    return current_app.extensions["admindesk"].db.request_session()
-
-
-def get_or_404(model, key):
-    """The row with primary key `key`, or a 404 page (malformed ids are simply not found)."""
-    row = db().get(model, key) if key else None
-    if row is None:
-        abort(404)
-    return row
 
 
 def patient_or_404(mrn: str) -> Patient:
@@ -35,7 +21,3 @@ def staff_users() -> list[StaffUser]:
 def staff_names() -> dict[str, str]:
     """username -> display name."""
     return {user.username: user.display_name for user in staff_users()}
-
-
-def current_username() -> str:
-    return g.user.username

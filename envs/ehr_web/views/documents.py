@@ -10,12 +10,13 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort
 from admindesk.envs.common.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..document_files import document_pdf, download_name
 from ..forms import DocumentUploadForm
 from ..models import Document
 from .chart_base import render_chart
-from .common import current_username, db, get_or_404, patient_or_404
+from .common import patient_or_404
 
 documents = Blueprint("documents", __name__)
 SORT_COLUMNS = {"date": Document.document_date, "type": Document.kind, "title": Document.title,

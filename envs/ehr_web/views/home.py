@@ -8,11 +8,11 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.kit_models import AuditEvent
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.web import current_username, db
 
 from ..models import Patient, Payer
 from ..models_work import WorkItem
 from ..vocab import QUEUES
-from .common import current_username, db
 from .queues import open_items_filter
 
 home = Blueprint("home", __name__)

@@ -6,10 +6,10 @@ from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.web import current_username, db
 
 from ..forms import NoteForm
 from ..models_work import Note
-from .common import current_username, db
 
 
 def notes_for(subject_type: str, subject_id: str) -> list[Note]:

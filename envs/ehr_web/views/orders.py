@@ -6,12 +6,13 @@ from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..forms import options, AuthorizationForm, NoteForm
 from ..models import DiagnosisCode, Document, Order, OrderAuthorization, Payer, ProcedureCode
 from ..models_work import WorkItem
 from .chart_base import render_chart
-from .common import current_username, db, get_or_404, patient_or_404
+from .common import patient_or_404
 from .notes import add_note, notes_for
 
 orders = Blueprint("orders", __name__)

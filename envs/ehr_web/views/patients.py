@@ -6,11 +6,12 @@ from sqlalchemy import and_, func, or_, select
 
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.web import db
 
 from ..forms import PatientSearchForm
 from ..models import Patient
 from .chart_base import active_coverages
-from .common import db, patient_or_404
+from .common import patient_or_404
 
 patients = Blueprint("patients", __name__)
 PER_PAGE = 25

@@ -8,13 +8,14 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..forms import options, AssignForm, NoteForm, QueueFilterForm, WorkItemUpdateForm
 from ..models import Patient, Payer, Supplier
 from ..models_work import WorkItem, WorkItemEvent
 from ..vocab import QUEUE_BY_NAME, QUEUES, Queue
 from .billing import code_descriptions, denials
-from .common import current_username, db, get_or_404, staff_names
+from .common import staff_names
 from .notes import add_note, notes_for, store_note
 
 queues = Blueprint("queues", __name__, url_prefix="/queues")

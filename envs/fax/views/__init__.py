@@ -1,12 +1,12 @@
 """Blueprints of the fax server, one module per area, and the helpers they share."""
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, g
+from flask import Blueprint, g
 from wtforms import SelectChoice
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
 from admindesk.envs.common.kit_models import StaffUser
+from admindesk.envs.common.web import db
 
 from ..forms import options
 from ..models import FAILED, OPEN, UNREAD, ComposeDraft, FaxLine, InboundFax, OutboundFax
@@ -14,23 +14,6 @@ from ..numbers import format_fax_number
 
 # Jinja filters and globals of the fax server (registered once on the app).
 helpers = Blueprint("fax_helpers", __name__)
-
-
-def db() -> Session:
-    """The database session of the current request."""
-    return current_app.extensions["admindesk"].db.request_session()
-
-
-def username() -> str:
-    return g.user.username
-
-
-def get_or_404(model, key):
-    """The row with primary key `key`, or the 404 page."""
-    row = db().get(model, key)
-    if row is None:
-        abort(404)
-    return row
 
 
 def staff_names() -> dict[str, str]:

@@ -8,6 +8,7 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import paginate
 from admindesk.envs.common.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from .. import drafts
 from ..documents import inbound_pdf, inbound_pdf_name
@@ -15,7 +16,7 @@ from ..forms import ComposeForm
 from ..models import (ACTIVE, DISCARDED, OPEN, ComposeDraft, DirectoryContact, DraftAttachment,
                       InboundFax)
 from ..numbers import digits_only, format_fax_number
-from . import db, get_or_404, line_choices, username
+from . import line_choices
 
 bp = Blueprint("compose", __name__)
 
@@ -24,7 +25,7 @@ SEARCH_LIMIT = 25
 
 def _own_draft(draft_id: int) -> ComposeDraft:
     draft = get_or_404(ComposeDraft, draft_id)
-    if draft.owner != username():
+    if draft.owner != current_username():
         abort(404)  # other users' drafts are private: do not even confirm they exist
     return draft
 
@@ -60,7 +61,7 @@ def _render(draft: ComposeDraft, form: ComposeForm, status: int = 200, results=N
 @bp.get("/drafts")
 def index():
     """The Drafts folder: the user's unsent faxes."""
-    stmt = (select(ComposeDraft).where(ComposeDraft.owner == username(), ComposeDraft.status == OPEN)
+    stmt = (select(ComposeDraft).where(ComposeDraft.owner == current_username(), ComposeDraft.status == OPEN)
             .order_by(ComposeDraft.updated_at.desc(), ComposeDraft.id.desc()))
     page = paginate(db(), stmt, 20)
     describe(record_type="drafts", tab="drafts")
@@ -76,7 +77,7 @@ def create():
         if not contact_id.isdigit():
             abort(404)
         contact = get_or_404(DirectoryContact, int(contact_id))
-    draft = drafts.new_draft(db(), username(), g.user.display_name, contact)
+    draft = drafts.new_draft(db(), current_username(), g.user.display_name, contact)
     db().commit()
     describe(action="create_draft", record_type="draft", record_id=str(draft.id),
              contact_id=contact.id if contact else None)
@@ -87,7 +88,7 @@ def create():
 def forward(fax_id: str):
     """Start a new fax with a received fax attached as a PDF."""
     fax = get_or_404(InboundFax, fax_id)
-    draft = drafts.new_draft(db(), username(), g.user.display_name)
+    draft = drafts.new_draft(db(), current_username(), g.user.display_name)
     draft.cover_re = f"Fwd: {fax.subject}"[:200]
     drafts.attach_bytes(draft, inbound_pdf_name(fax), inbound_pdf(fax), fax.page_count)
     db().commit()
@@ -216,7 +217,7 @@ def _send(draft, form, _argument, _upload):
             form[name].errors = list(form[name].errors) + [message]
         form.send_problems = problems
         return _render(draft, form, 422)
-    fax = drafts.send(db(), draft, username())
+    fax = drafts.send(db(), draft, current_username())
     db().commit()
     describe(outbound_fax_id=fax.id, to_number=fax.to_number)
     flash(f"Fax job {fax.id} queued for transmission to {fax.recipient_name}.", "success")

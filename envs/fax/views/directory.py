@@ -7,11 +7,11 @@ from sqlalchemy import or_, select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..forms import ContactForm
 from ..models import ACTIVE, CONTACT_TYPES, DISCONNECTED, DirectoryContact, OutboundFax
 from ..numbers import digits_only
-from . import db, get_or_404, username
 
 bp = Blueprint("directory", __name__)
 
@@ -59,7 +59,7 @@ def create():
                 name=form.name.data.strip(), organization=form.organization.data.strip(),
                 contact_type=form.contact_type.data, fax_number=form.fax_number.digits,
                 phone_number=form.phone_number.digits or None, line_status=ACTIVE,
-                notes=(form.notes.data or "").strip(), added_by=username(), added_at=clock.now())
+                notes=(form.notes.data or "").strip(), added_by=current_username(), added_at=clock.now())
             db().add(contact)
             db().commit()
             describe(record_id=str(contact.id))

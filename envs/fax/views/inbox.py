@@ -9,12 +9,13 @@ from sqlalchemy import or_, select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..documents import inbound_pdf, inbound_pdf_name, page_header, render_page_png
 from ..forms import AssignFaxForm, FileFaxForm, ReadStateForm
 from ..models import READ, UNREAD, InboundFax, InboundFaxEvent, InboundFaxPage
 from ..numbers import digits_only
-from . import assignee_choices, db, get_or_404, staff_names, username
+from . import assignee_choices, staff_names
 
 bp = Blueprint("inbox", __name__)
 
@@ -35,7 +36,7 @@ def _fax_or_404(fax_id: str) -> InboundFax:
 
 
 def _log(fax: InboundFax, action: str, note: str = "") -> None:
-    db().add(InboundFaxEvent(fax_id=fax.id, at=clock.now(), username=username(), action=action,
+    db().add(InboundFaxEvent(fax_id=fax.id, at=clock.now(), username=current_username(), action=action,
                              note=note.strip()))
 
 
@@ -59,7 +60,7 @@ def index():
     elif view == "filed":
         stmt = stmt.where(InboundFax.is_filed.is_(True))
     elif view == "mine":
-        stmt = stmt.where(InboundFax.assigned_to == username())
+        stmt = stmt.where(InboundFax.assigned_to == current_username())
     if q:
         like = f"%{q}%"
         conditions = [InboundFax.from_name.ilike(like), InboundFax.subject.ilike(like), InboundFax.id.ilike(like)]
@@ -150,7 +151,7 @@ def file_fax(fax_id: str):
         return _render_fax(fax, "details", 409, file_form=form, open_dialog="file-dialog")
     if not form.validate_on_submit():
         return _render_fax(fax, "details", 422, file_form=form, open_dialog="file-dialog")
-    fax.is_filed, fax.filed_by, fax.filed_at, fax.status = True, username(), clock.now(), READ
+    fax.is_filed, fax.filed_by, fax.filed_at, fax.status = True, current_username(), clock.now(), READ
     _log(fax, "Filed", form.note.data)
     db().commit()
     flash(f"Fax {fax.id} filed.", "success")

@@ -6,13 +6,14 @@ from sqlalchemy import or_, select
 
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from .. import drafts
 from ..forms import ResendForm
 from ..models import FAILED, QUEUED, SENT, FaxAttachment, OutboundFax
 from ..numbers import digits_only
 from ..transmission import transmit, transmit_queued
-from . import db, get_or_404, staff_names, username
+from . import staff_names
 
 bp = Blueprint("outbox", __name__)
 
@@ -117,7 +118,7 @@ def resend(job_id: int):
         valid = False
     if not valid:
         return _render_job(fax, form, 422)
-    job = drafts.resend(db(), fax, form.to_number.digits, username())
+    job = drafts.resend(db(), fax, form.to_number.digits, current_username())
     db().commit()
     describe(new_job=job.id)
     flash(f"Fax job {fax.id} resent as job {job.id}.", "success")

@@ -10,13 +10,14 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from .. import numbering
 from ..forms import AppealForm
 from ..letters import appeal_acknowledgement
 from ..models import Appeal, AppealAttachment, Claim
 from ..policy import load_policy
-from ..web import db, get_or_404, select_choices, username
+from ..web import select_choices
 
 appeals = Blueprint("appeals", __name__, url_prefix="/appeals")
 DECISION_DAYS = {"Reconsideration": 30, "Level 1 Appeal": 60, "Clinical Appeal": 30}
@@ -93,7 +94,8 @@ def new():
         reason=form.reason.data, contact_name=form.contact_name.data.strip(),
         contact_phone="".join(ch for ch in form.contact_phone.data if ch.isdigit()),
         letter_text=(form.letter_text.data or "").strip() or None, status="Received", submitted_at=clock.now(),
-        submitted_by=username(), decision_due=clock.today() + timedelta(days=DECISION_DAYS[form.appeal_type.data]))
+        submitted_by=current_username(),
+        decision_due=clock.today() + timedelta(days=DECISION_DAYS[form.appeal_type.data]))
     for upload, kind in ((letter_upload, "Appeal letter"), (support_upload, form.attachment_type.data)):
         if upload is not None:
             appeal.attachments.append(AppealAttachment(

@@ -6,12 +6,13 @@ from sqlalchemy import func, select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.web import current_username, db
 
 from .. import numbering
 from ..forms import AuthLookupForm
 from ..models import AuthLookup, PaRequest, Plan, ProcedureCode
 from ..policy import NEVER_REVIEWED_CATEGORIES, load_policy
-from ..web import db, payer_choices, plan_choices, username
+from ..web import payer_choices, plan_choices
 
 auth_lookup = Blueprint("auth_lookup", __name__, url_prefix="/authorizations")
 
@@ -69,7 +70,7 @@ def lookup():
     result, explanation = requirement(plan, code, form.place_of_service.data)
     record = AuthLookup(reference_number=numbering.auth_lookup_reference(session), payer_id=plan.payer_id,
                         plan_id=plan.id, code=code.code, place_of_service=form.place_of_service.data, result=result,
-                        explanation=explanation, looked_up_at=clock.now(), looked_up_by=username())
+                        explanation=explanation, looked_up_at=clock.now(), looked_up_by=current_username())
     session.add(record)
     session.commit()
     describe(action="auth_requirement_lookup", record_type="auth_lookup", record_id=record.reference_number,

@@ -10,10 +10,11 @@ from wtforms.validators import Length, Optional, Regexp
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.web import db
 
 from ..forms import USDateField
 from ..models import AdjustmentReason, Appeal, Claim
-from ..web import db, payer_choices
+from ..web import payer_choices
 
 claims = Blueprint("claims", __name__, url_prefix="/claims")
 CLAIM_TABS = ("summary", "remittance", "appeals")

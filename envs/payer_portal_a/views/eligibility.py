@@ -6,11 +6,12 @@ from sqlalchemy import func, select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.web import current_username, db
 
 from .. import numbering
 from ..forms import EligibilityForm
 from ..models import EligibilityCheck, Member, PlanBenefit
-from ..web import db, payer_choices, username
+from ..web import payer_choices
 
 eligibility = Blueprint("eligibility", __name__, url_prefix="/eligibility")
 
@@ -52,7 +53,7 @@ def check():
         reference_number=numbering.eligibility_reference(session), payer_id=member.payer_id,
         member_id=member.member_id, dob=member.dob, service_date=form.service_date.data,
         result="Active" if active else "Inactive", coverage_id=member.coverage_id, checked_at=clock.now(),
-        checked_by=username())
+        checked_by=current_username())
     session.add(record)
     session.commit()
     describe(action="eligibility_inquiry", record_type="member", record_id=member.member_id, tab="eligibility",

@@ -5,10 +5,10 @@ from flask import Blueprint, g, render_template, request
 from sqlalchemy import func, select
 
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.web import db, get_or_404
 
 from ..models import Letter, PaRequest, Payer, Plan, ProcedureCode
 from ..policy import load_policy
-from ..web import db, get_or_404
 
 home = Blueprint("home", __name__)
 PAYER_TABS = ("overview", "policies")

@@ -11,12 +11,13 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..forms import AttachmentForm
 from ..models import Letter, PaAttachment, PaRequest
 from ..policy import load_policy
 from ..submission import reevaluate_after_documents
-from ..web import db, get_or_404, payer_choices, select_choices, username
+from ..web import payer_choices, select_choices
 
 pa_cases = Blueprint("pa_cases", __name__, url_prefix="/authorizations")
 CASE_TABS = ("summary", "documents", "history", "letters")
@@ -120,7 +121,7 @@ def add_documents(case_number: str):
     pa.attachments.append(PaAttachment(
         document_type=form.document_type.data, filename=upload.filename, content=upload.content,
         sha256=upload.sha256, pages=upload.pages, size_bytes=upload.size, stage="Additional information",
-        uploaded_at=clock.now(), uploaded_by=username()))
+        uploaded_at=clock.now(), uploaded_by=current_username()))
     session.flush()
     reevaluate_after_documents(session, pa, 1)
     describe(filename=upload.filename, sha256=upload.sha256, status=pa.status)

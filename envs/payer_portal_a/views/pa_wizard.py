@@ -8,6 +8,7 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..forms import AttachmentForm, MemberStepForm, ProviderStepForm, ReviewForm, ServiceLineForm
 from ..models import Member, PaAttachment, PaRequest, PaServiceLine, ProcedureCode, Provider
@@ -16,7 +17,7 @@ from ..questionnaire_form import answers_from_form, questionnaire_form
 from ..rules import find_duplicates
 from ..submission import submit_request
 from ..validation import parse_diagnoses
-from ..web import db, get_or_404, payer_choices, select_choices, username
+from ..web import payer_choices, select_choices
 from .eligibility import find_member
 
 pa_wizard = Blueprint("pa_wizard", __name__, url_prefix="/authorizations")
@@ -74,7 +75,7 @@ def start():
     if member is None:
         return _render("member", None, 422, form=form)
     session = db()
-    pa = PaRequest(status="Draft", payer_id=member.payer_id, created_at=clock.now(), created_by=username())
+    pa = PaRequest(status="Draft", payer_id=member.payer_id, created_at=clock.now(), created_by=current_username())
     _apply_member(pa, member)
     session.add(pa)
     session.commit()
@@ -238,7 +239,7 @@ def add_attachment(request_id: int):
     pa.attachments.append(PaAttachment(
         document_type=form.document_type.data, filename=upload.filename, content=upload.content,
         sha256=upload.sha256, pages=upload.pages, size_bytes=upload.size, stage="Initial",
-        uploaded_at=clock.now(), uploaded_by=username()))
+        uploaded_at=clock.now(), uploaded_by=current_username()))
     db().commit()
     describe(filename=upload.filename, sha256=upload.sha256)
     flash(f"{upload.filename} attached as {form.document_type.data}.", "success")

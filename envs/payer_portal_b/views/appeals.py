@@ -9,13 +9,13 @@ from sqlalchemy import or_, select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..fields import DATE_FORMAT
 from ..forms import AppealForm
 from ..models import Appeal, Claim, ExplanationOfBenefits
 from ..numbering import next_appeal_id
-from ..portal import (attachment_response, attachments_of, check_uploads, db, get_or_404, has_errors, payer,
-                      store_attachment, username)
+from ..portal import attachment_response, attachments_of, check_uploads, has_errors, payer, store_attachment
 
 appeals = Blueprint("appeals", __name__, url_prefix="/appeals")
 OPEN_STATUSES = ("Received", "In Review")
@@ -75,7 +75,7 @@ def new():
         service_date=form.service_date.data, billed_amount=float(form.billed_amount.data),
         reason_category=form.reason_category.data, explanation=form.explanation.data.strip(),
         requested_outcome=form.requested_outcome.data, attested=True, status="Received",
-        decision_due=clock.today() + timedelta(days=DECISION_DAYS), submitted_by=username(),
+        decision_due=clock.today() + timedelta(days=DECISION_DAYS), submitted_by=current_username(),
         submitted_at=clock.now())
     session.add(appeal)
     for document_type, upload in uploads:

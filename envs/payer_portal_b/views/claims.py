@@ -7,10 +7,10 @@ from sqlalchemy import false, select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.web import db, get_or_404
 
 from ..forms import ClaimSearchForm
 from ..models import AdjustmentCode, Appeal, Claim, ClaimAdjustment, ClaimLine, ExplanationOfBenefits, Provider
-from ..portal import db, get_or_404
 
 claims = Blueprint("claims", __name__, url_prefix="/claims")
 TABS = ("summary", "eob", "appeals")

@@ -7,14 +7,14 @@ from sqlalchemy import or_, select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..dme_rules import DmeSubmission, evaluate, requirement_text
 from ..fields import split_codes
 from ..forms import DmeForm, options
 from ..models import DmeRequest, DmeRequirement, Provider, ServiceCode, Supplier
 from ..numbering import next_authorization_number, next_dme_request_id
-from ..portal import (attachment_response, attachments_of, check_uploads, db, get_or_404, has_errors, payer,
-                      store_attachment, username)
+from ..portal import attachment_response, attachments_of, check_uploads, has_errors, payer, store_attachment
 from ..precert_service import check_diagnoses, check_provider, check_subscriber
 from ..rules import policy_for_code
 
@@ -97,7 +97,7 @@ def new():
         order_date=submission.order_date, ahi=submission.test_values["ahi"], spo2_rest=form.spo2_rest.data,
         spo2_exertion=form.spo2_exertion.data, status=decision.status, decision_reason=decision.reason,
         authorization_number=next_authorization_number(session) if decision.status == "Approved" else None,
-        approved_months=decision.approved_months, submitted_by=username(), submitted_at=clock.now())
+        approved_months=decision.approved_months, submitted_by=current_username(), submitted_at=clock.now())
     session.add(item)
     for document_type, upload in uploads:
         store_attachment("dme", item.request_id, document_type, upload)

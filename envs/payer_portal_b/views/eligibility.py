@@ -6,11 +6,11 @@ from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..forms import EligibilityForm
 from ..models import EligibilityInquiry, Plan, Subscriber
 from ..numbering import next_inquiry_id
-from ..portal import db, get_or_404, username
 
 eligibility = Blueprint("eligibility", __name__, url_prefix="/eligibility")
 NOT_FOUND = "No subscriber matches this Subscriber ID and date of birth. Check the member's card."
@@ -36,7 +36,7 @@ def lookup():
         inquiry = EligibilityInquiry(
             inquiry_id=next_inquiry_id(session), subscriber_id=subscriber_id, dob=form.dob.data,
             service_date=service_date, result="Active" if subscriber.active_on(service_date) else "Inactive",
-            plan_id=subscriber.plan_id, requested_by=username(), requested_at=clock.now())
+            plan_id=subscriber.plan_id, requested_by=current_username(), requested_at=clock.now())
         session.add(inquiry)
         session.commit()
         describe(action="check_eligibility", record_type="subscriber", record_id=subscriber_id,

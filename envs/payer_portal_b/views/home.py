@@ -5,9 +5,10 @@ from flask import Blueprint, render_template
 from sqlalchemy import select
 
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.web import db
 
 from ..models import Announcement, Appeal, MedicalPolicy, PrecertRequest
-from ..portal import db, payer
+from ..portal import payer
 
 home = Blueprint("home", __name__)
 

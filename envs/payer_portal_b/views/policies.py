@@ -6,11 +6,12 @@ from sqlalchemy import or_, select
 
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.web import db, get_or_404
 
 from ..dme_rules import requirement_text
 from ..fax_form import fax_form_filename, render_fax_form
 from ..models import DmeRequirement, MedicalPolicy, PolicyCode, ServiceCode
-from ..portal import db, get_or_404, payer, pdf_response
+from ..portal import payer, pdf_response
 
 policies = Blueprint("policies", __name__, url_prefix="/policies")
 SORT_COLUMNS = {"number": MedicalPolicy.policy_number, "title": MedicalPolicy.title,

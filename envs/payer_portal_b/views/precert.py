@@ -6,10 +6,11 @@ from sqlalchemy import or_, select
 
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.web import db, get_or_404
 
 from ..forms import AdditionalInfoForm, PrecertForm, RequirementLookupForm
 from ..models import PrecertRequest, Provider, ServiceCode
-from ..portal import attachment_response, attachments_of, db, get_or_404, has_errors, payer, read_upload
+from ..portal import attachment_response, attachments_of, has_errors, payer, read_upload
 from ..precert_service import add_information, check_request_form, record_request
 from ..rules import policy_for_code
 
