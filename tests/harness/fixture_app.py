@@ -32,6 +32,12 @@ function report(kind, detail) {{
                    body: JSON.stringify({{kind: kind, detail: String(detail)}})}});
 }}
 let dragStart = null;
+// What this page found of an earlier visit, then its own marks (isolation tests read it).
+window.foundEarlierVisit = [localStorage.getItem('seen'), sessionStorage.getItem('seen'),
+                            document.cookie.includes('client_mark=')];
+localStorage.setItem('seen', '1');
+sessionStorage.setItem('seen', '1');
+document.cookie = 'client_mark=1; path=/';
 </script>
 <h1 style="margin:8px">Playground {app}</h1>
 <button class=box style="left:20px;top:60px" id=click onclick="report('click', 1)">Click</button>

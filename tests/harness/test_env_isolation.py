@@ -105,16 +105,20 @@ def test_two_episodes_share_no_cookie_download_or_row(fixture_env):
     click(fixture_env, "#click")
     first_downloads = fixture_env.downloads_dir
     assert fixture_env.record().final_snapshots["ehr_web"]["events"]
+    first_cookies = {(c["name"], c["value"]) for c in fixture_env._episode.context.cookies()}
+    assert ("client_mark", "1") in first_cookies
     obs, _ = fixture_env.reset(adhoc("/", login=False))
-    assert fixture_env._episode.context.cookies() == [] or all(
-        c["name"] != "ehr_web_session" or "user" not in c["value"]
-        for c in fixture_env._episode.context.cookies())
+    assert not first_cookies & {(c["name"], c["value"]) for c in fixture_env._episode.context.cookies()}
     assert "/login" in obs.url and obs.downloads == []
+    assert len(fixture_env._episode.pages) == 1
+    assert fixture_env._episode.page.evaluate("history.length") == 2  # blank tab + login page
     assert list(fixture_env.downloads_dir.iterdir()) == []
     assert fixture_env.downloads_dir != first_downloads
     record = fixture_env.record()
     assert record.final_snapshots["ehr_web"]["events"] == []
     assert record.downloads == [] and record.uploads == []
+    fixture_env.reset(adhoc("/"))  # the same page as the first episode: storage is empty again
+    assert fixture_env._episode.page.evaluate("window.foundEarlierVisit") == [None, None, False]
 
 
 def test_same_actions_from_the_same_reset_give_the_same_snapshot(fixture_env):
