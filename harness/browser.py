@@ -1,7 +1,7 @@
 """Chromium for the agent: one browser per Env, a clean browser state per episode.
 
-Each episode gets a new tab in a context wiped of the last episode's tabs, cookies,
-storage, permissions and cache (cheaper than a new context, and as clean).
+Each episode gets a context wiped of the last episode's cookies, storage, permissions,
+extra tabs and tab history (cheaper than a new context, and as clean).
 The context is the sandbox: it reaches only this Env's app ports on loopback, never the
 bench API, never another host or scheme; downloads land in the episode's Downloads folder;
 file choosers are intercepted so the harness can draw its own dialog.
@@ -104,6 +104,11 @@ def _sandboxed_context(chromium: PlaywrightBrowser, ports: list[int],
     return context
 
 
+def _origins(ports: Iterable[int]) -> list[str]:
+    """Every origin the agent's pages can have (both loopback names, each app port)."""
+    return [f"http://{host}:{port}" for host in LOOPBACK_HOSTS for port in ports]
+
+
 def _acquire_driver() -> Playwright:
     """This thread's Playwright driver, started on first use.
 
@@ -147,7 +152,7 @@ class Browser:
 
         The sandboxed context is kept while the ports and viewport stay the same: a new
         context costs a renderer process start (~150-250 ms), while wiping cookies,
-        storage, cache and tabs costs a few ms, and nothing survives it.
+        storage and tabs costs a few ms, and nothing the apps serve survives it.
         """
         ports = sorted(allowed_ports)
         if self._context is None or self._context_key != (ports, viewport):
@@ -206,25 +211,39 @@ class EpisodeBrowser:
         self._inflight: dict[Request, float] = {}
         self._cdp: dict[Page, CDPSession] = {}
         self.context = context
+        self._page_listeners = {"download": self._on_download,
+                                "filechooser": self._on_file_chooser,
+                                "dialog": self._on_dialog, "close": self._forget_page}
         self._listeners = {"page": self._adopt_page, "request": self._on_request,
                            "requestfinished": self._on_request_finished,
                            "requestfailed": self._on_request_failed}
         for event, listener in self._listeners.items():
             context.on(event, listener)
         leftovers = list(context.pages)
-        # The new tab opens before the last episode's tabs close, so the renderer process
-        # is reused; a tab has its own history and session storage, so nothing carries over.
-        page = context.new_page()  # fires "page", which adopts it
-        for old_page in leftovers:
-            old_page.close()
+        for extra_tab in leftovers[1:]:
+            extra_tab.close()
+        if leftovers:
+            self._adopt_page(leftovers[0])
+            self._blank_tab(leftovers[0])
+        else:
+            context.new_page()  # fires "page", which adopts it
         context.clear_cookies()
         context.clear_permissions()
-        session = self._cdp_session(page)
-        session.send("Network.clearBrowserCache")
-        for host in LOOPBACK_HOSTS:
-            for port in allowed_ports:
-                session.send("Storage.clearDataForOrigin",
-                             {"origin": f"http://{host}:{port}", "storageTypes": "all"})
+        # The HTTP cache is kept: the apps mark every page and file `no-store`, so it holds
+        # only their static assets, and keeping them spares each episode their reload.
+        session = self._cdp_session(self.page)
+        for origin in _origins(allowed_ports):
+            session.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+
+    def _blank_tab(self, page: Page) -> None:
+        """Make the last episode's tab as a new one: blank, without history or a name.
+
+        Reusing the tab keeps its renderer process (a new tab costs ~50 ms more); its
+        session storage goes with the origins' data, which the constructor clears.
+        """
+        page.goto("about:blank")
+        page.evaluate("window.name = ''")  # survives navigations within a tab
+        self._cdp_session(page).send("Page.resetNavigationHistory")
 
     def _on_request(self, request: Request) -> None:
         self._inflight[request] = time.monotonic()
@@ -244,10 +263,8 @@ class EpisodeBrowser:
         self.pages.append(page)
         self.active = len(self.pages) - 1
         self._opened_pages += 1
-        page.on("download", self._on_download)
-        page.on("filechooser", self._on_file_chooser)
-        page.on("dialog", self._on_dialog)
-        page.on("close", self._forget_page)
+        for event, listener in self._page_listeners.items():
+            page.on(event, listener)
 
     def _forget_page(self, page: Page) -> None:
         if page in self.pages:
@@ -428,6 +445,14 @@ class EpisodeBrowser:
         return session
 
     def close(self) -> None:
-        """End the episode: stop listening; the next episode closes its tabs and wipes it."""
+        """End the episode: stop listening; the next episode blanks its tab and wipes it."""
         for event, listener in self._listeners.items():
             self.context.remove_listener(event, listener)
+        for page in self.pages:
+            for event, listener in self._page_listeners.items():
+                page.remove_listener(event, listener)
+        for session in self._cdp.values():
+            try:
+                session.detach()
+            except PlaywrightError:
+                pass  # its page is already closed

@@ -10,7 +10,8 @@ from flask import current_app, g, request, session
 from . import clock
 from .kit_models import AuditEvent
 
-UNAUDITED_ENDPOINTS = {"static", "common.static"}
+# Asset requests say nothing about what the user looked at.
+STATIC_ENDPOINTS = {"static", "common.static"}
 
 
 def describe(*, record_type: str | None = None, record_id: str | None = None,
@@ -29,7 +30,7 @@ def record_request(response):
     """after_request hook: write the audit row of an authenticated, non-bench request."""
     endpoint = request.endpoint or ""
     username = session.get("username") or g.get("audit", {}).get("username")
-    if username is None or endpoint in UNAUDITED_ENDPOINTS or endpoint.startswith("bench."):
+    if username is None or endpoint in STATIC_ENDPOINTS or endpoint.startswith("bench."):
         return response
     audit = g.get("audit", {})
     event = AuditEvent(

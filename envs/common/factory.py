@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from flask import Blueprint, Flask, g, render_template
+from flask import Blueprint, Flask, g, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from jinja2 import ChoiceLoader, FileSystemLoader
 from sqlalchemy.orm import DeclarativeBase, Session
 
 from . import clock, seeding
-from .audit import record_request
+from .audit import STATIC_ENDPOINTS, record_request
 from .auth import auth, require_login
 from .bench import bench
 from .database import Database, KitBase
@@ -23,6 +23,15 @@ from .kit_models import BenchState
 
 COMMON_DIR = Path(__file__).resolve().parent
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+# Static assets only change with the code; pages and files carry patient data and never cache.
+STATIC_MAX_AGE_SECONDS = 3600
+
+
+def forbid_caching_of_pages(response):
+    """after_request hook: like a real EHR, no page or document is kept in the browser cache."""
+    if request.endpoint not in STATIC_ENDPOINTS:
+        response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @dataclass(frozen=True)
@@ -99,6 +108,7 @@ def create_app(spec: AppSpec, config: AppConfig) -> Flask:
     """Build one app: kit blueprints + the app's own, on a fresh copy of its template."""
     app = Flask(spec.name, root_path=str(spec.package_dir), static_url_path="/static")
     app.config.update(SECRET_KEY=config.secret_key, MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES + 64 * 1024,
+                      SEND_FILE_MAX_AGE_DEFAULT=STATIC_MAX_AGE_SECONDS,
                       WTF_CSRF_TIME_LIMIT=None, TESTING=config.testing,
                       SESSION_COOKIE_NAME=f"{spec.name}_session", SESSION_COOKIE_SAMESITE="Lax")
     app.jinja_loader = ChoiceLoader([FileSystemLoader(str(spec.package_dir / "templates")),
@@ -117,6 +127,7 @@ def create_app(spec: AppSpec, config: AppConfig) -> Flask:
         app.register_blueprint(blueprint)
     app.before_request(require_login)
     app.after_request(record_request)
+    app.after_request(forbid_caching_of_pages)
     app.teardown_appcontext(Database.close_request_session)
     register_filters(app, spec.date_format)
 

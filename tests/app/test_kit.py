@@ -174,3 +174,11 @@ def test_number_sequences_start_where_asked_count_up_and_reset(app, client):
                                                      {"name": "ticket", "next_value": 900005}]
     client.reset()
     assert client.snapshot()["number_sequences"] == []
+
+
+def test_pages_are_never_cached_but_static_assets_are(client):
+    client.login()
+    assert client.get("/").headers["Cache-Control"] == "no-store"
+    assert client.get("/login").headers["Cache-Control"] == "no-store"
+    static = client.get("/_common/kit.css")
+    assert static.status_code == 200 and "max-age=3600" in static.headers["Cache-Control"]

@@ -34,10 +34,11 @@ function report(kind, detail) {{
 let dragStart = null;
 // What this page found of an earlier visit, then its own marks (isolation tests read it).
 window.foundEarlierVisit = [localStorage.getItem('seen'), sessionStorage.getItem('seen'),
-                            document.cookie.includes('client_mark=')];
+                            document.cookie.includes('client_mark='), window.name];
 localStorage.setItem('seen', '1');
 sessionStorage.setItem('seen', '1');
 document.cookie = 'client_mark=1; path=/';
+window.name = 'seen';
 </script>
 <h1 style="margin:8px">Playground {app}</h1>
 <button class=box style="left:20px;top:60px" id=click onclick="report('click', 1)">Click</button>

@@ -118,7 +118,7 @@ def test_two_episodes_share_no_cookie_download_or_row(fixture_env):
     assert record.final_snapshots["ehr_web"]["events"] == []
     assert record.downloads == [] and record.uploads == []
     fixture_env.reset(adhoc("/"))  # the same page as the first episode: storage is empty again
-    assert fixture_env._episode.page.evaluate("window.foundEarlierVisit") == [None, None, False]
+    assert fixture_env._episode.page.evaluate("window.foundEarlierVisit") == [None, None, False, ""]
 
 
 def test_same_actions_from_the_same_reset_give_the_same_snapshot(fixture_env):
