@@ -69,16 +69,17 @@ PAGE_ACTIVITY_JS = """(() => {
     if (opensTab(e.target)) popup(); else navigation();
   }, false);
 })();"""
-# Resolves after the next rendered frame with the document's state, DOM quiet time, pending
-# page work and the tabs it asked to open since the last look (the count is consumed).
-FRAME_STATE_JS = """() => new Promise(resolve => requestAnimationFrame(() => setTimeout(() => {
+# Resolves after the page's queued tasks with the document's state, DOM quiet time, pending
+# page work and the tabs it asked to open since the last look (the count is consumed). No
+# animation-frame wait: the screenshot that follows renders a fresh frame anyway.
+FRAME_STATE_JS = """() => new Promise(resolve => setTimeout(() => {
   const popups = window.__admindeskPopups || 0, navigations = window.__admindeskNavigations || 0;
   window.__admindeskPopups = 0;
   window.__admindeskNavigations = 0;
   resolve({ready: document.readyState, popups: popups, navigations: navigations,
            quiet: performance.now() - (window.__admindeskLastMutation || 0),
            pending: window.__admindeskPending ? window.__admindeskPending() : 0});
-}, 0)))"""
+}, 0))"""
 # Page-side timers are waited for at most this long: a page that polls on a short timer
 # must not make every step hit the settle cap.
 PAGE_TIMER_CAP = 1.0

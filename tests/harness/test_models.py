@@ -141,3 +141,18 @@ def test_admindesk_exports_lazily():
     assert callable(admindesk.load_tasks)
     with pytest.raises(AttributeError):
         admindesk.nothing_here
+
+
+def test_fast_png_encoding_is_lossless():
+    import io
+
+    from PIL import Image, ImageDraw
+
+    from admindesk.harness.observation import encode_png
+
+    image = Image.new("RGB", (37, 23), (250, 250, 250))
+    ImageDraw.Draw(image).rectangle((3, 4, 20, 18), fill=(12, 200, 99))
+    image.putpixel((36, 22), (1, 2, 3))
+    decoded = Image.open(io.BytesIO(encode_png(image)))
+    assert decoded.mode == "RGB" and decoded.size == (37, 23)
+    assert decoded.tobytes() == image.tobytes()
