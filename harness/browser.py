@@ -110,7 +110,7 @@ def _origins(ports: Iterable[int]) -> list[str]:
     return [f"http://{host}:{port}" for host in LOOPBACK_HOSTS for port in ports]
 
 
-def _acquire_driver() -> Playwright:
+def acquire_playwright() -> Playwright:
     """This thread's Playwright driver, started on first use.
 
     The sync API allows one driver per thread, so Envs living in the same thread share it
@@ -123,7 +123,8 @@ def _acquire_driver() -> Playwright:
     return _DRIVERS.driver
 
 
-def _release_driver() -> None:
+def release_playwright() -> None:
+    """Give back this thread's driver; the last user stops it."""
     _DRIVERS.users -= 1
     if _DRIVERS.users == 0:
         _DRIVERS.driver.stop()
@@ -135,14 +136,14 @@ class Browser:
 
     def __init__(self, *, headless: bool = True, executable_path: str = CHROMIUM_PATH,
                  extra_args: Iterable[str] = ()) -> None:
-        self._playwright = _acquire_driver()
+        self._playwright = acquire_playwright()
         try:
             self.chromium: PlaywrightBrowser = self._playwright.chromium.launch(
                 executable_path=executable_path, headless=headless,
                 args=[*CHROMIUM_ARGS, *extra_args])
         except BaseException:
             self._playwright = None
-            _release_driver()
+            release_playwright()
             raise
         self._context: BrowserContext | None = None
         self._context_key: tuple[list[int], tuple[int, int]] | None = None
@@ -179,7 +180,7 @@ class Browser:
             self.chromium.close()
         finally:
             self._playwright = None
-            _release_driver()
+            release_playwright()
 
 
 @dataclass
