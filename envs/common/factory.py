@@ -1,6 +1,8 @@
 """The application factory every app uses: config, database, auth, CSRF, audit, bench API."""
 from __future__ import annotations
 
+import itertools
+import os
 import secrets
 import threading
 from collections.abc import Callable
@@ -23,6 +25,7 @@ from .kit_models import BenchState
 
 COMMON_DIR = Path(__file__).resolve().parent
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+_KIT_SERIALS = itertools.count(1)
 # Static assets only change with the code; pages and files carry patient data and never cache.
 STATIC_MAX_AGE_SECONDS = 3600
 
@@ -69,6 +72,8 @@ class Kit:
         self.spec, self.config = spec, config
         self.db = Database((KitBase.metadata, spec.base.metadata))
         self.generation = 0
+        # Several apps (tests build many) may share one data folder within one process.
+        self._live_name = f"{spec.name}-{os.getpid()}-{next(_KIT_SERIALS)}"
         self._reset_lock = threading.Lock()
         self.template = self._ensure_template()
 
@@ -94,7 +99,7 @@ class Kit:
         with self._reset_lock:
             self.generation += 1
             path = seeding.copy_template(self.template, self.config.data_dir / "live",
-                                         self.spec.name, self.generation)
+                                         self._live_name, self.generation)
             with Session(bind=seeding.make_engine(path)) as session:
                 session.merge(BenchState(key=clock.CLOCK_KEY, value=now.isoformat()))
                 session.commit()

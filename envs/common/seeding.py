@@ -130,10 +130,16 @@ def build_template(db: Database, target: Path, populate: Callable[[Session], Non
     return target
 
 
-def copy_template(template: Path, live_dir: Path, app_name: str, generation: int) -> Path:
-    """A fresh working copy of the template for one episode."""
+def copy_template(template: Path, live_dir: Path, owner: str, generation: int) -> Path:
+    """A fresh working copy of the template for one episode.
+
+    `owner` must be unique among the apps sharing `live_dir`: a SQLite file's `-wal`
+    journal is found by name, so a copy landing on another live database's name would
+    replay that database's journal.
+    """
     live_dir.mkdir(parents=True, exist_ok=True)
-    path = live_dir / f"{app_name}-{os.getpid()}-{generation}.sqlite"
+    path = live_dir / f"{owner}-{generation}.sqlite"
+    remove_database_file(path)
     shutil.copyfile(template, path)
     return path
 

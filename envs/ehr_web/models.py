@@ -11,6 +11,8 @@ from datetime import date, datetime
 from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from admindesk.envs.common.code_sets import declare_code_sets
+
 
 class Base(DeclarativeBase):
     """Declarative base of the EHR's own tables."""
@@ -96,42 +98,9 @@ class Supplier(Base):
     categories: Mapped[str] = mapped_column(String(128))
 
 
-class DiagnosisCode(Base):
-    """An ICD-10-CM code."""
-
-    __tablename__ = "diagnosis_codes"
-
-    code: Mapped[str] = mapped_column(String(10), primary_key=True)
-    description: Mapped[str] = mapped_column(String(256))
-
-
-class ProcedureCode(Base):
-    """A CPT or HCPCS code."""
-
-    __tablename__ = "procedure_codes"
-
-    code: Mapped[str] = mapped_column(String(8), primary_key=True)
-    system: Mapped[str] = mapped_column(String(8))
-    description: Mapped[str] = mapped_column(String(256))
-    category: Mapped[str] = mapped_column(String(32))
-
-
-class AdjustmentReasonCode(Base):
-    """A claim adjustment reason code (CARC)."""
-
-    __tablename__ = "adjustment_reason_codes"
-
-    code: Mapped[str] = mapped_column(String(8), primary_key=True)
-    description: Mapped[str] = mapped_column(Text)
-
-
-class RemarkCode(Base):
-    """A remittance advice remark code (RARC)."""
-
-    __tablename__ = "remark_codes"
-
-    code: Mapped[str] = mapped_column(String(8), primary_key=True)
-    description: Mapped[str] = mapped_column(Text)
+# The public code sets are the kit's (see common/code_sets.py), so that every app holds
+# them under the same table names and columns.
+DiagnosisCode, ProcedureCode, AdjustmentCode = CODE_SET_MODELS = declare_code_sets(Base)
 
 
 # ---- the patient and the chart --------------------------------------------------------

@@ -13,6 +13,8 @@ from datetime import datetime, time
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from admindesk.envs.common.code_sets import seed_code_sets
+
 from . import models as m
 from . import models_work as w
 from .chart_rules import COMPLETED_COURSES, DIAGNOSIS_MEDICATIONS, allergy_line, split_drug
@@ -47,12 +49,7 @@ def _reference(session: Session, world) -> None:
     session.add_all(m.Supplier(id=s.id, name=s.name, npi=s.npi, phone=s.phone, fax=s.fax, address=s.address,
                                city=s.city, state=s.state, zip=s.zip, categories=", ".join(s.categories))
                     for s in world.suppliers)
-    codes = world.codes
-    session.add_all(m.DiagnosisCode(code=c, description=d) for c, d in codes.icd10.items())
-    session.add_all(m.ProcedureCode(code=p.code, system=p.system, description=p.description,
-                                    category=p.category) for p in codes.procedures.values())
-    session.add_all(m.AdjustmentReasonCode(code=c, description=d) for c, d in codes.carc.items())
-    session.add_all(m.RemarkCode(code=c, description=d) for c, d in codes.rarc.items())
+    seed_code_sets(session, world, m.CODE_SET_MODELS)
     session.flush()
 
 

@@ -12,6 +12,8 @@ from datetime import date, datetime
 from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from admindesk.envs.common.code_sets import declare_code_sets
+
 
 class Base(DeclarativeBase):
     """Declarative base of portal A's own tables."""
@@ -105,35 +107,9 @@ class Provider(Base):
     fax: Mapped[str] = mapped_column(String(16))
 
 
-class DiagnosisCode(Base):
-    """ICD-10-CM code set."""
-
-    __tablename__ = "icd10_codes"
-
-    code: Mapped[str] = mapped_column(String(10), primary_key=True)
-    description: Mapped[str] = mapped_column(String(200))
-
-
-class ProcedureCode(Base):
-    """CPT/HCPCS code numbers with our own short descriptions."""
-
-    __tablename__ = "procedure_codes"
-
-    code: Mapped[str] = mapped_column(String(8), primary_key=True)
-    system: Mapped[str] = mapped_column(String(8))
-    category: Mapped[str] = mapped_column(String(16))
-    description: Mapped[str] = mapped_column(String(200))
-
-
-class AdjustmentReason(Base):
-    """Claim adjustment reason (CARC) and remittance remark (RARC) codes."""
-
-    __tablename__ = "adjustment_codes"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    code_set: Mapped[str] = mapped_column(String(4))  # "CARC" or "RARC"
-    code: Mapped[str] = mapped_column(String(8))
-    description: Mapped[str] = mapped_column(Text)
+# The public code sets are the kit's (see common/code_sets.py), so that every app holds
+# them under the same table names and columns.
+DiagnosisCode, ProcedureCode, AdjustmentCode = CODE_SET_MODELS = declare_code_sets(Base)
 
 
 # ---- eligibility and auth lookups -------------------------------------------------

@@ -10,13 +10,14 @@ from datetime import datetime, time, timedelta
 
 from sqlalchemy.orm import Session
 
+from admindesk.envs.common.code_sets import seed_code_sets
 from admindesk.envs.common.sequences import seed_sequences
 from admindesk.envs.world import WORLD_ANCHOR
 
 from .benefits import accumulators, benefit_lines
 from .letters import determination_letter
-from .models import (AdjustmentReason, Claim, ClaimAdjustment, ClaimLine, DiagnosisCode, Member, PaRequest,
-                     PaServiceLine, PaStatusEvent, Payer, Plan, PlanBenefit, ProcedureCode, Provider, Remittance)
+from .models import (CODE_SET_MODELS, Claim, ClaimAdjustment, ClaimLine, Member, PaRequest, PaServiceLine,
+                     PaStatusEvent, Payer, Plan, PlanBenefit, Provider, Remittance)
 from .numbering import SEQUENCE_STARTS
 from .policy import load_policy
 from .seed_answers import answers_from_facts
@@ -76,12 +77,7 @@ def _seed_directory_and_codes(session: Session, world) -> None:
         session.add(Provider(npi=site.npi, name=site.name, entity_type="Organization", specialty="Facility",
                              address=f"{site.address}, {site.city}, {site.state} {site.zip}",
                              phone=site.phone, fax=site.fax))
-    codes = world.codes
-    session.add_all(DiagnosisCode(code=c, description=d) for c, d in codes.icd10.items())
-    session.add_all(ProcedureCode(code=p.code, system=p.system, category=p.category, description=p.description)
-                    for p in codes.procedures.values())
-    session.add_all(AdjustmentReason(code_set="CARC", code=c, description=d) for c, d in codes.carc.items())
-    session.add_all(AdjustmentReason(code_set="RARC", code=c, description=d) for c, d in codes.rarc.items())
+    seed_code_sets(session, world, CODE_SET_MODELS)
 
 
 def _seed_claims(session: Session, world, payer_ids: set[str]) -> None:

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common.pdf import render_pdf
 
 from .fields import DATE_FORMAT
-from .models import MedicalPolicy, PayerProfile, PolicyCode, ServiceCode
+from .models import MedicalPolicy, PayerProfile, PolicyCode, ProcedureCode
 
 BLANK = "______________________________"
 
@@ -25,8 +25,8 @@ def fax_form_filename(policy: MedicalPolicy) -> str:
 
 def render_fax_form(session: Session, policy: MedicalPolicy, payer: PayerProfile) -> bytes:
     """The blank request form for one policy's services, with the fax number to send it to."""
-    codes = session.scalars(select(ServiceCode).join(PolicyCode, PolicyCode.code == ServiceCode.code)
-                            .where(PolicyCode.policy_number == policy.policy_number).order_by(ServiceCode.code))
+    codes = session.scalars(select(ProcedureCode).join(PolicyCode, PolicyCode.code == ProcedureCode.code)
+                            .where(PolicyCode.policy_number == policy.policy_number).order_by(ProcedureCode.code))
     services = "; ".join(f"{c.code} {c.description}" for c in codes)
     fields = [
         ("Service", policy.title),

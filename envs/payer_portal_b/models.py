@@ -11,6 +11,8 @@ from datetime import date, datetime
 from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from admindesk.envs.common.code_sets import declare_code_sets
+
 
 class Base(DeclarativeBase):
     """Declarative base of portal B's own tables."""
@@ -92,34 +94,9 @@ class Supplier(Base):
     fax: Mapped[str] = mapped_column(String(16))
 
 
-class ServiceCode(Base):
-    """A CPT/HCPCS code the payer recognises."""
-
-    __tablename__ = "service_codes"
-
-    code: Mapped[str] = mapped_column(String(10), primary_key=True)
-    system: Mapped[str] = mapped_column(String(8))
-    category: Mapped[str] = mapped_column(String(32))
-    description: Mapped[str] = mapped_column(String(256))
-
-
-class DiagnosisCode(Base):
-    """An ICD-10-CM code."""
-
-    __tablename__ = "diagnosis_codes"
-
-    code: Mapped[str] = mapped_column(String(10), primary_key=True)
-    description: Mapped[str] = mapped_column(String(256))
-
-
-class AdjustmentCode(Base):
-    """A CARC ("CARC") or RARC ("RARC") code with its description."""
-
-    __tablename__ = "adjustment_codes"
-
-    code_set: Mapped[str] = mapped_column(String(8), primary_key=True)
-    code: Mapped[str] = mapped_column(String(10), primary_key=True)
-    description: Mapped[str] = mapped_column(Text)
+# The public code sets are the kit's (see common/code_sets.py), so that every app holds
+# them under the same table names and columns.
+DiagnosisCode, ProcedureCode, AdjustmentCode = CODE_SET_MODELS = declare_code_sets(Base)
 
 
 class MedicalPolicy(Base):

@@ -15,7 +15,7 @@ from admindesk.envs.common.uploads import PdfUpload
 from admindesk.envs.common.web import current_username
 
 from .fields import split_codes
-from .models import Attachment, DiagnosisCode, MedicalPolicy, PrecertRequest, Provider, ServiceCode, Subscriber
+from .models import Attachment, DiagnosisCode, MedicalPolicy, PrecertRequest, ProcedureCode, Provider, Subscriber
 from .numbering import next_authorization_number, next_precert_reference
 from .portal import check_uploads, store_attachment
 from .rules import Determination, Submission, determine, policy_for_code
@@ -40,8 +40,8 @@ def check_subscriber(session: Session, id_field, dob_field) -> Subscriber | None
     return subscriber
 
 
-def check_service_code(session: Session, field) -> ServiceCode | None:
-    code = session.get(ServiceCode, field.data.strip().upper())
+def check_service_code(session: Session, field) -> ProcedureCode | None:
+    code = session.get(ProcedureCode, field.data.strip().upper())
     if code is None:
         field.errors.append(f"{field.data.strip().upper()} is not a CPT/HCPCS code Keystone Mutual recognizes.")
     return code

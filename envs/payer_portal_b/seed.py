@@ -13,6 +13,7 @@ import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from admindesk.envs.common.code_sets import seed_code_sets
 from admindesk.envs.common.sequences import seed_sequences
 
 from . import models as m
@@ -41,7 +42,7 @@ def seed(session: Session, world) -> None:
     session.flush()
     _seed_subscribers(session, world, payer.id)
     _seed_providers(session, world)
-    _seed_codes(session, world)
+    seed_code_sets(session, world, m.CODE_SET_MODELS)
     _seed_policies(session)
     for index, note in enumerate(load_yaml("announcements.yaml"), start=1):
         session.add(m.Announcement(id=index, **note))
@@ -74,19 +75,6 @@ def _seed_providers(session: Session, world) -> None:
                                phone=facility.phone, fax=facility.fax, network_status="In Network"))
     for supplier in world.suppliers:
         session.add(m.Supplier(npi=supplier.npi, name=supplier.name, phone=supplier.phone, fax=supplier.fax))
-
-
-def _seed_codes(session: Session, world) -> None:
-    codes = world.codes
-    for procedure in codes.procedures.values():
-        session.add(m.ServiceCode(code=procedure.code, system=procedure.system, category=procedure.category,
-                                  description=procedure.description))
-    for code, description in codes.icd10.items():
-        session.add(m.DiagnosisCode(code=code, description=description))
-    for code, description in codes.carc.items():
-        session.add(m.AdjustmentCode(code_set="CARC", code=code, description=description))
-    for code, description in codes.rarc.items():
-        session.add(m.AdjustmentCode(code_set="RARC", code=code, description=description))
 
 
 def _seed_policies(session: Session) -> None:

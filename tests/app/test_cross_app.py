@@ -2,7 +2,8 @@
 
 Tasks depend on it: a member id read in the EHR must find the member in the right portal,
 a payer's fax number in the EHR must be the one the fax directory lists, and a denied
-claim in the EHR must show the same codes in the payer's claim status.
+claim in the EHR must show the same codes in the payer's claim status. The public code
+sets are the same tables, with the same rows, in every app that holds them.
 """
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import importlib
 
 import jmespath
 import pytest
+
+from admindesk.envs.common.code_sets import CODE_SET_TABLES
 
 from .conftest import FormClient, build_app
 
@@ -64,3 +67,17 @@ def test_denied_claims_show_the_same_codes_in_the_payers_portal(snapshots):
     for portal, payers in (("payer_portal_a", portal_a), ("payer_portal_b", portal_b)):
         expected = {row for row in ehr_codes if payer_of_denied[row[0]] in payers}
         assert expected and expected <= adjustment_codes(snapshots[portal]["claim_adjustments"]), portal
+
+
+CODE_SET_APPS = ("ehr_web", "payer_portal_a", "payer_portal_b")
+
+
+def test_code_set_tables_are_the_same_in_every_app_that_holds_them(snapshots):
+    """The kit declares and seeds the code sets, so checks read them alike in each app."""
+    for table in CODE_SET_TABLES:
+        ehr_rows = snapshots["ehr_web"][table]
+        assert ehr_rows, table
+        for app in CODE_SET_APPS[1:]:
+            assert snapshots[app][table] == ehr_rows, (app, table)
+    assert not set(CODE_SET_TABLES) & set(snapshots["fax"]), "the fax app holds no code sets"
+    assert {row["code_set"] for row in snapshots["ehr_web"]["adjustment_codes"]} == {"CARC", "RARC"}

@@ -182,3 +182,15 @@ def test_pages_are_never_cached_but_static_assets_are(client):
     assert client.get("/login").headers["Cache-Control"] == "no-store"
     static = client.get("/_common/kit.css")
     assert static.status_code == 200 and "max-age=3600" in static.headers["Cache-Control"]
+
+
+def test_apps_sharing_a_data_folder_never_share_a_live_database(app_data_dir):
+    first = FormClient(build_app(kit_demo.create_app, app_data_dir))
+    first.reset()
+    first.login()
+    first.post("/widgets", {"name": "only-in-first"})
+    second = FormClient(build_app(kit_demo.create_app, app_data_dir))
+    for _ in range(3):  # walk the second app through the first one's generations
+        second.reset()
+        assert "only-in-first" not in [w["name"] for w in second.snapshot()["widgets"]]
+        assert "only-in-first" in [w["name"] for w in first.snapshot()["widgets"]]

@@ -6,10 +6,11 @@ from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.code_sets import CARC, RARC
 from admindesk.envs.common.web import db, get_or_404
 
 from ..forms import NoteForm
-from ..models import AdjustmentReasonCode, Facility, Provider, RemarkCode
+from ..models import AdjustmentCode, Facility, Provider
 from ..models_work import Claim, WorkItem
 from ..seed_queues import NON_DENIAL_CARCS
 from .chart_base import render_chart
@@ -24,8 +25,10 @@ def code_descriptions(claim: Claim) -> tuple[dict[str, str], dict[str, str]]:
     session = db()
     carcs = {a.carc_code for line in claim.lines for a in line.adjustments}
     rarcs = {a.rarc_code for line in claim.lines for a in line.adjustments if a.rarc_code}
-    carc = {code: row.description for code in carcs if (row := session.get(AdjustmentReasonCode, code))}
-    rarc = {code: row.description for code in rarcs if (row := session.get(RemarkCode, code))}
+    carc = {code: row.description for code in carcs
+            if (row := session.get(AdjustmentCode, {"code_set": CARC, "code": code}))}
+    rarc = {code: row.description for code in rarcs
+            if (row := session.get(AdjustmentCode, {"code_set": RARC, "code": code}))}
     return carc, rarc
 
 

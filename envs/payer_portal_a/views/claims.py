@@ -13,7 +13,7 @@ from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db
 
 from ..forms import USDateField
-from ..models import AdjustmentReason, Appeal, Claim
+from ..models import AdjustmentCode, Appeal, Claim
 from ..web import payer_choices
 
 claims = Blueprint("claims", __name__, url_prefix="/claims")
@@ -84,7 +84,7 @@ def detail(claim_number: str):
     tab = request.args.get("tab", "summary")
     tab = tab if tab in CLAIM_TABS else "summary"
     describe(record_type="claim", record_id=claim.claim_number, tab=tab)
-    codes = {(r.code_set, r.code): r.description for r in db().scalars(select(AdjustmentReason))}
+    codes = {(r.code_set, r.code): r.description for r in db().scalars(select(AdjustmentCode))}
     appeals = list(db().scalars(select(Appeal).where(Appeal.claim_number == claim.claim_number).order_by(Appeal.id)))
     remittance = claim.remittance
     deadline_passed = bool(remittance and remittance.appeal_deadline < clock.today())

@@ -12,7 +12,7 @@ from admindesk.envs.common.web import current_username, db, get_or_404
 from ..dme_rules import DmeSubmission, evaluate, requirement_text
 from ..fields import split_codes
 from ..forms import DmeForm, options
-from ..models import DmeRequest, DmeRequirement, Provider, ServiceCode, Supplier
+from ..models import DmeRequest, DmeRequirement, ProcedureCode, Provider, Supplier
 from ..numbering import next_authorization_number, next_dme_request_id
 from ..portal import attachment_response, attachments_of, check_uploads, has_errors, payer, store_attachment
 from ..precert_service import check_diagnoses, check_provider, check_subscriber
@@ -33,7 +33,7 @@ def _form() -> DmeForm:
 
 def _requirements_table() -> list[tuple[DmeRequirement, str, str]]:
     rows = db().scalars(select(DmeRequirement).order_by(DmeRequirement.policy_number, DmeRequirement.code))
-    return [(r, db().get(ServiceCode, r.code).description, requirement_text(r)) for r in rows]
+    return [(r, db().get(ProcedureCode, r.code).description, requirement_text(r)) for r in rows]
 
 
 def _check_code(form):
@@ -124,7 +124,7 @@ def status_list():
 def detail(request_id: str):
     item = get_or_404(DmeRequest, request_id)
     describe(record_type="dme_request", record_id=request_id, tab="detail")
-    return render_template("dme_detail.html", item=item, code=db().get(ServiceCode, item.hcpcs_code),
+    return render_template("dme_detail.html", item=item, code=db().get(ProcedureCode, item.hcpcs_code),
                            supplier=db().get(Supplier, item.supplier_npi),
                            ordering=db().get(Provider, item.ordering_npi),
                            requirement=db().get(DmeRequirement, item.hcpcs_code),

@@ -10,7 +10,7 @@ from admindesk.envs.common.web import db, get_or_404
 
 from ..dme_rules import requirement_text
 from ..fax_form import fax_form_filename, render_fax_form
-from ..models import DmeRequirement, MedicalPolicy, PolicyCode, ServiceCode
+from ..models import DmeRequirement, MedicalPolicy, PolicyCode, ProcedureCode
 from ..portal import payer, pdf_response
 
 policies = Blueprint("policies", __name__, url_prefix="/policies")
@@ -54,8 +54,8 @@ def _codes_by_policy(numbers: list[str]) -> dict[str, list[str]]:
 def detail(policy_number: str):
     """The full policy document: covered codes, criteria, documentation, how to submit."""
     policy = get_or_404(MedicalPolicy, policy_number)
-    codes = list(db().scalars(select(ServiceCode).join(PolicyCode, PolicyCode.code == ServiceCode.code)
-                              .where(PolicyCode.policy_number == policy_number).order_by(ServiceCode.code)))
+    codes = list(db().scalars(select(ProcedureCode).join(PolicyCode, PolicyCode.code == ProcedureCode.code)
+                              .where(PolicyCode.policy_number == policy_number).order_by(ProcedureCode.code)))
     requirements = {r.code: requirement_text(r) for r in db().scalars(
         select(DmeRequirement).where(DmeRequirement.policy_number == policy_number))}
     describe(record_type="policy", record_id=policy_number, tab="document")

@@ -9,7 +9,7 @@ from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db, get_or_404
 
 from ..forms import AdditionalInfoForm, PrecertForm, RequirementLookupForm
-from ..models import PrecertRequest, Provider, ServiceCode
+from ..models import PrecertRequest, ProcedureCode, Provider
 from ..portal import attachment_response, attachments_of, has_errors, payer, read_upload
 from ..precert_service import add_information, check_request_form, record_request
 from ..rules import policy_for_code
@@ -27,7 +27,7 @@ def requirements():
     form = RequirementLookupForm(request.args)
     code = policy = None
     if request.args and form.validate():
-        code = db().get(ServiceCode, form.code.data.strip().upper())
+        code = db().get(ProcedureCode, form.code.data.strip().upper())
         if code is None:
             form.code.errors.append("Keystone Mutual does not recognize this CPT/HCPCS code.")
         else:
@@ -100,7 +100,7 @@ def detail(reference: str):
 
 def _render_detail(item: PrecertRequest, info_form: AdditionalInfoForm, status: int = 200):
     providers = {npi: db().get(Provider, npi) for npi in (item.rendering_npi, item.referring_npi) if npi}
-    code = db().get(ServiceCode, item.service_code)
+    code = db().get(ProcedureCode, item.service_code)
     describe(record_type="precert", record_id=item.reference_number, tab="detail")
     return render_template("precert_detail.html", item=item, code=code, providers=providers,
                            attachments=attachments_of("precert", item.reference_number), info_form=info_form), status
