@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from admindesk.harness.env import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
-from admindesk.harness.services import ServiceError, Services, available_apps
+from admindesk.harness.services import APP_NAMES, ServiceError, Services, available_apps
 
 
 @click.group()
@@ -19,6 +19,7 @@ def main() -> None:
 
 @main.command()
 @click.option("--base-port", default=5100, show_default=True,
+              type=click.IntRange(1024, 65535 - len(APP_NAMES) + 1),
               help="First port; the apps take consecutive ports from here.")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the apps keep their databases (default: a temporary folder).")

@@ -35,3 +35,15 @@ def test_cli_lists_its_commands():
 
     result = CliRunner().invoke(main, ["--help"])
     assert result.exit_code == 0 and "serve" in result.output and "demo" in result.output
+
+
+@pytest.mark.parametrize("args,message", [
+    (["serve", "--base-port", "70000"], "not in the range"),
+    (["serve", "--base-port", "abc"], "is not a valid integer"),
+    (["demo"], "Missing option '--out'"),
+])
+def test_cli_refuses_bad_flags_with_a_clear_message(args, message):
+    from admindesk.harness.cli import main
+
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and message in result.output
