@@ -19,7 +19,8 @@ from urllib.parse import quote
 from pydantic import ValidationError
 
 from admindesk.harness.actions import Action, parse_action
-from admindesk.harness.browser import Browser, EpisodeBrowser
+from admindesk.harness.browser import Browser
+from admindesk.harness.episode_browser import EpisodeBrowser
 from admindesk.harness.chrome import CHROME_HEIGHT, ChromeState
 from admindesk.harness.executor import ActionExecutor, ActionFailed
 from admindesk.harness.login import submit_login_form

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from playwright.sync_api import Error as PlaywrightError
 
 from admindesk.harness import actions as act
-from admindesk.harness.browser import EpisodeBrowser
+from admindesk.harness.episode_browser import EpisodeBrowser
 from admindesk.harness.sandbox import NavigationBlocked
 from admindesk.harness.chrome import CHROME_HEIGHT, ChromeState
 
