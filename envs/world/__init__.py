@@ -14,7 +14,7 @@ from faker import Faker
 
 from . import scenarios_dme, scenarios_drugs, scenarios_imaging
 from .claims import PayerHistory
-from .clinical import DONE, OPEN, ChartBuilder
+from .clinical import DONE, ChartBuilder
 from .codes import load_codes
 from .faxes import FaxInbox
 from .identifiers import UniqueIds

@@ -161,7 +161,7 @@ def glucose_monitor(cb: ChartBuilder) -> None:
 
 def mobility(cb: ChartBuilder) -> None:
     """Wheelchair (K0001), walker (E0143) or hospital bed (E0260)."""
-    rng, patient = cb.rng, cb.patient
+    rng = cb.rng
     state, day = cb.timeline()
     doc = cb.provider(rng.choice(("Physical Medicine & Rehabilitation", "Primary Care")))
     code, desc = rng.choice((("K0001", "Standard manual wheelchair"), ("E0143", "Folding wheeled walker"),
