@@ -277,8 +277,10 @@ class Document(Base):
     text: Mapped[str] = mapped_column(Text)
     file_name: Mapped[str] = mapped_column(String(256))
     content: Mapped[bytes | None] = mapped_column(LargeBinary)
-    # sha256 of the PDF a download gives: file checks compare faxed/uploaded files with it.
-    pdf_sha256: Mapped[str] = mapped_column(String(64))
+    # The stored-file column names of the kit's `StoredFileColumns`, declared here because
+    # `content` is empty for world documents (rendered on download). `sha256` is the hash of
+    # the PDF a download gives, so checks compare faxed/uploaded files with it by one name.
+    sha256: Mapped[str] = mapped_column(String(64))
     pages: Mapped[int | None] = mapped_column(Integer)
     uploaded_by: Mapped[str | None] = mapped_column(String(64))
     uploaded_at: Mapped[datetime | None] = mapped_column(DateTime)

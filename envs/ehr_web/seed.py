@@ -152,7 +152,7 @@ def _documents(session: Session, world) -> None:
                               title=d.title, author_npi=d.author_npi, author_name=author, document_date=d.date,
                               source="Clinical", text=d.text, file_name="")
         document.file_name = download_name(document)
-        document.pdf_sha256 = hashlib.sha256(document_pdf(document, patients[d.mrn])).hexdigest()
+        document.sha256 = hashlib.sha256(document_pdf(document, patients[d.mrn])).hexdigest()
         session.add(document)
 
 

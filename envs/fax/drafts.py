@@ -7,6 +7,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
+from admindesk.envs.common.stored_files import stored_file_values
 from admindesk.envs.common.uploads import PdfUpload
 
 from .documents import cover_sheet_pdf
@@ -42,8 +43,7 @@ def address_to(draft: ComposeDraft, contact: DirectoryContact) -> None:
 
 def attach(draft: ComposeDraft, upload: PdfUpload) -> DraftAttachment:
     """Add a checked PDF to the draft."""
-    attachment = DraftAttachment(file_name=upload.filename, sha256=upload.sha256, pages=upload.pages,
-                                 size_bytes=upload.size, content=upload.content, uploaded_at=clock.now())
+    attachment = DraftAttachment(**stored_file_values(upload), uploaded_at=clock.now())
     draft.attachments.append(attachment)
     return attachment
 
@@ -85,9 +85,7 @@ def send(session: Session, draft: ComposeDraft, sent_by: str) -> OutboundFax:
     session.add(fax)
     session.flush()
     for position, item in enumerate(draft.attachments, start=1):
-        session.add(FaxAttachment(outbound_fax_id=fax.id, position=position, file_name=item.file_name,
-                                  sha256=item.sha256, pages=item.pages, size_bytes=item.size_bytes,
-                                  content=item.content))
+        session.add(FaxAttachment(outbound_fax_id=fax.id, position=position, **item.stored_file()))
     session.add(queue_event(fax, now))
     draft.status, draft.outbound_fax_id, draft.updated_at = SUBMITTED, fax.id, now
     return fax
@@ -106,8 +104,6 @@ def resend(session: Session, original: OutboundFax, to_number: str, sent_by: str
     session.add(fax)
     session.flush()
     for item in original.attachments:
-        session.add(FaxAttachment(outbound_fax_id=fax.id, position=item.position, file_name=item.file_name,
-                                  sha256=item.sha256, pages=item.pages, size_bytes=item.size_bytes,
-                                  content=item.content))
+        session.add(FaxAttachment(outbound_fax_id=fax.id, position=item.position, **item.stored_file()))
     session.add(queue_event(fax, now))
     return fax

@@ -11,6 +11,8 @@ from datetime import datetime
 from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from admindesk.envs.common.stored_files import StoredFileColumns
+
 # Inbound fax read states, outbound job states, directory line states.
 UNREAD, READ = "Unread", "Read"
 QUEUED, SENT, FAILED = "Queued", "Sent", "Failed"
@@ -133,18 +135,13 @@ class ComposeDraft(Base):
         return 1 + sum(a.pages for a in self.attachments)
 
 
-class DraftAttachment(Base):
+class DraftAttachment(StoredFileColumns, Base):
     """A PDF the user uploaded into a draft."""
 
     __tablename__ = "draft_attachments"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     draft_id: Mapped[int] = mapped_column(ForeignKey("compose_drafts.id"), index=True)
-    file_name: Mapped[str] = mapped_column(String(200))
-    sha256: Mapped[str] = mapped_column(String(64))
-    pages: Mapped[int] = mapped_column(Integer)
-    size_bytes: Mapped[int] = mapped_column(Integer)
-    content: Mapped[bytes] = mapped_column(LargeBinary)
     uploaded_at: Mapped[datetime] = mapped_column(DateTime)
 
 
@@ -177,7 +174,7 @@ class OutboundFax(Base):
     events: Mapped[list[TransmissionEvent]] = relationship(order_by="TransmissionEvent.id")
 
 
-class FaxAttachment(Base):
+class FaxAttachment(StoredFileColumns, Base):
     """A document sent with an outbound fax; its hash can be compared with the EHR's."""
 
     __tablename__ = "fax_attachments"
@@ -185,11 +182,6 @@ class FaxAttachment(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     outbound_fax_id: Mapped[int] = mapped_column(ForeignKey("outbound_faxes.id"), index=True)
     position: Mapped[int] = mapped_column(Integer)
-    file_name: Mapped[str] = mapped_column(String(200))
-    sha256: Mapped[str] = mapped_column(String(64))
-    pages: Mapped[int] = mapped_column(Integer)
-    size_bytes: Mapped[int] = mapped_column(Integer)
-    content: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class TransmissionEvent(Base):

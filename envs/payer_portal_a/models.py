@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text
+from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from admindesk.envs.common.code_sets import declare_code_sets
+from admindesk.envs.common.stored_files import StoredFileColumns
 
 
 class Base(DeclarativeBase):
@@ -217,7 +218,7 @@ class PaServiceLine(Base):
     request: Mapped[PaRequest] = relationship(back_populates="lines")
 
 
-class PaAttachment(Base):
+class PaAttachment(StoredFileColumns, Base):
     """A PDF attached to a request (at submission or in answer to a pend)."""
 
     __tablename__ = "pa_attachments"
@@ -225,11 +226,6 @@ class PaAttachment(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     request_id: Mapped[int] = mapped_column(ForeignKey("pa_requests.id"))
     document_type: Mapped[str] = mapped_column(String(48))
-    filename: Mapped[str] = mapped_column(String(160))
-    content: Mapped[bytes] = mapped_column(LargeBinary)
-    sha256: Mapped[str] = mapped_column(String(64))
-    pages: Mapped[int] = mapped_column(Integer)
-    size_bytes: Mapped[int] = mapped_column(Integer)
     stage: Mapped[str] = mapped_column(String(24))  # Initial / Additional information
     uploaded_at: Mapped[datetime] = mapped_column(DateTime)
     uploaded_by: Mapped[str] = mapped_column(String(64))
@@ -346,7 +342,7 @@ class Appeal(Base):
     attachments: Mapped[list[AppealAttachment]] = relationship(order_by="AppealAttachment.id")
 
 
-class AppealAttachment(Base):
+class AppealAttachment(StoredFileColumns, Base):
     """A PDF filed with an appeal: the letter itself (when uploaded) or support."""
 
     __tablename__ = "appeal_attachments"
@@ -354,11 +350,6 @@ class AppealAttachment(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     appeal_id: Mapped[int] = mapped_column(ForeignKey("appeals.id"))
     document_type: Mapped[str] = mapped_column(String(48))
-    filename: Mapped[str] = mapped_column(String(160))
-    content: Mapped[bytes] = mapped_column(LargeBinary)
-    sha256: Mapped[str] = mapped_column(String(64))
-    pages: Mapped[int] = mapped_column(Integer)
-    size_bytes: Mapped[int] = mapped_column(Integer)
 
 
 # ---- correspondence ----------------------------------------------------------------

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text
+from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from admindesk.envs.common.code_sets import declare_code_sets
+from admindesk.envs.common.stored_files import StoredFileColumns
 
 
 class Base(DeclarativeBase):
@@ -324,7 +325,7 @@ class DmeRequest(Base):
     submitted_at: Mapped[datetime] = mapped_column(DateTime)
 
 
-class Attachment(Base):
+class Attachment(StoredFileColumns, Base):
     """An uploaded PDF attached to a precert ("precert"), appeal ("appeal") or DME request ("dme")."""
 
     __tablename__ = "attachments"
@@ -333,11 +334,6 @@ class Attachment(Base):
     owner_type: Mapped[str] = mapped_column(String(16))
     owner_id: Mapped[str] = mapped_column(String(20))
     document_type: Mapped[str] = mapped_column(String(48))
-    filename: Mapped[str] = mapped_column(String(255))
-    sha256: Mapped[str] = mapped_column(String(64))
-    pages: Mapped[int] = mapped_column(Integer)
-    size_bytes: Mapped[int] = mapped_column(Integer)
-    content: Mapped[bytes] = mapped_column(LargeBinary)
     uploaded_by: Mapped[str] = mapped_column(String(64))
     uploaded_at: Mapped[datetime] = mapped_column(DateTime)
 

@@ -6,6 +6,7 @@ from sqlalchemy import select
 from werkzeug.datastructures import FileStorage
 
 from admindesk.envs.common import clock
+from admindesk.envs.common.stored_files import stored_file_values
 from admindesk.envs.common.uploads import PdfUpload, UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db
 
@@ -34,9 +35,7 @@ def read_upload(storage: FileStorage | None, errors: list[str]) -> PdfUpload | N
 def store_attachment(owner_type: str, owner_id: str, document_type: str, upload: PdfUpload) -> Attachment:
     """Add one checked PDF to the session, owned by a precert, appeal or DME request."""
     attachment = Attachment(owner_type=owner_type, owner_id=owner_id, document_type=document_type,
-                            filename=upload.filename, sha256=upload.sha256, pages=upload.pages,
-                            size_bytes=upload.size, content=upload.content, uploaded_by=current_username(),
-                            uploaded_at=clock.now())
+                            **stored_file_values(upload), uploaded_by=current_username(), uploaded_at=clock.now())
     db().add(attachment)
     return attachment
 
@@ -52,12 +51,12 @@ def attachment_response(owner_type: str, owner_id: str, attachment_id: int) -> R
     attachment = db().get(Attachment, attachment_id)
     if attachment is None or attachment.owner_type != owner_type or attachment.owner_id != owner_id:
         abort(404)
-    return pdf_response(attachment.content, attachment.filename)
+    return pdf_response(attachment.content, attachment.file_name)
 
 
-def pdf_response(content: bytes, filename: str) -> Response:
+def pdf_response(content: bytes, file_name: str) -> Response:
     return Response(content, mimetype="application/pdf",
-                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+                    headers={"Content-Disposition": f'attachment; filename="{file_name}"'})
 
 
 def check_uploads(slots: list[tuple[str, FileStorage, object]]) -> list[tuple[str, PdfUpload]]:

@@ -8,6 +8,8 @@ sets are the same tables, with the same rows, in every app that holds them.
 from __future__ import annotations
 
 import importlib
+from datetime import date
+from types import SimpleNamespace
 
 import jmespath
 import pytest
@@ -81,3 +83,91 @@ def test_code_set_tables_are_the_same_in_every_app_that_holds_them(snapshots):
             assert snapshots[app][table] == ehr_rows, (app, table)
     assert not set(CODE_SET_TABLES) & set(snapshots["fax"]), "the fax app holds no code sets"
     assert {row["code_set"] for row in snapshots["ehr_web"]["adjustment_codes"]} == {"CARC", "RARC"}
+
+
+# ---- stored files ------------------------------------------------------------------------
+# Checks compare files across apps by hash ("the fax attachment's sha256 equals the EHR
+# document's"), so every table that stores a file names its columns alike (the kit's
+# `StoredFileColumns`): a snapshot shows the bytes as `content` = "sha256:<hex>" next to
+# `file_name` and `sha256`.
+STORED_FILE_TABLES = {"ehr_web": {"documents"}, "payer_portal_a": {"pa_attachments", "appeal_attachments"},
+                      "payer_portal_b": {"attachments"}, "fax": {"draft_attachments", "fax_attachments"}}
+
+
+def file_tables(app) -> dict[str, set[str]]:
+    """Column names of every table of the app that has a `content` column."""
+    return {table.name: set(table.columns.keys()) for table in app.extensions["admindesk"].db.tables()
+            if "content" in table.columns}
+
+
+@pytest.fixture(scope="module")
+def stored_files(tmp_path_factory):
+    """Each app, fresh, after the coordinator stored files through its own upload pages:
+    an EHR document, that document's PDF faxed, a portal A prior-auth attachment and a
+    portal B precert attachment. Returns {app: (Flask app, snapshot)}."""
+    from .test_ehr_documents import upload as ehr_upload
+    from .test_fax_support import send_fax
+    from .test_portal_a_support import active_member, build_draft
+    from .test_portal_b_precert import submit as submit_precert
+
+    clients = {}
+    for name in APPS:
+        client = FormClient(build_app(importlib.import_module(f"admindesk.envs.{name}").create_app,
+                                      tmp_path_factory.mktemp(f"stored-{name}")))
+        client.reset()
+        client.login()
+        clients[name] = client
+
+    assert ehr_upload(clients["ehr_web"]).status_code == 302
+    ehr_pdf = clients["ehr_web"].get("/documents/DOC-U000001/download").data
+    send_fax(clients["fax"], ehr_pdf)
+    portal_a = clients["payer_portal_a"]
+    snapshot = portal_a.snapshot()
+    build_draft(portal_a, snapshot, active_member(snapshot))
+    portal_b = clients["payer_portal_b"]
+    subscriber = next(s for s in portal_b.snapshot()["subscribers"]
+                      if s["termination"] is None and s["subscriber_id"] not in
+                      {r["subscriber_id"] for r in portal_b.snapshot()["precert_requests"]})
+    npi = jmespath.search("providers[?kind=='Individual'].npi | sort(@) | [0]", portal_b.snapshot())
+    people = {"subscriber": SimpleNamespace(subscriber_id=subscriber["subscriber_id"],
+                                            dob=date.fromisoformat(subscriber["dob"])), "npi": npi}
+    assert submit_precert(portal_b, people).status_code == 302
+    return {name: (client.app, client.snapshot()) for name, client in clients.items()}
+
+
+def test_every_stored_file_table_has_file_name_and_sha256(stored_files):
+    """Schema: each app's tables with a `content` column, filled or not, use the kit's names."""
+    for name, (app, snapshot) in stored_files.items():
+        tables = file_tables(app)
+        assert set(tables) == STORED_FILE_TABLES[name], name
+        for table, columns in tables.items():
+            assert {"file_name", "sha256", "pages"} <= columns, (name, table, columns)
+            assert "filename" not in columns and "pdf_sha256" not in columns, (name, table)
+            assert table in snapshot, (name, table)
+
+
+def test_stored_file_rows_in_snapshots_carry_their_hash(stored_files):
+    """Snapshot rows holding a file show it as "sha256:" + the row's `sha256`, next to `file_name`."""
+    for name, (_, snapshot) in stored_files.items():
+        filled = set()
+        for table, rows in snapshot.items():
+            if table == "_meta":
+                continue
+            for row in rows:
+                if not str(row.get("content") or "").startswith("sha256:"):
+                    continue
+                filled.add(table)
+                assert {"file_name", "sha256"} <= set(row), (name, table, row)
+                assert row["content"] == "sha256:" + row["sha256"], (name, table, row["id"])
+                assert row["file_name"].endswith(".pdf"), (name, table, row["id"])
+        expected = STORED_FILE_TABLES[name] - {"appeal_attachments"}  # no appeal filed here
+        assert filled == expected, name
+
+
+def test_a_faxed_ehr_document_matches_by_sha256(stored_files):
+    """The check the shared names are for, written as a task would write it."""
+    ehr_hash = jmespath.search("documents[?id=='DOC-U000001'].sha256 | [0]", stored_files["ehr_web"][1])
+    faxed = jmespath.search("fax_attachments[].sha256", stored_files["fax"][1])
+    assert ehr_hash and faxed == [ehr_hash]
+    draft = jmespath.search("draft_attachments[].sha256", stored_files["fax"][1])
+    assert draft == [ehr_hash]

@@ -69,7 +69,7 @@ def test_download_is_a_stable_pdf_holding_the_text(client, note):
     assert event["action"] == "download_document" and event["record_id"] == note.id
     assert event["detail"]["sha256"] == hashlib.sha256(response.data).hexdigest()
     (row,) = [d for d in client.snapshot()["documents"] if d["id"] == note.id]
-    assert row["pdf_sha256"] == hashlib.sha256(response.data).hexdigest()
+    assert row["sha256"] == hashlib.sha256(response.data).hexdigest()
 
 
 def test_upload_pdf_adds_document(client):
@@ -79,7 +79,7 @@ def test_upload_pdf_adds_document(client):
     content = render_pdf("Approval", [("Auth", "NWH26-1")], "Approved.")
     assert row["id"] == "DOC-U000001" and row["mrn"] == MRN and row["kind"] == "Payer Letter"
     assert row["content"] == "sha256:" + hashlib.sha256(content).hexdigest()
-    assert row["pdf_sha256"] == hashlib.sha256(content).hexdigest()
+    assert row["sha256"] == hashlib.sha256(content).hexdigest()
     assert row["file_name"] == "DOC-U000001_Payer_Letter_2026-11-12.pdf" and row["uploaded_by"] == "coordinator"
     assert client.get("/documents/DOC-U000001/download").data == content
     assert "Approval letter" in client.get(f"/patients/{MRN}/documents").get_data(as_text=True)

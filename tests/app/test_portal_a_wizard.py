@@ -200,7 +200,7 @@ def test_upload_stores_blob_with_safe_name_and_can_be_removed(client, snap):
                 {"document_type": "Imaging report", "file": (stream, "../../etc/x ray report.pdf")},
                 content_type="multipart/form-data")
     rows = [a for a in client.snapshot()["pa_attachments"] if a["request_id"] == request_id]
-    assert len(rows) == 1 and rows[0]["filename"] == "etc_x_ray_report.pdf"
+    assert len(rows) == 1 and rows[0]["file_name"] == "etc_x_ray_report.pdf"
     assert rows[0]["content"].startswith("sha256:") and rows[0]["pages"] == 1
     download = client.get(f"/authorizations/requests/{request_id}/attachments/{rows[0]['id']}")
     assert download.status_code == 200 and download.data == content

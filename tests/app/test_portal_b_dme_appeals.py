@@ -76,7 +76,7 @@ def test_dme_cpap_approved(client, data):
     assert item["request_id"] == "DME-2026-00001" and item["status"] == "Approved"
     assert item["authorization_number"] == "KMH26900001" and item["approved_months"] == 3 and item["ahi"] == 22.4
     attachments = client.snapshot()["attachments"]
-    assert [(a["owner_id"], a["document_type"], a["filename"]) for a in attachments] == [
+    assert [(a["owner_id"], a["document_type"], a["file_name"]) for a in attachments] == [
         ("DME-2026-00001", "Detailed written order", "written_order.pdf"),
         ("DME-2026-00001", "Sleep study report", "psg.pdf")]
     page = client.get(response.location).get_data(as_text=True)
@@ -182,7 +182,7 @@ def test_appeal_filed(client, data):
     assert appeal["attested"] is True and appeal["decision_due"] == "2026-12-16"
     assert appeal["reason_category"] == "Medical necessity" and appeal["billed_amount"] == claim.billed_amount
     [attachment] = client.snapshot()["attachments"]
-    assert attachment["owner_type"] == "appeal" and attachment["filename"] == "appeal_letter.pdf"
+    assert attachment["owner_type"] == "appeal" and attachment["file_name"] == "appeal_letter.pdf"
     page = client.get(response.location).get_data(as_text=True)
     assert "KAP-2026-00001" in page and "16-Dec-2026" in page and "appeal_letter.pdf" in page
     assert "KAP-2026-00001" in client.get(f"/claims/{claim.claim_number}?tab=appeals").get_data(as_text=True)

@@ -88,7 +88,7 @@ def test_approved_request(client, people):
     assert item["contact_phone"] == "7175550100" and item["submitted_at"] == "2026-11-16T09:00:00"
     [attachment] = client.snapshot()["attachments"]
     assert attachment["owner_id"] == "PRC-2026-00001" and attachment["content"].startswith("sha256:")
-    assert attachment["document_type"] == "Clinical notes" and attachment["filename"] == "progress-note.pdf"
+    assert attachment["document_type"] == "Clinical notes" and attachment["file_name"] == "progress-note.pdf"
     page = client.get(response.location).get_data(as_text=True)
     assert "KMH26900001" in page and "01-Dec-2026" in page and "Approved" in page
     audit = [r for r in client.snapshot()["audit_events"] if r["endpoint"] == "precert.new"][-1]
@@ -124,7 +124,7 @@ def test_pended_for_missing_clinical_answer_then_approved_after_information(clie
     [item] = portal_requests(client)
     assert item["status"] == "Approved" and item["authorization_number"] == "KMH26900001"
     assert item["clinical"]["conservative_therapy_weeks"] == 7
-    assert [a["filename"] for a in client.snapshot()["attachments"]] == ["progress-note.pdf", "pt_notes.pdf"]
+    assert [a["file_name"] for a in client.snapshot()["attachments"]] == ["progress-note.pdf", "pt_notes.pdf"]
 
 
 def test_pended_for_missing_document(client, people):

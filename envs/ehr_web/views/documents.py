@@ -87,7 +87,7 @@ def upload_document(mrn: str):
     document = Document(id=f"DOC-U{number:06d}", mrn=patient.mrn, kind=form.kind.data, title=form.title.data.strip(),
                         author_name=g.user.display_name, document_date=form.document_date.data, source="Uploaded",
                         text=f"Uploaded PDF '{upload.filename}' ({upload.pages} page(s)).", file_name="",
-                        content=upload.content, pdf_sha256=upload.sha256, pages=upload.pages, uploaded_by=current_username(),
+                        content=upload.content, sha256=upload.sha256, pages=upload.pages, uploaded_by=current_username(),
                         uploaded_at=clock.now())
     document.file_name = download_name(document)
     db().add(document)

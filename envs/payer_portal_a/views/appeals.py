@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.stored_files import stored_file_values
 from admindesk.envs.common.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
@@ -98,9 +99,7 @@ def new():
         decision_due=clock.today() + timedelta(days=DECISION_DAYS[form.appeal_type.data]))
     for upload, kind in ((letter_upload, "Appeal letter"), (support_upload, form.attachment_type.data)):
         if upload is not None:
-            appeal.attachments.append(AppealAttachment(
-                document_type=kind, filename=upload.filename, content=upload.content, sha256=upload.sha256,
-                pages=upload.pages, size_bytes=upload.size))
+            appeal.attachments.append(AppealAttachment(document_type=kind, **stored_file_values(upload)))
     session.add(appeal)
     session.flush()
     appeal_acknowledgement(session, appeal, claim.payer, claim.patient_name, clock.now())
@@ -127,6 +126,7 @@ def attachment(reference_number: str, attachment_id: int):
     appeal = db().get(Appeal, row.appeal_id)
     if appeal.reference_number != reference_number:
         abort(404)
-    describe(action="download_attachment", record_type="appeal", record_id=reference_number, filename=row.filename)
+    describe(action="download_attachment", record_type="appeal", record_id=reference_number,
+             file_name=row.file_name)
     return Response(row.content, mimetype="application/pdf",
-                    headers={"Content-Disposition": f'attachment; filename="{row.filename}"'})
+                    headers={"Content-Disposition": f'attachment; filename="{row.file_name}"'})

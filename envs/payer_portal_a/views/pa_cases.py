@@ -10,6 +10,7 @@ from wtforms.validators import Length, Optional, Regexp
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.stored_files import stored_file_values
 from admindesk.envs.common.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
@@ -119,12 +120,11 @@ def add_documents(case_number: str):
         return _render_case(pa, "documents", form, 422)
     session = db()
     pa.attachments.append(PaAttachment(
-        document_type=form.document_type.data, filename=upload.filename, content=upload.content,
-        sha256=upload.sha256, pages=upload.pages, size_bytes=upload.size, stage="Additional information",
+        document_type=form.document_type.data, **stored_file_values(upload), stage="Additional information",
         uploaded_at=clock.now(), uploaded_by=current_username()))
     session.flush()
     reevaluate_after_documents(session, pa, 1)
-    describe(filename=upload.filename, sha256=upload.sha256, status=pa.status)
+    describe(file_name=upload.filename, sha256=upload.sha256, status=pa.status)
     flash(f"{upload.filename} added. The case was reviewed again: {pa.status}.", "success")
     return redirect(url_for("pa_cases.case_detail", case_number=pa.case_number))
 
@@ -137,9 +137,9 @@ def attachment(request_id: int, attachment_id: int):
         abort(404)
     pa = row.request
     describe(action="download_attachment", record_type="pa_case" if pa.case_number else "pa_request",
-             record_id=pa.case_number or str(pa.id), tab="documents", filename=row.filename)
+             record_id=pa.case_number or str(pa.id), tab="documents", file_name=row.file_name)
     return Response(row.content, mimetype="application/pdf",
-                    headers={"Content-Disposition": f'attachment; filename="{row.filename}"'})
+                    headers={"Content-Disposition": f'attachment; filename="{row.file_name}"'})
 
 
 @pa_cases.get("/drafts")

@@ -7,6 +7,7 @@ from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.stored_files import stored_file_values
 from admindesk.envs.common.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
@@ -237,11 +238,9 @@ def add_attachment(request_id: int):
     if upload is None:
         return _attachments_step(pa, form, 422)
     pa.attachments.append(PaAttachment(
-        document_type=form.document_type.data, filename=upload.filename, content=upload.content,
-        sha256=upload.sha256, pages=upload.pages, size_bytes=upload.size, stage="Initial",
-        uploaded_at=clock.now(), uploaded_by=current_username()))
+        document_type=form.document_type.data, **stored_file_values(upload), stage="Initial", uploaded_at=clock.now(), uploaded_by=current_username()))
     db().commit()
-    describe(filename=upload.filename, sha256=upload.sha256)
+    describe(file_name=upload.filename, sha256=upload.sha256)
     flash(f"{upload.filename} attached as {form.document_type.data}.", "success")
     return redirect(url_for("pa_wizard.step", request_id=pa.id, step="attachments"))
 
@@ -253,10 +252,10 @@ def remove_attachment(request_id: int, attachment_id: int):
     if attachment is None:
         abort(404)
     describe(action="remove_attachment", record_type="pa_request", record_id=str(pa.id), tab="pa_wizard",
-             step="attachments", filename=attachment.filename)
+             step="attachments", file_name=attachment.file_name)
     pa.attachments.remove(attachment)
     db().commit()
-    flash(f"{attachment.filename} removed.", "success")
+    flash(f"{attachment.file_name} removed.", "success")
     return redirect(url_for("pa_wizard.step", request_id=pa.id, step="attachments"))
 
 
