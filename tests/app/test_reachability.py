@@ -20,6 +20,7 @@ import pytest
 from flask import Flask
 from werkzeug.exceptions import HTTPException
 
+from .accessible_names import unnamed_controls
 from .conftest import FormClient, build_app
 
 APPS = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")
@@ -220,6 +221,7 @@ class Crawl:
 
     reached: set[str] = field(default_factory=set)
     failures: list[str] = field(default_factory=list)
+    pages: dict[str, str] = field(default_factory=dict)  # path -> HTML of every page shown
     requests: int = 0
     capped: bool = False
 
@@ -269,7 +271,8 @@ def crawl(app: Flask, client: FormClient) -> Crawl:
         result.reached |= {endpoint_of(app, click.path), endpoint_of(app, landed)}
         if response.mimetype != "text/html":
             continue
-        for found in clicks_on_page(f"http://localhost{landed}", response.get_data(as_text=True)):
+        result.pages[landed] = response.get_data(as_text=True)
+        for found in clicks_on_page(f"http://localhost{landed}", result.pages[landed]):
             endpoint = endpoint_of(app, found.path)
             if found.path in seen or per_endpoint.get(endpoint, 0) >= URLS_PER_ENDPOINT:
                 continue
@@ -312,3 +315,9 @@ def test_every_screen_is_reachable_by_clicks_from_home(app, walk):
     assert sorted(excluded.keys() - clickable) == [], "excluded endpoints the app no longer has"
     assert sorted(clickable - excluded.keys() - walk.reached) == [], "no link or GET form leads here"
     assert sorted(excluded.keys() & walk.reached) == [], "reached by clicks now: drop the exclusion"
+
+
+def test_every_control_on_every_page_has_an_accessible_name(walk):
+    problems = [f"{path}: {control}" for path, html in sorted(walk.pages.items())
+                for control in unnamed_controls(html)]
+    assert walk.pages and not problems, "\n".join(problems)
