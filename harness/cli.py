@@ -54,11 +54,12 @@ def serve(base_port: int, data_dir: Path | None) -> None:
               help="Folder for the trajectory and screenshots.")
 def demo(out_dir: Path) -> None:
     """Scripted episode: EHR download -> fax attachment through the drawn file dialog."""
-    from admindesk.harness.demo import DemoFailed, run_demo
+    from admindesk.harness.demo import run_demo
+    from admindesk.harness.scripted import ScriptFailed
 
     try:
         result = run_demo(out_dir)
-    except (DemoFailed, ServiceError) as exc:
+    except (ScriptFailed, ServiceError) as exc:
         raise click.ClickException(str(exc)) from exc
     (out_dir / "record.json").write_text(result.record.model_dump_json(indent=1))
     click.echo(f"downloaded sha256 {result.downloaded_sha256}")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from playwright.sync_api import Locator
 from pydantic import ValidationError
 
 from admindesk.harness.actions import Action, parse_action
@@ -196,6 +197,14 @@ class Env:
             raise LookupError(f"{selector!r} is not visible")
         return (round(box["x"] + box["width"] / 2),
                 round(box["y"] + box["height"] / 2) + CHROME_HEIGHT)
+
+    def page_locator(self, selector: str) -> Locator:
+        """A Playwright locator on the active page, for reading text, values and boxes.
+
+        Scripted agents use it to decide where to click and to check effects; acting on
+        the page goes through `step` only.
+        """
+        return self._episode.page.locator(selector)
 
     def chrome_layout(self) -> ChromeState:
         """The drawn chrome as in the last observation (tab, bookmark and dialog boxes)."""
