@@ -7,7 +7,6 @@ import time
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
 from . import clock
-from .kit_models import BenchState
 from .snapshot import build_snapshot, dumps
 
 bench = Blueprint("bench", __name__, url_prefix="/_bench")
@@ -46,8 +45,5 @@ def reset():
 @bench.get("/snapshot")
 def snapshot():
     kit = current_app.extensions["admindesk"]
-    session = kit.db.request_session()
-    row = session.get(BenchState, clock.CLOCK_KEY)
-    now = clock.DEFAULT_NOW if row is None else clock.parse_now(row.value)
-    return Response(dumps(build_snapshot(kit.db, session, kit.spec.name, now)),
+    return Response(dumps(build_snapshot(kit.db, kit.db.request_session(), kit.spec.name, clock.now())),
                     mimetype="application/json")

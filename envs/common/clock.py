@@ -8,6 +8,7 @@ from flask import current_app, g
 from .kit_models import BenchState
 
 CLOCK_KEY = "clock_now"
+# The world's WORLD_ANCHOR, not imported: importing the world (Faker) slows app start.
 DEFAULT_NOW = datetime(2026, 11, 16, 9, 0)
 
 

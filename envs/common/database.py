@@ -44,12 +44,6 @@ class Database:
         self._factory: sessionmaker | None = None
         self.path: Path | None = None
 
-    @property
-    def engine(self) -> Engine:
-        if self._engine is None:
-            raise RuntimeError("database not opened: call swap() first")
-        return self._engine
-
     def tables(self):
         """All tables of the app (kit first, then app), in a stable order."""
         for metadata in self.metadatas:

@@ -5,7 +5,6 @@ import itertools
 import os
 import secrets
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -22,9 +21,9 @@ from .bench import bench
 from .database import Database, KitBase
 from .filters import register_filters
 from .kit_models import BenchState
+from .uploads import MAX_UPLOAD_BYTES
 
 COMMON_DIR = Path(__file__).resolve().parent
-MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 _KIT_SERIALS = itertools.count(1)
 # Static assets only change with the code; pages and files carry patient data and never cache.
 STATIC_MAX_AGE_SECONDS = 3600
@@ -46,7 +45,7 @@ class AppSpec:
     package_dir: Path
     base: type[DeclarativeBase]
     blueprints: tuple[Blueprint, ...]
-    seed: Callable[[Session, object], None]
+    seed: seeding.SeedFunction
     home_endpoint: str
     date_format: str = "%m/%d/%Y"
 
@@ -57,6 +56,7 @@ class AppConfig:
 
     data_dir: Path
     token: str = ""
+    # The world's DEFAULT_SEED, not imported: importing the world (Faker) slows app start.
     world_seed: int = 20261129
     tasks_dir: Path | None = seeding.DEFAULT_TASKS_DIR
     # Templates are keyed by content hash, so processes and runs may share one cache.

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import yaml
 from sqlalchemy import Date, DateTime, Table
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 from werkzeug.security import generate_password_hash
 
@@ -35,7 +36,7 @@ SeedFunction = Callable[[Session, object], None]
 
 
 class SeedError(ValueError):
-    """A task file's seed section does not fit the app's tables."""
+    """A task file's seed section cannot be read or does not fit the app's tables."""
 
 
 def task_seed_sections(app_name: str, tasks_dir: Path | None) -> list[tuple[str, dict]]:
@@ -44,7 +45,12 @@ def task_seed_sections(app_name: str, tasks_dir: Path | None) -> list[tuple[str,
         return []
     sections = []
     for path in sorted(tasks_dir.rglob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (yaml.YAMLError, ValueError) as exc:  # PyYAML raises ValueError for bad dates
+            raise SeedError(f"{path}: not valid YAML ({exc})") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("seed") or {}, dict):
+            raise SeedError(f"{path}: a task file is a mapping whose `seed` maps app names to tables")
         seed = (data.get("seed") or {}).get(app_name)
         if seed:
             sections.append((str(data.get("id", path.stem)), seed))
@@ -66,18 +72,23 @@ def content_hash(app_package: Path, sections: list[tuple[str, dict]], world_seed
     return digest.hexdigest()[:16]
 
 
-def _coerce(table: Table, row: dict) -> dict:
+def _coerce(table: Table, row: object) -> dict:
+    if not isinstance(row, dict):
+        raise SeedError(f"table {table.name!r}: a row must map column names to values, not {row!r}")
     unknown = set(row) - set(table.columns.keys())
     if unknown:
         raise SeedError(f"table {table.name!r} has no column(s) {sorted(unknown)}")
     coerced = {}
     for key, value in row.items():
         column_type = table.columns[key].type
-        if isinstance(value, str) and isinstance(column_type, DateTime):
-            value = datetime.fromisoformat(value)
-        elif isinstance(value, str) and isinstance(column_type, Date):
-            value = date.fromisoformat(value)
-        elif isinstance(value, datetime) and isinstance(column_type, Date) and not isinstance(column_type, DateTime):
+        try:
+            if isinstance(value, str) and isinstance(column_type, DateTime):
+                value = datetime.fromisoformat(value)
+            elif isinstance(value, str) and isinstance(column_type, Date):
+                value = date.fromisoformat(value)
+        except ValueError as exc:
+            raise SeedError(f"table {table.name!r}, column {key!r}: {value!r} is not an ISO date") from exc
+        if isinstance(value, datetime) and isinstance(column_type, Date) and not isinstance(column_type, DateTime):
             value = value.date()
         coerced[key] = value
     return coerced
@@ -87,13 +98,20 @@ def insert_task_seeds(session: Session, db: Database, sections: list[tuple[str, 
     """Insert each task's rows (table name -> list of column dicts) after the world's."""
     tables = {table.name: table for table in db.tables()}
     for task_id, seed in sections:
-        for table_name, rows in seed.items():
-            if table_name not in tables:
-                raise SeedError(f"task {task_id}: unknown table {table_name!r}")
-            try:
+        try:
+            if not isinstance(seed, dict):
+                raise SeedError("the seed must map table names to lists of rows")
+            for table_name, rows in seed.items():
+                if table_name not in tables:
+                    raise SeedError(f"unknown table {table_name!r}")
+                if not isinstance(rows, list):
+                    raise SeedError(f"table {table_name!r}: rows must be a list")
                 session.execute(tables[table_name].insert(), [_coerce(tables[table_name], r) for r in rows])
-            except SeedError as exc:
-                raise SeedError(f"task {task_id}: {exc}") from exc
+        except SeedError as exc:
+            raise SeedError(f"task {task_id}: {exc}") from exc
+        except SQLAlchemyError as exc:
+            # Duplicate keys, missing required columns, broken references: name the task.
+            raise SeedError(f"task {task_id}: {getattr(exc, 'orig', None) or exc}") from exc
 
 
 def seed_staff(session: Session, accounts: Iterable) -> None:

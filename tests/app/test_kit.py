@@ -141,13 +141,26 @@ def test_template_is_built_once_and_task_seeds_are_added(tmp_path):
     assert client.snapshot()["widgets"][-1]["name"] == "from-task"
 
 
-def test_a_task_seed_naming_an_unknown_column_is_a_clear_error(tmp_path):
+@pytest.mark.parametrize("seed_yaml,message", [
+    ("  kit_demo:\n    widgets:\n      - {colour: red}\n", "demo-bad.*no column"),
+    ("  kit_demo:\n    gadgets:\n      - {name: x}\n", "demo-bad.*unknown table 'gadgets'"),
+    ("  kit_demo:\n    audit_events:\n      - {at: '2026-13-45', method: GET, path: /, action: view, status_code: 200}\n",
+     "demo-bad.*'at'.*not an ISO date"),
+    ("  kit_demo:\n    audit_events:\n      - {at: 2026-13-45}\n", "not valid YAML"),
+    ("  kit_demo:\n    widgets: {name: x}\n", "demo-bad.*rows must be a list"),
+    ("  kit_demo:\n    widgets:\n      - just a string\n", "demo-bad.*must map column names"),
+    ("  kit_demo:\n    widgets:\n      - {id: 1, name: clash, created: '2026-01-01'}\n", "demo-bad.*UNIQUE constraint"),
+    ("  - not a mapping\n", "a task file is a mapping"),
+    ("  kit_demo:\n    widgets: [unclosed\n", "not valid YAML"),
+])
+def test_a_bad_task_seed_is_a_clear_error_and_builds_nothing(tmp_path, seed_yaml, message):
     tasks = tmp_path / "tasks"
     tasks.mkdir()
-    (tasks / "bad.yaml").write_text("id: demo-bad\nseed:\n  kit_demo:\n    widgets:\n      - {colour: red}\n")
-    with pytest.raises(SeedError, match="demo-bad.*no column"):
+    (tasks / "bad.yaml").write_text("id: demo-bad\nseed:\n" + seed_yaml)
+    with pytest.raises(SeedError, match=message):
         kit_demo.create_app(AppConfig(data_dir=tmp_path / "data", token=TOKEN, tasks_dir=tasks))
-    assert list((tmp_path / "data" / "templates").iterdir()) == []  # no half-built template left
+    templates = tmp_path / "data" / "templates"
+    assert not templates.exists() or list(templates.iterdir()) == []  # no half-built template left
 
 
 def test_an_anonymous_request_keeps_the_login_forms_csrf_token(client):

@@ -55,3 +55,12 @@ def test_no_file_chosen_is_refused():
 def test_page_arithmetic(total, number, pages, first, last):
     page = Page(items=[], number=number, per_page=25, total=total)
     assert (page.pages, page.first_index, page.last_index) == (pages, first, last)
+
+
+def test_the_kit_defaults_are_the_worlds_seed_and_anchor():
+    # The kit repeats them so that apps start without importing the world.
+    from admindesk.envs.common.clock import DEFAULT_NOW
+    from admindesk.envs.common.factory import AppConfig
+    from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR
+
+    assert (AppConfig.world_seed, DEFAULT_NOW) == (DEFAULT_SEED, WORLD_ANCHOR)
