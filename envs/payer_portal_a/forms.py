@@ -55,8 +55,10 @@ def _npi(form, field) -> None:
         raise ValidationError("An NPI is 10 digits with a valid check digit. Check the number and try again.")
 
 
-MEMBER_ID = [_required("the member ID"), Length(max=20, message="A member ID is at most 20 characters."),
-             Regexp(r"^\s*[A-Za-z0-9]+\s*$", message="A member ID has letters and digits only.")]
+# The shape of a member ID, for the required field of a transaction and the optional one of a search.
+MEMBER_ID_FORMAT = [Length(max=20, message="A member ID is at most 20 characters."),
+                    Regexp(r"^\s*[A-Za-z0-9]+\s*$", message="A member ID has letters and digits only.")]
+MEMBER_ID = [_required("the member ID"), *MEMBER_ID_FORMAT]
 PROCEDURE_CODE = [_required("a CPT or HCPCS code"),
                   Regexp(r"^\s*([0-9]{4}[0-9A-Za-z]|[A-Za-z][0-9]{4})\s*$",
                          message="A CPT/HCPCS code is 5 characters, e.g. 72148 or E0601.")]

@@ -130,6 +130,8 @@ def _seed_requests(session: Session, world, payer_ids: set[str], policy) -> None
                 facts.update(dict(document.facts))
         submitted = datetime.combine(order.ordered_on, time(10, 30))
         decided = submitted + timedelta(days=1, hours=4)
+        # A pend is sent within hours; a decision the next day. The status event and letter carry that time.
+        determined = submitted + timedelta(hours=2) if auth.status == "Pended" else decided
         request = PaRequest(
             case_number=auth.case_number, status=auth.status, payer_id=auth.payer_id, coverage_id=coverage.id,
             member_id=auth.member_id, member_name=patient.full_name, member_dob=patient.dob,
@@ -154,14 +156,10 @@ def _seed_requests(session: Session, world, payer_ids: set[str], policy) -> None
                                        else "The documentation submitted does not support medical necessity.")
         else:
             request.decision_reason = "Request cancelled by the provider's office."
-        request.history = [PaStatusEvent(at=submitted, status="Submitted", note="Request received.", username="payer")]
-        if auth.status != "Pended":
-            request.history.append(PaStatusEvent(at=decided, status=auth.status, note=request.decision_reason,
-                                                 username="payer"))
-        else:
-            request.history.append(PaStatusEvent(at=submitted + timedelta(hours=2), status="Pended",
-                                                 note=request.decision_reason, username="payer"))
+        request.history = [
+            PaStatusEvent(at=submitted, status="Submitted", note="Request received.", username="payer"),
+            PaStatusEvent(at=determined, status=auth.status, note=request.decision_reason, username="payer")]
         session.add(request)
         session.flush()
         if auth.status == "Pended" or order.ordered_on >= anchor - timedelta(days=RECENT_LETTER_DAYS):
-            determination_letter(session, request, decided if auth.status != "Pended" else submitted + timedelta(hours=2))
+            determination_letter(session, request, determined)

@@ -1,11 +1,13 @@
-"""Helpers every view of portal A uses: the request's database session and look-ups."""
+"""Choice lists every view of portal A builds its selects from."""
 from __future__ import annotations
 
 from sqlalchemy import select
 
 from admindesk.envs.common.web import db
 
+from .forms import AttachmentForm
 from .models import Payer, Plan
+from .policy import load_policy
 
 
 def payer_choices() -> dict[str, str]:
@@ -19,6 +21,13 @@ def plan_choices() -> dict[str, str]:
     return {"": "Select a plan", **{p.id: f"{p.payer.name} - {p.name}" for p in plans}}
 
 
-def select_choices(prompt: str, values) -> dict[str, str]:
-    """Choices for a select whose labels are its values, after an empty prompt."""
-    return {"": prompt, **{value: value for value in values}}
+def document_type_choices() -> dict[str, str]:
+    """The medical policy's document types, after an empty prompt."""
+    return {"": "Select a document type", **{value: value for value in load_policy().document_types}}
+
+
+def attachment_form() -> AttachmentForm:
+    """The one-PDF upload form of a draft or a pended case."""
+    form = AttachmentForm()
+    form.document_type.choices = document_type_choices()
+    return form

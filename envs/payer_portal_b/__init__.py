@@ -12,7 +12,7 @@ from flask import Flask
 from admindesk.envs.common.factory import AppConfig, AppSpec
 from admindesk.envs.common.factory import create_app as create_kit_app
 
-from .fields import DATE_FORMAT
+from .fields import DATE_FORMAT, format_phone
 from .models import Base
 from .seed import seed
 from .session_timeout import count_page_view, session_bp
@@ -37,10 +37,3 @@ def create_app(config: AppConfig) -> Flask:
     app.before_request(count_page_view)
     app.jinja_env.filters["phone"] = format_phone
     return app
-
-
-def format_phone(number: str | None) -> str:
-    """'8005550177' -> '(800) 555-0177'; anything else unchanged."""
-    if number and len(number) == 10 and number.isdigit():
-        return f"({number[:3]}) {number[3:6]}-{number[6:]}"
-    return number or ""

@@ -9,14 +9,10 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.common.pdf import render_pdf
 
-from .fields import DATE_FORMAT
+from .fields import DATE_FORMAT, format_phone
 from .models import MedicalPolicy, PayerProfile, PolicyCode, ProcedureCode
 
 BLANK = "______________________________"
-
-
-def _fax(number: str) -> str:
-    return f"({number[:3]}) {number[3:6]}-{number[6:]}"
 
 
 def fax_form_filename(policy: MedicalPolicy) -> str:
@@ -32,9 +28,9 @@ def render_fax_form(session: Session, policy: MedicalPolicy, payer: PayerProfile
         ("Service", policy.title),
         ("Medical policy", f"{policy.policy_number} (effective {policy.effective_date.strftime(DATE_FORMAT)})"),
         ("Service codes", services),
-        ("Fax completed form to", f"{_fax(payer.precert_fax)} (Precertification)"),
-        ("Appeals fax", _fax(payer.appeals_fax)),
-        ("Provider services", _fax(payer.phone)),
+        ("Fax completed form to", f"{format_phone(payer.precert_fax)} (Precertification)"),
+        ("Appeals fax", format_phone(payer.appeals_fax)),
+        ("Provider services", format_phone(payer.phone)),
     ]
     body = "\n".join([
         "SECTION 1 - SUBSCRIBER",
@@ -60,7 +56,7 @@ def render_fax_form(session: Session, policy: MedicalPolicy, payer: PayerProfile
         policy.criteria_text.strip(),
         "",
         f"Requests for {policy.title} are accepted by fax only. Fax this form with the clinical "
-        f"documentation to Keystone Mutual Precertification at {_fax(payer.precert_fax)}. "
+        f"documentation to Keystone Mutual Precertification at {format_phone(payer.precert_fax)}. "
         "Incomplete forms are returned without review.",
     ])
     return render_pdf(title=f"Precertification Request Fax Form - {policy.title}", fields=fields, body=body,

@@ -1,4 +1,4 @@
-"""Form fields in Keystone Mutual's conventions: DD-MMM-YYYY dates, NPIs, code lists."""
+"""Form fields in Keystone Mutual's conventions: DD-MMM-YYYY dates, NPIs, code lists, phone numbers."""
 from __future__ import annotations
 
 from datetime import date, datetime
@@ -66,3 +66,10 @@ class MoneyField(DecimalField):
     def process_formdata(self, valuelist):
         cleaned = [value.replace("$", "").replace(",", "").strip() for value in valuelist]
         super().process_formdata(cleaned)
+
+
+def format_phone(number: str | None) -> str:
+    """'8005550177' -> '(800) 555-0177'; anything else unchanged."""
+    if number and len(number) == 10 and number.isdigit():
+        return f"({number[:3]}) {number[3:6]}-{number[6:]}"
+    return number or ""

@@ -1,4 +1,4 @@
-"""Helpers the views share: the request's database session, the payer, attachments."""
+"""Helpers the views share: the payer, uploads and attachments."""
 from __future__ import annotations
 
 from flask import Response, abort

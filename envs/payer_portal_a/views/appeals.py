@@ -17,8 +17,7 @@ from .. import numbering
 from ..forms import AppealForm
 from ..letters import appeal_acknowledgement
 from ..models import Appeal, AppealAttachment, Claim
-from ..policy import load_policy
-from ..web import select_choices
+from ..web import document_type_choices
 
 appeals = Blueprint("appeals", __name__, url_prefix="/appeals")
 DECISION_DAYS = {"Reconsideration": 30, "Level 1 Appeal": 60, "Clinical Appeal": 30}
@@ -36,7 +35,7 @@ def index():
 
 def _appeal_form() -> AppealForm:
     form = AppealForm()
-    form.attachment_type.choices = select_choices("Select a document type", load_policy().document_types)
+    form.attachment_type.choices = document_type_choices()
     return form
 
 

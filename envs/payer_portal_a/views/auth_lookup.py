@@ -22,8 +22,11 @@ def hub():
     """Authorizations home: the four tools and the counts of open work."""
     describe(tab="authorizations")
     counts = dict(db().execute(select(PaRequest.status, func.count(PaRequest.id)).group_by(PaRequest.status)).all())
-    lookups = list(db().scalars(select(AuthLookup).order_by(AuthLookup.id.desc()).limit(10)))
-    return render_template("auth/hub.html", section="auth", subsection="", counts=counts, lookups=lookups)
+    return render_template("auth/hub.html", section="auth", subsection="", counts=counts, lookups=_recent_lookups())
+
+
+def _recent_lookups() -> list[AuthLookup]:
+    return list(db().scalars(select(AuthLookup).order_by(AuthLookup.id.desc()).limit(10)))
 
 
 def requirement(plan: Plan, code: ProcedureCode, place_of_service: str) -> tuple[str, str]:
@@ -52,9 +55,9 @@ def lookup():
     form.payer_id.choices = payer_choices()
     form.plan_id.choices = plan_choices()
     describe(tab="auth_lookup")
-    recent = list(db().scalars(select(AuthLookup).order_by(AuthLookup.id.desc()).limit(10)))
     if not form.is_submitted():
-        return render_template("auth/lookup.html", section="auth", subsection="lookup", form=form, recent=recent)
+        return render_template("auth/lookup.html", section="auth", subsection="lookup", form=form,
+                               recent=_recent_lookups())
     session = db()
     plan = code = None
     if form.validate():
@@ -66,7 +69,7 @@ def lookup():
             form.code.errors.append("This CPT/HCPCS code is not in the code set. Check the code on the order.")
     if plan is None or code is None or form.plan_id.errors:
         return render_template("auth/lookup.html", section="auth", subsection="lookup", form=form,
-                               recent=recent), 422
+                               recent=_recent_lookups()), 422
     result, explanation = requirement(plan, code, form.place_of_service.data)
     record = AuthLookup(reference_number=numbering.auth_lookup_reference(session), payer_id=plan.payer_id,
                         plan_id=plan.id, code=code.code, place_of_service=form.place_of_service.data, result=result,

@@ -1,18 +1,19 @@
 """Claim status inquiry and claim detail with the remittance (EOB) and its codes."""
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, redirect, render_template, request, url_for
 from flask_wtf import FlaskForm
 from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
 from wtforms import SelectField, StringField
 from wtforms.validators import Length, Optional, Regexp
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
-from admindesk.envs.common.web import db
+from admindesk.envs.common.web import db, get_or_404
 
-from ..forms import USDateField
+from ..forms import MEMBER_ID_FORMAT, USDateField
 from ..models import AdjustmentCode, Appeal, Claim
 from ..web import payer_choices
 
@@ -34,9 +35,7 @@ class ClaimSearchForm(FlaskForm):
     claim_number = StringField("Claim number", validators=[
         Optional(), Length(max=24, message="A claim number is at most 24 characters."),
         Regexp(r"^\s*[A-Za-z0-9-]+\s*$", message="A claim number has letters, digits and dashes only.")])
-    member_id = StringField("Member ID", validators=[
-        Optional(), Length(max=20, message="A member ID is at most 20 characters."),
-        Regexp(r"^\s*[A-Za-z0-9]+\s*$", message="A member ID has letters and digits only.")])
+    member_id = StringField("Member ID", validators=[Optional(), *MEMBER_ID_FORMAT])
     from_date = USDateField("Service from", validators=[Optional()])
     to_date = USDateField("Service to", validators=[Optional()])
 
@@ -64,6 +63,7 @@ def search():
             member_id = form.member_id.data.strip().upper()
             describe(record_type="member", record_id=member_id)
             stmt = stmt.where(Claim.payer_id == form.payer_id.data, func.upper(Claim.member_id) == member_id)
+            stmt = stmt.options(selectinload(Claim.remittance))  # each row shows its appeal deadline
             if form.from_date.data:
                 stmt = stmt.where(Claim.service_date >= form.from_date.data)
             if form.to_date.data:
@@ -78,9 +78,7 @@ def search():
 @claims.get("/<claim_number>")
 def detail(claim_number: str):
     """One claim: summary and lines, remittance advice (EOB) with codes, appeals."""
-    claim = db().get(Claim, claim_number)
-    if claim is None:
-        abort(404)
+    claim = get_or_404(Claim, claim_number)
     tab = request.args.get("tab", "summary")
     tab = tab if tab in CLAIM_TABS else "summary"
     describe(record_type="claim", record_id=claim.claim_number, tab=tab)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, g, render_template, request
 from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
 
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db, get_or_404
@@ -30,7 +31,8 @@ def index():
     drafts = list(session.scalars(select(PaRequest).where(PaRequest.status == "Draft")
                                   .order_by(PaRequest.id.desc()).limit(5)))
     recent = list(session.scalars(select(PaRequest).where(PaRequest.status != "Draft")
-                                  .order_by(PaRequest.submitted_at.desc(), PaRequest.id.desc()).limit(8)))
+                                  .order_by(PaRequest.submitted_at.desc(), PaRequest.id.desc()).limit(8)
+                                  .options(selectinload(PaRequest.lines))))
     payers = list(session.scalars(select(Payer).order_by(Payer.name)))
     return render_template("home/index.html", section="home", drafts=drafts, recent=recent, payers=payers)
 

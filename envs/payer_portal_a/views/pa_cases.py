@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from flask_wtf import FlaskForm
 from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
 from wtforms import SelectField, StringField
 from wtforms.validators import Length, Optional, Regexp
 
@@ -14,11 +15,11 @@ from admindesk.envs.common.stored_files import stored_file_values
 from admindesk.envs.common.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
-from ..forms import AttachmentForm
+from ..forms import MEMBER_ID_FORMAT, AttachmentForm
 from ..models import Letter, PaAttachment, PaRequest
 from ..policy import load_policy
 from ..submission import reevaluate_after_documents
-from ..web import payer_choices, select_choices
+from ..web import attachment_form, payer_choices
 
 pa_cases = Blueprint("pa_cases", __name__, url_prefix="/authorizations")
 CASE_TABS = ("summary", "documents", "history", "letters")
@@ -36,9 +37,7 @@ class StatusInquiryForm(FlaskForm):
         Optional(), Length(max=24, message="A case number is at most 24 characters."),
         Regexp(r"^\s*[A-Za-z0-9-]+\s*$", message="A case number has letters, digits and dashes only.")])
     payer_id = SelectField("Payer", validators=[Optional()], validate_choice=False)
-    member_id = StringField("Member ID", validators=[
-        Optional(), Length(max=20, message="A member ID is at most 20 characters."),
-        Regexp(r"^\s*[A-Za-z0-9]+\s*$", message="A member ID has letters and digits only.")])
+    member_id = StringField("Member ID", validators=[Optional(), *MEMBER_ID_FORMAT])
 
 
 @pa_cases.get("/status")
@@ -50,7 +49,8 @@ def status():
     searched = bool(request.args.get("case_number") or request.args.get("member_id") or request.args.get("search"))
     page = None
     if searched and form.validate():
-        stmt = select(PaRequest).where(PaRequest.status != "Draft")
+        # Each row shows its primary service line.
+        stmt = select(PaRequest).where(PaRequest.status != "Draft").options(selectinload(PaRequest.lines))
         if form.case_number.data:
             case = db().scalar(stmt.where(func.upper(PaRequest.case_number) == form.case_number.data.strip().upper()))
             if case is not None:
@@ -78,12 +78,6 @@ def _case(case_number: str) -> PaRequest:
     return pa
 
 
-def _document_form() -> AttachmentForm:
-    form = AttachmentForm()
-    form.document_type.choices = select_choices("Select a document type", load_policy().document_types)
-    return form
-
-
 @pa_cases.get("/cases/<case_number>")
 def case_detail(case_number: str):
     """A case: determination, lines, answers, documents, history and letters (tabs)."""
@@ -91,7 +85,7 @@ def case_detail(case_number: str):
     tab = request.args.get("tab", "summary")
     tab = tab if tab in CASE_TABS else "summary"
     describe(record_type="pa_case", record_id=pa.case_number, tab=tab)
-    return _render_case(pa, tab, _document_form())
+    return _render_case(pa, tab, attachment_form())
 
 
 def _render_case(pa: PaRequest, tab: str, form: AttachmentForm, status_code: int = 200):
@@ -109,7 +103,7 @@ def add_documents(case_number: str):
     if pa.status != "Pended":
         flash("Documents can only be added to a pended case.", "error")
         return redirect(url_for("pa_cases.case_detail", case_number=pa.case_number, tab="documents"))
-    form = _document_form()
+    form = attachment_form()
     upload = None
     if form.validate():
         try:
@@ -146,7 +140,8 @@ def attachment(request_id: int, attachment_id: int):
 def drafts():
     """Requests started and not yet submitted."""
     describe(tab="drafts")
-    stmt = select(PaRequest).where(PaRequest.status == "Draft").order_by(PaRequest.id.desc())
+    stmt = (select(PaRequest).where(PaRequest.status == "Draft").order_by(PaRequest.id.desc())
+            .options(selectinload(PaRequest.lines)))
     page = paginate(db(), stmt, per_page=20)
     return render_template("pa/drafts.html", section="auth", subsection="drafts", page=page)
 

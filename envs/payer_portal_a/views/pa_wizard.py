@@ -18,7 +18,7 @@ from ..questionnaire_form import answers_from_form, questionnaire_form
 from ..rules import find_duplicates
 from ..submission import submit_request
 from ..validation import parse_diagnoses
-from ..web import payer_choices, select_choices
+from ..web import attachment_form, payer_choices
 from .eligibility import find_member
 
 pa_wizard = Blueprint("pa_wizard", __name__, url_prefix="/authorizations")
@@ -208,17 +208,11 @@ def _questionnaire_step(pa: PaRequest):
     return redirect(url_for("pa_wizard.step", request_id=pa.id, step="attachments"))
 
 
-def _attachment_form() -> AttachmentForm:
-    form = AttachmentForm()
-    form.document_type.choices = select_choices("Select a document type", load_policy().document_types)
-    return form
-
-
 def _attachments_step(pa: PaRequest, form: AttachmentForm | None = None, status: int = 200):
     if request.method == "POST" and form is None:
         return redirect(url_for("pa_wizard.step", request_id=pa.id, step="review"))
     service = load_policy().service(pa.primary_line.code)
-    return _render("attachments", pa, status, form=form or _attachment_form(),
+    return _render("attachments", pa, status, form=form or attachment_form(),
                    required=service.required_documents if service else ())
 
 
@@ -228,7 +222,7 @@ def add_attachment(request_id: int):
     pa = _draft(request_id)
     describe(action="upload_attachment", record_type="pa_request", record_id=str(pa.id), tab="pa_wizard",
              step="attachments")
-    form = _attachment_form()
+    form = attachment_form()
     upload = None
     if form.validate():
         try:

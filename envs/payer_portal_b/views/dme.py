@@ -32,8 +32,10 @@ def _form() -> DmeForm:
 
 
 def _requirements_table() -> list[tuple[DmeRequirement, str, str]]:
-    rows = db().scalars(select(DmeRequirement).order_by(DmeRequirement.policy_number, DmeRequirement.code))
-    return [(r, db().get(ProcedureCode, r.code).description, requirement_text(r)) for r in rows]
+    rows = db().execute(select(DmeRequirement, ProcedureCode.description)
+                        .join(ProcedureCode, ProcedureCode.code == DmeRequirement.code)
+                        .order_by(DmeRequirement.policy_number, DmeRequirement.code))
+    return [(requirement, description, requirement_text(requirement)) for requirement, description in rows]
 
 
 def _check_code(form):

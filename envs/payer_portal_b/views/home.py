@@ -31,7 +31,8 @@ def index():
 @home.get("/contacts")
 def contacts():
     """Phone and fax numbers, and the services that must be requested by fax."""
-    describe(record_type="payer", record_id=payer().payer_id, tab="contacts")
+    profile = payer()
+    describe(record_type="payer", record_id=profile.payer_id, tab="contacts")
     fax_only = db().scalars(select(MedicalPolicy).where(MedicalPolicy.submission_method == "Fax only")
                             .order_by(MedicalPolicy.policy_number))
-    return render_template("contacts.html", payer=payer(), fax_only=list(fax_only))
+    return render_template("contacts.html", payer=profile, fax_only=list(fax_only))
