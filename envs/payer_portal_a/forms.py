@@ -8,7 +8,7 @@ from flask_wtf.file import FileField
 from wtforms import BooleanField, IntegerField, SelectField, StringField, TextAreaField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
 
-from .validation import is_valid_npi
+from admindesk.envs.common.npi import is_valid_npi
 
 DATE_FORMAT = "%m/%d/%Y"
 PLACES_OF_SERVICE = {

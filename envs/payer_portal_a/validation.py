@@ -1,4 +1,4 @@
-"""Identifier checks: NPI (10 digits + Luhn check digit) and ICD-10-CM code lists."""
+"""ICD-10-CM code lists typed into the request forms."""
 from __future__ import annotations
 
 import re
@@ -8,20 +8,7 @@ from sqlalchemy.orm import Session
 
 from .models import DiagnosisCode
 
-# The Luhn sum of the card-issuer prefix 80840 every NPI is checked with.
-_NPI_PREFIX_SUM = 24
 MAX_DIAGNOSES = 4
-
-
-def is_valid_npi(npi: str) -> bool:
-    """True for 10 digits whose last digit is the Luhn check digit of 80840 + the first nine."""
-    if not re.fullmatch(r"\d{10}", npi):
-        return False
-    total = _NPI_PREFIX_SUM
-    for index, char in enumerate(reversed(npi[:9])):
-        digit = int(char) * (2 if index % 2 == 0 else 1)
-        total += digit - 9 if digit > 9 else digit
-    return (10 - total % 10) % 10 == int(npi[9])
 
 
 def parse_diagnoses(session: Session, text: str) -> tuple[list[str], str | None]:

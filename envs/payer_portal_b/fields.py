@@ -5,6 +5,8 @@ from datetime import date, datetime
 
 from wtforms import DecimalField, StringField, ValidationError
 
+from admindesk.envs.common.npi import is_valid_npi
+
 DATE_FORMAT = "%d-%b-%Y"
 DATE_HINT = "DD-MMM-YYYY, for example 16-Nov-2026"
 
@@ -35,17 +37,6 @@ class PortalDateField(StringField):
         if self.raw_text:
             return self.raw_text
         return self.data.strftime(DATE_FORMAT) if self.data else ""
-
-
-def is_valid_npi(npi: str) -> bool:
-    """10 digits whose last is the Luhn check digit of "80840" + the first nine."""
-    if len(npi) != 10 or not npi.isdigit():
-        return False
-    total = 0
-    for index, char in enumerate(reversed("80840" + npi[:9])):
-        digit = int(char) * (2 if index % 2 == 0 else 1)
-        total += digit - 9 if digit > 9 else digit
-    return str((10 - total % 10) % 10) == npi[9]
 
 
 def valid_npi(form, field) -> None:

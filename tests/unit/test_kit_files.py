@@ -64,3 +64,11 @@ def test_the_kit_defaults_are_the_worlds_seed_and_anchor():
     from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR
 
     assert (AppConfig.world_seed, DEFAULT_NOW) == (DEFAULT_SEED, WORLD_ANCHOR)
+
+
+@pytest.mark.parametrize("npi,valid", [("1234567893", True), ("1234567890", False),
+                                       ("123456789", False), ("12345678a3", False)])
+def test_npi_check_digit(npi, valid):
+    from admindesk.envs.common.npi import is_valid_npi
+
+    assert is_valid_npi(npi) is valid
