@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from admindesk.envs.common.pdf import render_pdf
 
-from .models import ComposeDraft, FaxLine, InboundFax, OutboundFax
+from .models import FaxLine, InboundFax, OutboundFax
 from .numbers import format_fax_number
 
 PAGE_SIZE = (850, 1100)  # US Letter at 100 dpi
@@ -82,15 +82,15 @@ def inbound_pdf_name(fax: InboundFax) -> str:
     return f"fax-{fax.id}.pdf"
 
 
-def cover_sheet_pdf(draft: ComposeDraft | OutboundFax, line: FaxLine, sent_on: str) -> bytes:
-    """The cover sheet of a send job, from its cover fields (a draft's or a job's)."""
-    title = "URGENT - FAX COVER SHEET" if draft.urgent else "FAX COVER SHEET"
-    fields = [("Date", sent_on), ("To", draft.cover_to or draft.recipient_name),
-              ("Recipient", draft.recipient_name), ("Fax", format_fax_number(draft.to_number)),
-              ("From", draft.cover_from), ("From fax", format_fax_number(line.number)),
-              ("Phone", format_fax_number(line.phone)), ("Re", draft.cover_re),
-              ("Pages (incl. cover)", str(draft.total_pages)),
-              ("Urgent", "Yes" if draft.urgent else "No")]
-    body = (draft.comments.strip() + "\n\n" if draft.comments.strip() else "") + CONFIDENTIALITY
+def cover_sheet_pdf(job: OutboundFax, line: FaxLine, sent_on: str) -> bytes:
+    """The cover sheet of a send job, from its cover fields."""
+    title = "URGENT - FAX COVER SHEET" if job.urgent else "FAX COVER SHEET"
+    fields = [("Date", sent_on), ("To", job.cover_to or job.recipient_name),
+              ("Recipient", job.recipient_name), ("Fax", format_fax_number(job.to_number)),
+              ("From", job.cover_from), ("From fax", format_fax_number(line.number)),
+              ("Phone", format_fax_number(line.phone)), ("Re", job.cover_re),
+              ("Pages (incl. cover)", str(job.total_pages)),
+              ("Urgent", "Yes" if job.urgent else "No")]
+    body = (job.comments.strip() + "\n\n" if job.comments.strip() else "") + CONFIDENTIALITY
     return render_pdf(title, fields, body, letterhead=f"{line.label}\n{line.address}",
                       footer=line.label)

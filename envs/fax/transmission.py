@@ -36,12 +36,13 @@ class Outcome:
     reason: str | None = None
 
 
-def _known_live_numbers(session: Session) -> set[str]:
-    numbers = set(session.scalars(select(DirectoryContact.fax_number)
-                                  .where(DirectoryContact.line_status == ACTIVE)))
-    numbers.update(session.scalars(select(FaxLine.number)))
-    numbers.update(session.scalars(select(InboundFax.from_number)))
-    return numbers
+def _is_live(session: Session, number: str) -> bool:
+    """Someone answers on `number`: an active directory line, one of our lines, or a sender."""
+    owners = (select(DirectoryContact.id).where(DirectoryContact.fax_number == number,
+                                                DirectoryContact.line_status == ACTIVE),
+              select(FaxLine.number).where(FaxLine.number == number),
+              select(InboundFax.id).where(InboundFax.from_number == number))
+    return any(session.scalar(owner.limit(1)) is not None for owner in owners)
 
 
 def decide(session: Session, number: str) -> Outcome:
@@ -53,10 +54,10 @@ def decide(session: Session, number: str) -> Outcome:
         return Outcome(FAILED, "Call blocked: premium-rate (900/976) numbers cannot be dialed from this fax server.")
     disconnected = session.scalar(select(DirectoryContact.name).where(
         DirectoryContact.fax_number == number, DirectoryContact.line_status == DISCONNECTED))
-    live = _known_live_numbers(session)
-    if disconnected and number not in live:
+    live = _is_live(session, number)
+    if disconnected and not live:
         return Outcome(FAILED, "Line disconnected: the carrier reports this number is no longer in service.")
-    if exchange == "555" and 100 <= int(line) <= 199 and number not in live:
+    if exchange == "555" and 100 <= int(line) <= 199 and not live:
         return Outcome(FAILED, f"No fax tone: the number did not answer as a fax machine after {RETRIES} attempts "
                                "(number not in service).")
     return Outcome(SENT)

@@ -80,7 +80,3 @@ def report(patient: Patient, provider: Provider | None, day: date, title: str,
     """A report (imaging, sleep study, lab, order form) made of labelled sections."""
     body = "\n\n".join(f"{label}: {text}" for label, text in sections)
     return "\n\n".join((header(title, patient, day, provider), body, _RECORD_NOTICE, signoff(provider, day)))
-
-
-def word_count(text: str) -> int:
-    return len(text.split())

@@ -52,7 +52,7 @@ class FaxInbox:
         payer = self.payers[auth.payer_id]
         provider = self.providers[order.ordering_npi]
         received = self._received(auth.start - timedelta(days=10))
-        ident = (f"Patient: {patient.first_name} {patient.last_name}   DOB: {us_date(patient.dob)}\n"
+        ident = (f"Patient: {patient.full_name}   DOB: {us_date(patient.dob)}\n"
                  f"Member ID: {auth.member_id}   Case number: {auth.case_number}\n"
                  f"Requesting provider: {provider.display_name}, NPI {provider.npi}\n"
                  f"Service: {order.code} {order.description}, {auth.units} unit(s)")
@@ -81,7 +81,7 @@ class FaxInbox:
         delivery = received.date() + timedelta(days=self.rng.randrange(2, 8))
         self._add(supplier.fax, supplier.name, facility.fax, received,
                   f"Order received - {patient.last_name}, {order.code}", "supplier_confirmation", patient.mrn,
-                  (f"{supplier.name} confirms receipt of the order for {patient.first_name} {patient.last_name} "
+                  (f"{supplier.name} confirms receipt of the order for {patient.full_name} "
                    f"(DOB {us_date(patient.dob)}): {order.code} {order.description}, quantity {order.units}. "
                    f"Delivery is scheduled for {us_date(delivery)}. Supplier reference SO-{self.rng.randrange(100000, 999999)}.",))
 

@@ -81,7 +81,7 @@ class CoverageBuilder:
              termination: date | None) -> Coverage:
         rng = self._rng
         relationship = "Self"
-        subscriber = f"{patient.first_name} {patient.last_name}"
+        subscriber = patient.full_name
         if plan.product in ("PPO", "HMO", "EPO"):
             roll = rng.random()
             if roll < 0.2:

@@ -42,8 +42,12 @@ def test_directory_holds_every_payer_supplier_and_provider_line(client):
 
 def test_directory_lists_sorted_by_name_with_pages(client):
     page = text(client.get("/directory"))
-    total = len(client.snapshot()["directory_contacts"])
+    contacts = sorted(client.snapshot()["directory_contacts"], key=lambda c: (c["name"], c["id"]))
+    total = len(contacts)
     assert f"1&ndash;25 of {total}" in page and "Page 1 of" in page
+    rows = page.split("<tbody>")[1]
+    first, second, last = (f'/directory/{c["id"]}"' for c in (contacts[0], contacts[1], contacts[-1]))
+    assert rows.index(first) < rows.index(second) and last not in rows
     assert "Page 2 of" in text(client.get("/directory?page=2"))
     assert audit_rows(client.snapshot(), endpoint="directory.index", record_type="directory", tab="all")
 
@@ -60,9 +64,13 @@ def test_directory_search_by_name_and_by_punctuated_number(client):
 
 
 def test_directory_type_filter_and_sort(client):
+    appeals = sorted(c["fax_number"] for c in client.snapshot()["directory_contacts"]
+                     if c["contact_type"] == "Payer - Appeals")
     page = text(client.get("/directory", query_string={"type": "Payer - Appeals", "sort": "fax", "dir": "desc"}))
     rows = page.split("<tbody>")[1]
     assert "Payer - Appeals" in rows and "DME Supplier" not in rows and "Provider Office" not in rows
+    shown = [n for n in (f"({d[:3]}) {d[3:6]}-{d[6:]}" for d in appeals) if n in rows]
+    assert len(shown) == len(appeals) and rows.index(shown[-1]) < rows.index(shown[0])
     assert 'aria-sort="descending"' in page
     assert audit_rows(client.snapshot(), endpoint="directory.index", tab="Payer - Appeals")
     assert "All types" in text(client.get("/directory?type=bogus"))

@@ -73,8 +73,12 @@ def test_inbox_views_filter_unread_and_filed(client):
 
 
 def test_inbox_sort_by_sender(client):
+    faxes = sorted(client.snapshot()["inbound_faxes"], key=lambda f: (f["from_name"], f["id"]))
     page = text(client.get("/inbox?sort=from&dir=asc"))
     assert 'aria-sort="ascending"' in page
+    rows = page.split("<tbody>")[1]
+    assert rows.index(f'>{faxes[0]["id"]}<') < rows.index(f'>{faxes[1]["id"]}<')
+    assert f'>{faxes[-1]["id"]}<' not in rows  # the last sender is on the last page
 
 
 def test_opening_a_fax_marks_it_read_and_shows_page_images(client):
@@ -107,6 +111,7 @@ def test_page_images_are_deterministic_pngs(client):
     fax = next(f for f in client.snapshot()["inbound_faxes"] if f["page_count"] == 2)
     first = client.get(f"/inbox/{fax['id']}/pages/1.png")
     assert first.status_code == 200 and first.mimetype == "image/png" and first.data.startswith(PNG_MAGIC)
+    assert first.headers["Cache-Control"] == "no-store"  # a page image is patient data
     assert client.get(f"/inbox/{fax['id']}/pages/1.png").data == first.data
     assert client.get(f"/inbox/{fax['id']}/pages/2.png").data != first.data
     assert audit_rows(client.snapshot(), endpoint="inbox.page_image", record_id=fax["id"], action="view_page")

@@ -111,7 +111,9 @@ def test_outbox_search_and_sort(client):
     assert f">Job {second}<" in page and f">Job {first}<" not in page
     by_job = text(client.get("/outbox", query_string={"q": str(first)}))
     assert f">Job {first}<" in by_job and f">Job {second}<" not in by_job
-    assert 'aria-sort="descending"' in text(client.get("/outbox?sort=to&dir=desc"))
+    by_name_desc = text(client.get("/outbox?sort=to&dir=desc"))
+    assert 'aria-sort="descending"' in by_name_desc
+    assert by_name_desc.index(f">Job {first}<") < by_name_desc.index(f">Job {second}<")  # Cascade > BreatheRight
 
 
 def test_cover_sheet_and_attachment_downloads(client):

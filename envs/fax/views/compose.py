@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from sqlalchemy import or_, select
+from sqlalchemy.orm import selectinload
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
@@ -54,14 +55,16 @@ def _search_directory(term: str) -> list[DirectoryContact]:
 
 
 def _render(draft: ComposeDraft, form: ComposeForm, status: int = 200, results=None):
-    return render_template("compose/draft.html", draft=draft, form=form, results=results,
-                           problems=getattr(form, "send_problems", {})), status
+    return render_template("compose/draft.html", draft=draft, form=form, results=results), status
 
 
 @bp.get("/drafts")
 def index():
     """The Drafts folder: the user's unsent faxes."""
+    # The list shows attachment and page counts: load every row's attachments in one query,
+    # without their PDF bytes.
     stmt = (select(ComposeDraft).where(ComposeDraft.owner == current_username(), ComposeDraft.status == OPEN)
+            .options(selectinload(ComposeDraft.attachments).defer(DraftAttachment.content))
             .order_by(ComposeDraft.updated_at.desc(), ComposeDraft.id.desc()))
     page = paginate(db(), stmt, 20)
     describe(record_type="drafts", tab="drafts")
@@ -215,7 +218,6 @@ def _send(draft, form, _argument, _upload):
         draft = _own_draft(draft.id)
         for name, message in problems.items():
             form[name].errors = list(form[name].errors) + [message]
-        form.send_problems = problems
         return _render(draft, form, 422)
     fax = drafts.send(db(), draft, current_username())
     db().commit()

@@ -107,9 +107,7 @@ def page_image(fax_id: str, page_no: int):
     if page is None:
         abort(404)
     describe(record_type="inbound_fax", record_id=fax.id, tab="pages", action="view_page", page=page_no)
-    response = Response(render_page_png(page_header(fax, page_no), page.text), mimetype="image/png")
-    response.headers["Cache-Control"] = "private, max-age=300"
-    return response
+    return Response(render_page_png(page_header(fax, page_no), page.text), mimetype="image/png")
 
 
 @bp.get("/inbox/<fax_id>/download")
