@@ -1,30 +1,10 @@
-"""Identifier helpers: NPI check digits and payer-style numbers."""
+"""Identifier helpers: NPIs and payer-style numbers."""
 
 from __future__ import annotations
 
 import random
 
-# The NPI check digit is the Luhn digit of the 9 leading digits prefixed with the
-# card-issuer prefix 80840; the constant 24 is the Luhn sum contribution of that prefix.
-_NPI_PREFIX_SUM = 24
-
-
-def npi_check_digit(first_nine: str) -> str:
-    """Return the Luhn check digit for the first nine digits of an NPI."""
-    total = _NPI_PREFIX_SUM
-    for index, char in enumerate(reversed(first_nine)):
-        digit = int(char)
-        if index % 2 == 0:
-            digit *= 2
-            if digit > 9:
-                digit -= 9
-        total += digit
-    return str((10 - total % 10) % 10)
-
-
-def is_valid_npi(npi: str) -> bool:
-    """True when `npi` is 10 digits with a correct check digit."""
-    return len(npi) == 10 and npi.isdigit() and npi_check_digit(npi[:9]) == npi[9]
+from admindesk.envs.common.npi import npi_check_digit
 
 
 def make_npi(rng: random.Random, first_digit: str) -> str:
