@@ -56,6 +56,11 @@ class DateText(StringField):
         return self.data.strftime("%m/%d/%Y") if self.data else ""
 
 
+def strip(value: str | None) -> str | None:
+    """Field filter: the typed text without surrounding spaces."""
+    return value.strip() if value else value
+
+
 def date_kwargs() -> dict:
     return {"render_kw": {"placeholder": "MM/DD/YYYY", "autocomplete": "off", "size": 10}}
 
@@ -72,12 +77,12 @@ class AuthorizationForm(FlaskForm):
                          validators=[InputRequired()])
     payer_id = SelectField("Payer", choices=[], validators=[Optional()])
     auth_number = StringField("Authorization number", validators=[Optional(), Length(max=20), auth_number_check],
-                              filters=[lambda v: v.strip() if v else v])
+                              filters=[strip])
     reference_number = StringField("Reference / case number",
                                    validators=[Optional(), Length(max=20), auth_number_check],
-                                   filters=[lambda v: v.strip() if v else v])
+                                   filters=[strip])
     approved_units = StringField("Approved units", validators=[Optional()],
-                                 filters=[lambda v: v.strip() if v else v], render_kw={"size": 4})
+                                 filters=[strip], render_kw={"size": 4})
     start_date = DateText("Start date", **date_kwargs())
     end_date = DateText("End date", **date_kwargs())
 
@@ -94,13 +99,10 @@ class AuthorizationForm(FlaskForm):
             self.end_date.errors.append("End date must be on or after the start date.")
             valid = False
         if self.status.data == "Approved":
-            for field in (self.auth_number, self.start_date, self.end_date):
+            for field in (self.payer_id, self.auth_number, self.start_date, self.end_date):
                 if not field.data and not field.errors:
                     field.errors.append(f"{field.label.text} is required when the status is Approved.")
                     valid = False
-        if self.status.data == "Approved" and not self.payer_id.data and not self.payer_id.errors:
-            self.payer_id.errors.append("Payer is required when the status is Approved.")
-            valid = False
         return valid
 
 
@@ -139,8 +141,7 @@ class PatientSearchForm(FlaskForm):
             raise ValidationError("Enter an MRN like E1000449 (the letter E and up to 7 digits).")
 
     def has_criteria(self) -> bool:
-        return bool((self.name.data or "").strip() or (self.mrn.data or "").strip() or self.dob.data
-                    or getattr(self.dob, "raw_text", ""))
+        return bool((self.name.data or "").strip() or (self.mrn.data or "").strip() or self.dob.data)
 
 
 class AssignForm(FlaskForm):
@@ -155,12 +156,12 @@ class WorkItemUpdateForm(FlaskForm):
     status = SelectField("Status", choices=[], validators=[InputRequired()])
     follow_up_date = DateText("Follow-up date", **date_kwargs())
     appeal_reference = StringField("Appeal reference", validators=[Optional(), Length(max=20), auth_number_check],
-                                   filters=[lambda v: v.strip() if v else v])
+                                   filters=[strip])
     appeal_submitted_on = DateText("Appeal submitted on", **date_kwargs())
     supplier_id = SelectField("Supplier", choices=[], validators=[Optional()])
     supplier_confirmation = StringField("Supplier confirmation #",
                                         validators=[Optional(), Length(max=20), auth_number_check],
-                                        filters=[lambda v: v.strip() if v else v])
+                                        filters=[strip])
     note = TextAreaField("Note (optional)", validators=[Optional(), Length(
         max=NOTE_MAX_LENGTH, message=f"Notes are limited to {NOTE_MAX_LENGTH} characters.")], render_kw={"rows": 2})
 

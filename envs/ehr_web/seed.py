@@ -50,7 +50,6 @@ def _reference(session: Session, world) -> None:
                                city=s.city, state=s.state, zip=s.zip, categories=", ".join(s.categories))
                     for s in world.suppliers)
     seed_code_sets(session, world, m.CODE_SET_MODELS)
-    session.flush()
 
 
 def _primary_care_npi(world, mrn: str) -> str | None:
@@ -142,7 +141,6 @@ def _medications(session: Session, world, mrn: str, encounters) -> None:
 
 
 def _documents(session: Session, world) -> None:
-    session.flush()
     patients = {p.mrn: p for p in session.scalars(select(m.Patient))}
     for d in world.documents:
         author = world.provider(d.author_npi).display_name if d.author_npi else \

@@ -16,10 +16,8 @@ from admindesk.envs.common.clock import DEFAULT_NOW
 
 from . import models as m
 from . import models_work as w
+from .vocab import NON_DENIAL_CARCS, OPEN_ORDER_STATUSES
 
-OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
-# Adjustments that are contractual or patient share, not denials.
-NON_DENIAL_CARCS = {"45", "1", "2", "3"}
 PA_STAFF = ("coordinator", "mreyes")
 DENIAL_STAFF = ("tnguyen", "rwhitman")
 DME_STAFF = ("kbrooks", "coordinator")

@@ -34,7 +34,11 @@ QUEUES = {
     )
 }
 QUEUE_BY_NAME = {queue.name: queue for queue in QUEUES.values()}
-PRIORITIES = ("Routine", "Urgent")
+
+# Orders not yet performed or cancelled: the chart's "open orders", the PA and DME queues' source.
+OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
+# Adjustments that are contractual or patient share, not denials.
+NON_DENIAL_CARCS = frozenset({"45", "1", "2", "3"})
 
 # World document kinds -> the type shown in the chart (and used in download file names).
 DOCUMENT_KINDS = {
@@ -47,5 +51,4 @@ DOCUMENT_KINDS = {
 UPLOAD_KINDS = ("Payer Letter", "Authorization Approval", "Denial Letter", "Outside Records",
                 "Correspondence", "Appeal Letter", "Other")
 
-NOTE_SUBJECTS = ("patient", "order", "claim", "work_item")
 NOTE_MAX_LENGTH = 4000

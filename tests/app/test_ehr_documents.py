@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import io
+import re
+from datetime import datetime
 
 import pytest
 from pypdf import PdfReader
@@ -44,8 +47,11 @@ def test_documents_tab_lists_and_filters(client, note):
     assert note.title in page and "Upload PDF" in page and note.author_name in page
     filtered = client.get(f"/patients/{note.mrn}/documents?type=Lab+Result").get_data(as_text=True)
     assert "Progress Note</td>" not in filtered
+    dates = [datetime.strptime(d, "%m/%d/%Y") for d in re.findall(r"<tr><td>(\d\d/\d\d/\d{4})</td>", page)]
+    assert len(dates) > 1 and dates == sorted(dates, reverse=True)  # newest first by default
     sorted_page = client.get(f"/patients/{note.mrn}/documents?sort=title&dir=asc").get_data(as_text=True)
-    assert note.title in sorted_page
+    titles = [html.unescape(t) for t in re.findall(r'href="/documents/[^"/]+">([^<]*)</a>', sorted_page)]
+    assert note.title in titles and titles == sorted(titles)
 
 
 def test_document_view_renders_text(client, note):

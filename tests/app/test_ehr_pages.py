@@ -7,6 +7,7 @@ from sqlalchemy import select
 from admindesk.envs.ehr_web import create_app
 from admindesk.envs.ehr_web.models import Coverage, Document, Encounter, Medication, Order, Patient, Problem
 from admindesk.envs.ehr_web.models_work import Claim, Remittance
+from admindesk.envs.ehr_web.vocab import QUEUES
 
 from .conftest import FormClient, build_app, endpoint_audit_rows as audit_rows, query
 
@@ -53,6 +54,16 @@ def test_dashboard_counts_and_navigation(client):
     for label in ("Prior Auth queue", "Denials queue", "DME queue", "Patient Search", "My Items"):
         assert label in page
     assert 'href="/queues/prior-auth?assignee=me"' in page
+    items = client.snapshot()["work_items"]
+    cards = page.split('<div class="card">')[1:]
+    assert len(cards) == len(QUEUES)
+    for queue, card in zip(QUEUES.values(), cards):
+        open_items = [r for r in items if r["queue"] == queue.name and r["status"] not in queue.closed_statuses]
+        due = [r for r in open_items if r["due_date"] <= "2026-11-16"]
+        assert f"{queue.name} queue" in card and f'<div class="big">{len(open_items)}</div>' in card
+        assert f"Assigned to me: {sum(r['assignee'] == 'coordinator' for r in open_items)}<" in card
+        assert f"Unassigned: {sum(r['assignee'] is None for r in open_items)}<" in card
+        assert f"Due today or overdue: {len(due)}<" in card
     assert audit_rows(client, "home.dashboard")[-1]["action"] == "view_dashboard"
 
 

@@ -6,6 +6,7 @@ from sqlalchemy import select
 
 from admindesk.envs.ehr_web import create_app
 from admindesk.envs.ehr_web.models_work import WorkItem
+from admindesk.envs.ehr_web.vocab import NON_DENIAL_CARCS
 
 from .conftest import build_app
 
@@ -45,6 +46,34 @@ def test_queue_lists_render(client, slug, heading, column):
     assert heading in page and column in page and "Assign to me" in page and "Page 1 of" in page
     event = client.snapshot()["audit_events"][-1]
     assert event["record_type"] == "work_queue" and event["record_id"] == heading.replace(" Work Queue", "")
+
+
+def test_denials_list_shows_each_claims_denial_codes(client):
+    page = text(client.get("/queues/denials?status=all&sort=item&dir=asc"))
+    snapshot = client.snapshot()
+    item_id = int(page.split('aria-label="Open item ')[1].split('"')[0])
+    claim = next(r for r in snapshot["work_items"] if r["id"] == item_id)["claim_number"]
+    unpaid = {r["line_no"] for r in snapshot["claim_lines"] if r["claim_number"] == claim and r["paid"] == 0}
+    denials = [a for a in snapshot["claim_adjustments"] if a["claim_number"] == claim and a["line_no"] in unpaid
+               and a["carc_code"] not in NON_DENIAL_CARCS]
+    row = page.split(f'aria-label="Open item {item_id}"')[1].split("</tr>")[0]
+    assert denials and claim in row
+    for adjustment in denials:
+        assert f"{adjustment['group_code']}-{adjustment['carc_code']}" in row
+
+
+def test_chart_banner_counts_items_open_in_their_own_queue(app, client):
+    item = first_item(app, "Prior Auth")
+
+    def open_count() -> int:
+        page = text(client.get(f"/patients/{item.mrn}/summary"))
+        return int(page.split("Open work items: ")[1].split("<")[0]) if "Open work items: " in page else 0
+
+    before = open_count()
+    assert before >= 1
+    client.post(f"/queues/items/{item.id}/status", {"status": "Denied"})  # a closing status of Prior Auth
+    assert item_row(client, item.id)["status"] == "Denied"
+    assert open_count() == before - 1
 
 
 def test_queue_pages_hold_25_items(client):

@@ -12,7 +12,7 @@ from admindesk.envs.common.web import db, get_or_404
 from ..forms import NoteForm
 from ..models import AdjustmentCode, Facility, Provider
 from ..models_work import Claim, WorkItem
-from ..seed_queues import NON_DENIAL_CARCS
+from ..vocab import NON_DENIAL_CARCS
 from .chart_base import render_chart
 from .common import patient_or_404
 from .notes import add_note, notes_for

@@ -14,6 +14,7 @@ from admindesk.envs.common.web import db
 from ..forms import NoteForm
 from ..models import Document, Encounter, Medication, Order, Problem
 from ..models_work import Note, WorkItem
+from ..vocab import OPEN_ORDER_STATUSES
 from .chart_base import active_coverages, render_chart
 from .common import patient_or_404
 from .notes import add_note
@@ -37,7 +38,7 @@ def summary(mrn: str):
     """Snapshot of the chart: coverage, problems, medications, open orders, recent visits."""
     patient = patient_or_404(mrn)
     session = db()
-    open_orders = list(session.scalars(select(Order).where(Order.mrn == mrn, Order.status.in_(("Ordered", "Scheduled")))
+    open_orders = list(session.scalars(select(Order).where(Order.mrn == mrn, Order.status.in_(OPEN_ORDER_STATUSES))
                                        .order_by(Order.planned_date, Order.id)))
     encounters = list(session.scalars(select(Encounter).where(Encounter.mrn == mrn)
                                       .order_by(Encounter.encounter_date.desc(), Encounter.id.desc())

@@ -10,6 +10,7 @@ from admindesk.envs.common.web import db
 
 from ..models import Coverage, Patient, Provider
 from ..models_work import WorkItem
+from .common import open_in_any_queue
 
 # (tab key, label, endpoint) in display order.
 CHART_TABS = (
@@ -44,8 +45,7 @@ def banner(patient: Patient) -> dict:
     if len(active) > 1:
         flags.append(("Secondary insurance", ""))
     open_items = db().scalar(select(func.count()).select_from(WorkItem).where(
-        WorkItem.mrn == patient.mrn, WorkItem.status.not_in(("Auth Obtained", "No Auth Required", "Resolved",
-                                                             "Supplier Confirmed", "Write-off Requested"))))
+        WorkItem.mrn == patient.mrn, open_in_any_queue()))
     if open_items:
         flags.append((f"Open work items: {open_items}", ""))
     return {"coverage": active[0] if active else None, "flags": flags,

@@ -1,23 +1,31 @@
-"""Helpers every EHR view uses: the request's database session and record lookups."""
+"""Helpers every EHR view uses: record lookups, staff names, what counts as an open work item."""
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import and_, or_, select
 
 from admindesk.envs.common.kit_models import StaffUser
 from admindesk.envs.common.web import db, get_or_404
 
 from ..models import Patient
+from ..models_work import WorkItem
+from ..vocab import QUEUES, Queue
 
 
 def patient_or_404(mrn: str) -> Patient:
     return get_or_404(Patient, mrn)
 
 
-def staff_users() -> list[StaffUser]:
-    """The EHR's staff, in a stable order (assignee pickers, filters)."""
-    return list(db().scalars(select(StaffUser).order_by(StaffUser.display_name)))
-
-
 def staff_names() -> dict[str, str]:
-    """username -> display name."""
-    return {user.username: user.display_name for user in staff_users()}
+    """username -> display name of the EHR's staff, by display name (assignee pickers, filters)."""
+    return {user.username: user.display_name
+            for user in db().scalars(select(StaffUser).order_by(StaffUser.display_name))}
+
+
+def open_items_filter(queue: Queue):
+    """Items of `queue` still to be worked (not in a closing status)."""
+    return WorkItem.status.not_in(queue.closed_statuses)
+
+
+def open_in_any_queue():
+    """Items still to be worked, each judged by its own queue's closing statuses."""
+    return or_(*(and_(WorkItem.queue == queue.name, open_items_filter(queue)) for queue in QUEUES.values()))

@@ -4,11 +4,12 @@ from __future__ import annotations
 import hashlib
 
 from flask import Blueprint, Response, flash, g, redirect, request, url_for
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort
+from admindesk.envs.common.sequences import next_value
 from admindesk.envs.common.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
@@ -32,10 +33,7 @@ def documents_tab(mrn: str):
     stmt = select(Document).where(Document.mrn == mrn)
     if kind in kinds:
         stmt = stmt.where(Document.kind == kind)
-    if "sort" in request.args:
-        stmt = apply_sort(stmt, SORT_COLUMNS, "date")
-    else:
-        stmt = stmt.order_by(Document.document_date.desc())
+    stmt = apply_sort(stmt, SORT_COLUMNS, "date", default_dir="desc")
     rows = list(db().scalars(stmt.order_by(Document.id.desc())))
     return render_chart(patient, "documents", "chart_documents.html", documents=rows, kinds=kinds, kind=kind)
 
@@ -83,7 +81,7 @@ def upload_document(mrn: str):
         upload, file_error = None, str(exc)
     if not valid or upload is None:
         return _render_upload(patient, form, file_error, status=422)
-    number = (db().scalar(select(func.count()).select_from(Document).where(Document.source == "Uploaded")) or 0) + 1
+    number = next_value(db(), "uploaded_document")
     document = Document(id=f"DOC-U{number:06d}", mrn=patient.mrn, kind=form.kind.data, title=form.title.data.strip(),
                         author_name=g.user.display_name, document_date=form.document_date.data, source="Uploaded",
                         text=f"Uploaded PDF '{upload.filename}' ({upload.pages} page(s)).", file_name="",

@@ -10,27 +10,26 @@ from admindesk.envs.common.kit_models import AuditEvent
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db
 
-from ..models import Patient, Payer
+from ..models import Patient
 from ..models_work import WorkItem
-from ..vocab import QUEUES
-from .queues import open_items_filter
+from ..vocab import QUEUE_BY_NAME, QUEUES
+from .common import open_items_filter
+from .queues import PER_PAGE, item_rows
 
 home = Blueprint("home", __name__)
 RECENT_PATIENTS = 8
 
 
 def _queue_counts(queue, username: str) -> dict[str, int]:
+    """The queue's open items: all, unassigned, mine, overdue and due today (one query)."""
     today = clock.today()
-    base = select(func.count()).select_from(WorkItem).where(WorkItem.queue == queue.name,
-                                                            open_items_filter(queue))
-    session = db()
-    return {
-        "open": session.scalar(base) or 0,
-        "unassigned": session.scalar(base.where(WorkItem.assignee.is_(None))) or 0,
-        "mine": session.scalar(base.where(WorkItem.assignee == username)) or 0,
-        "overdue": session.scalar(base.where(WorkItem.due_date < today)) or 0,
-        "due_today": session.scalar(base.where(WorkItem.due_date == today)) or 0,
-    }
+    counts = {"open": func.count(), "unassigned": func.count().filter(WorkItem.assignee.is_(None)),
+              "mine": func.count().filter(WorkItem.assignee == username),
+              "overdue": func.count().filter(WorkItem.due_date < today),
+              "due_today": func.count().filter(WorkItem.due_date == today)}
+    row = db().execute(select(*(count.label(name) for name, count in counts.items()))
+                       .where(WorkItem.queue == queue.name, open_items_filter(queue))).one()
+    return row._asdict()
 
 
 def _recent_patients(username: str) -> list[Patient]:
@@ -40,8 +39,8 @@ def _recent_patients(username: str) -> list[Patient]:
                                AuditEvent.record_id.is_not(None))
                         .group_by(AuditEvent.record_id).order_by(func.max(AuditEvent.id).desc())
                         .limit(RECENT_PATIENTS)).all()
-    found = [db().get(Patient, row.record_id) for row in rows]
-    return [patient for patient in found if patient is not None]
+    found = {p.mrn: p for p in db().scalars(select(Patient).where(Patient.mrn.in_([row.record_id for row in rows])))}
+    return [found[row.record_id] for row in rows if row.record_id in found]
 
 
 @home.get("/")
@@ -58,9 +57,8 @@ def dashboard():
 def my_items():
     """Open and closed work items assigned to the signed-in user, across queues."""
     describe(action="view_my_items", record_type="work_queue", record_id="mine")
-    stmt = (select(WorkItem).join(Patient, WorkItem.patient).outerjoin(Payer, WorkItem.payer)
-            .where(WorkItem.assignee == current_username()))
+    stmt = item_rows().where(WorkItem.assignee == current_username())
     stmt = apply_sort(stmt, {"due": WorkItem.due_date, "queue": WorkItem.queue, "status": WorkItem.status,
                              "patient": Patient.last_name, "item": WorkItem.id}, "due")
-    page = paginate(db(), stmt.order_by(WorkItem.id), per_page=25)
-    return render_template("my_items.html", page=page, queue_by_name={q.name: q for q in QUEUES.values()})
+    page = paginate(db(), stmt.order_by(WorkItem.id), per_page=PER_PAGE)
+    return render_template("my_items.html", page=page, queue_by_name=QUEUE_BY_NAME)

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
 from sqlalchemy import and_, func, or_, select
+from sqlalchemy.orm import selectinload
 
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db
 
 from ..forms import PatientSearchForm
-from ..models import Patient
+from ..models import Coverage, Patient
 from .chart_base import active_coverages
 from .common import patient_or_404
 
@@ -40,7 +41,8 @@ def search():
         if valid and not form.has_criteria():
             message = "Enter a name, MRN or date of birth to search."
         elif valid:
-            stmt = select(Patient)
+            # Each row shows the payer in force: load coverages with the page, not per row.
+            stmt = select(Patient).options(selectinload(Patient.coverages).selectinload(Coverage.payer))
             if form.name.data and form.name.data.strip():
                 stmt = stmt.where(_name_filter(form.name.data.strip()))
             if form.mrn.data and form.mrn.data.strip():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
+from sqlalchemy.orm import contains_eager, selectinload
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
@@ -12,10 +13,10 @@ from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..forms import options, AssignForm, NoteForm, QueueFilterForm, WorkItemUpdateForm
 from ..models import Patient, Payer, Supplier
-from ..models_work import WorkItem, WorkItemEvent
+from ..models_work import Claim, ClaimLine, WorkItem, WorkItemEvent
 from ..vocab import QUEUE_BY_NAME, QUEUES, Queue
 from .billing import code_descriptions, denials
-from .common import staff_names
+from .common import open_items_filter, staff_names
 from .notes import add_note, notes_for, store_note
 
 queues = Blueprint("queues", __name__, url_prefix="/queues")
@@ -25,9 +26,19 @@ SORT_COLUMNS = {"due": WorkItem.due_date, "item": WorkItem.id, "status": WorkIte
                 "assignee": WorkItem.assignee, "follow_up": WorkItem.follow_up_date}
 
 
-def open_items_filter(queue: Queue):
-    """Items still to be worked (not in a closing status)."""
-    return WorkItem.status.not_in(queue.closed_statuses)
+@queues.app_context_processor
+def work_queues():
+    """The queues every page's navigation links to."""
+    return {"work_queues": QUEUES.values()}
+
+
+def item_rows():
+    """Work items joined to what a list row shows and sorts by, loaded with the query rather than per row."""
+    return (select(WorkItem).join(Patient, WorkItem.patient).outerjoin(Payer, WorkItem.payer)
+            .options(contains_eager(WorkItem.patient), contains_eager(WorkItem.payer), selectinload(WorkItem.order),
+                     selectinload(WorkItem.claim).options(
+                         selectinload(Claim.lines).selectinload(ClaimLine.adjustments),
+                         selectinload(Claim.remittance))))
 
 
 def queue_or_404(slug: str) -> Queue:
@@ -36,19 +47,18 @@ def queue_or_404(slug: str) -> Queue:
     return QUEUES[slug]
 
 
-def _filter_form(queue: Queue) -> QueueFilterForm:
+def _filter_form(queue: Queue, staff: dict[str, str]) -> QueueFilterForm:
     form = QueueFilterForm(request.args)
     payers = [(p.id, p.name) for p in db().scalars(select(Payer).order_by(Payer.name))]
     form.status.choices = options([("", "All open"), ("all", "All statuses"), *queue.statuses])
     form.payer.choices = options([("", "All payers"), *payers])
     form.assignee.choices = options([("", "Anyone"), ("me", "Assigned to me"), ("unassigned", "Unassigned"),
-                                     *staff_names().items()])
+                                     *staff.items()])
     return form
 
 
 def _filtered(queue: Queue, form: QueueFilterForm):
-    stmt = (select(WorkItem).join(Patient, WorkItem.patient).outerjoin(Payer, WorkItem.payer)
-            .where(WorkItem.queue == queue.name))
+    stmt = item_rows().where(WorkItem.queue == queue.name)
     status = form.status.data or ""
     stmt = stmt.where(open_items_filter(queue)) if status == "" else (
         stmt if status == "all" else stmt.where(WorkItem.status == status))
@@ -72,17 +82,15 @@ def _filtered(queue: Queue, form: QueueFilterForm):
 def queue_list(slug: str):
     """The queue: filters, sortable columns, 25 items a page."""
     queue = queue_or_404(slug)
-    form = _filter_form(queue)
+    staff = staff_names()
+    form = _filter_form(queue, staff)
     valid = form.validate()
     describe(record_type="work_queue", record_id=queue.name,
              **({"filters": {k: v for k, v in request.args.items() if v and k not in ("page",)}} if request.args else {}))
     page = paginate(db(), _filtered(queue, form), per_page=PER_PAGE) if valid else None
-    return render_template("queue_list.html", queue=queue, form=form, page=page, staff=staff_names(),
+    denied = {item.id: denials(item.claim) for item in page.items if item.claim} if page else {}
+    return render_template("queue_list.html", queue=queue, form=form, page=page, staff=staff, denied=denied,
                            today=clock.today()), (200 if valid else 422)
-
-
-def item_or_404(item_id: int) -> WorkItem:
-    return get_or_404(WorkItem, item_id)
 
 
 def _update_form(item: WorkItem, bound: bool) -> WorkItemUpdateForm:
@@ -122,7 +130,7 @@ def _render_item(item: WorkItem, status: int = 200, update_form=None, assign_for
 @queues.get("/items/<int:item_id>")
 def item_detail(item_id: int):
     """One item: what it concerns, its status and history, notes, and the actions."""
-    item = item_or_404(item_id)
+    item = get_or_404(WorkItem, item_id)
     describe(record_type="work_item", record_id=str(item.id), queue=item.queue, mrn=item.mrn)
     return _render_item(item)
 
@@ -134,7 +142,7 @@ def _log(item: WorkItem, change: str) -> None:
 @queues.post("/items/<int:item_id>/assign")
 def assign(item_id: int):
     """Assign the item to a staff member, to oneself, or unassign it."""
-    item = item_or_404(item_id)
+    item = get_or_404(WorkItem, item_id)
     describe(action="assign_work_item", record_type="work_item", record_id=str(item.id), queue=item.queue)
     form = _assign_form(item, bound=True)
     if not form.validate():
@@ -155,7 +163,7 @@ def assign(item_id: int):
 @queues.post("/items/<int:item_id>/status")
 def update_status(item_id: int):
     """Change the status/disposition and the fields that go with it."""
-    item = item_or_404(item_id)
+    item = get_or_404(WorkItem, item_id)
     queue = QUEUE_BY_NAME[item.queue]
     describe(action="update_work_item", record_type="work_item", record_id=str(item.id), queue=item.queue)
     form = _update_form(item, bound=True)
@@ -190,7 +198,7 @@ def update_status(item_id: int):
 @queues.post("/items/<int:item_id>/notes")
 def add_item_note(item_id: int):
     """A note on the work item."""
-    item = item_or_404(item_id)
+    item = get_or_404(WorkItem, item_id)
     form = NoteForm()
     if add_note(form, item.mrn, "work_item", str(item.id)) is None:
         return _render_item(item, 422, note_form=form)
