@@ -11,7 +11,7 @@ from . import clock
 from .kit_models import AuditEvent
 
 # Asset requests say nothing about what the user looked at.
-STATIC_ENDPOINTS = {"static", "common.static"}
+STATIC_ENDPOINTS = {"static", "common.static", "favicon"}
 
 
 def describe(*, record_type: str | None = None, record_id: str | None = None,

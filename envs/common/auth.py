@@ -12,7 +12,7 @@ from .audit import describe
 from .kit_models import StaffUser
 
 auth = Blueprint("auth", __name__)
-PUBLIC_ENDPOINTS = {"auth.login", "static", "common.static"}
+PUBLIC_ENDPOINTS = {"auth.login", "static", "common.static", "favicon"}
 
 
 def _safe_next(target: str | None) -> str | None:
@@ -40,7 +40,7 @@ def require_login():
             return None
     if username:
         # Only a stale login is cleared: clearing an anonymous session would also drop the
-        # CSRF token of a login form open in another tab (the browser's favicon fetch does this).
+        # CSRF token of a login form open in another tab (any anonymous fetch would do this).
         session.clear()
     return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
 

@@ -130,6 +130,9 @@ def create_app(spec: AppSpec, config: AppConfig) -> Flask:
                                      static_url_path="/_common"))
     for blueprint in spec.blueprints:
         app.register_blueprint(blueprint)
+    # Browsers ask for /favicon.ico on every page; an app that declares no icon answers
+    # "none" here instead of through the login guard and the audit trail.
+    app.add_url_rule("/favicon.ico", "favicon", lambda: ("", 204))
     app.before_request(require_login)
     app.after_request(record_request)
     app.after_request(forbid_caching_of_pages)

@@ -165,7 +165,7 @@ def test_a_bad_task_seed_is_a_clear_error_and_builds_nothing(tmp_path, seed_yaml
 
 def test_an_anonymous_request_keeps_the_login_forms_csrf_token(client):
     token = client.csrf_token()
-    assert client.get("/favicon.ico").status_code == 302
+    assert client.get("/?page=2").status_code == 302
     response = client.client.post("/login", data={"username": "coordinator", "password": "admindesk",
                                                    "csrf_token": token})
     assert response.status_code == 302
@@ -207,3 +207,10 @@ def test_apps_sharing_a_data_folder_never_share_a_live_database(app_data_dir):
         second.reset()
         assert "only-in-first" not in [w["name"] for w in second.snapshot()["widgets"]]
         assert "only-in-first" in [w["name"] for w in first.snapshot()["widgets"]]
+
+
+def test_favicon_requests_need_no_login_and_leave_no_audit_row(client):
+    client.login()
+    assert client.get("/favicon.ico").status_code == 204
+    assert FormClient(client.app).get("/favicon.ico").status_code == 204  # signed out
+    assert not audit_rows(client, endpoint="favicon")

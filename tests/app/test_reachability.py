@@ -36,8 +36,8 @@ DOWNLOAD_TYPES = ("application/pdf", "image/png")
 # Opening a page loads what it embeds (a fax's page images, a document's PDF viewer).
 EMBEDDING_TAGS = {"img": "src", "iframe": "src", "embed": "src", "object": "data"}
 
-# GET endpoints no click is meant to reach: assets, the bench API and the sign-in page.
-INFRASTRUCTURE_ENDPOINTS = {"static", "common.static", "auth.login"}
+# GET endpoints no click is meant to reach: assets, the icon, the bench API and sign-in.
+INFRASTRUCTURE_ENDPOINTS = {"static", "common.static", "auth.login", "favicon"}
 
 # Endpoints the crawl cannot reach for a reason other than a missing link, each with the
 # test that opens it. "No ... seeded": the templates link to it once a POST has created the
