@@ -145,13 +145,35 @@ APPEAL_OUTCOMES = ["Overturn the denial and pay the claim", "Reprocess the claim
                    "Adjust the payment amount", "Reconsider the benefit determination"]
 
 
-class AppealForm(FlaskForm):
-    """Keystone Mutual's Provider Appeal Form (form KM-APL-1)."""
+APPEAL_LEVELS = options([("1", "Level 1"), ("2", "Level 2"), ("External review", "External review")])
+APPEAL_KINDS = ["Reconsideration", "Formal appeal", "Clinical appeal"]
 
+
+class AppealBasics(FlaskForm):
+    """What every Keystone appeal states: level, type, appellant, explanation, attestation, letter.
+
+    On its own it is the pre-service appeal form (of a denied precertification).
+    """
+
+    level = SelectField("Appeal Level", choices=APPEAL_LEVELS, default="1")
+    kind = SelectField("Appeal Type", choices=with_prompt(APPEAL_KINDS),
+                       validators=[DataRequired("Select the appeal type.")])
     appellant_name = StringField("Appellant Name", [DataRequired("Enter the appellant's name."), Length(max=128)])
     appellant_relationship = SelectField("Appellant Relationship to Subscriber",
                                          choices=with_prompt(APPEAL_RELATIONSHIPS),
                                          validators=[DataRequired("Select the appellant's relationship.")])
+    explanation = TextAreaField("Detailed Explanation", [
+        DataRequired("Explain why the determination should change."),
+        Length(50, 8000, "The explanation must be 50 to 8000 characters.")])
+    attestation = BooleanField("I attest that the information in this appeal is true and complete.",
+                               [DataRequired("You must attest before the appeal can be filed.")])
+    document_type_1 = SelectField("Attachment 1 type", choices=DOC_TYPE_CHOICES, default="Letter of medical necessity")
+    attachment_1 = FileField("Attachment 1 (PDF, required)")
+
+
+class AppealForm(AppealBasics):
+    """Keystone Mutual's Provider Appeal Form (form KM-APL-1)."""
+
     claim_number = StringField("Claim Number", [DataRequired("Enter the claim number."), Length(max=20)])
     service_date = PortalDateField("Date of Service (DD-MMM-YYYY)", [InputRequired("Enter the date of service.")])
     billed_amount = MoneyField("Billed Amount ($)", [InputRequired("Enter the billed amount."),
@@ -159,15 +181,8 @@ class AppealForm(FlaskForm):
                                  places=2)
     reason_category = SelectField("Appeal Reason Category", choices=with_prompt(APPEAL_REASONS),
                                   validators=[DataRequired("Select the reason category.")])
-    explanation = TextAreaField("Detailed Explanation", [
-        DataRequired("Explain why the determination should change."),
-        Length(50, 8000, "The explanation must be 50 to 8000 characters.")])
     requested_outcome = SelectField("Requested Outcome", choices=with_prompt(APPEAL_OUTCOMES),
                                     validators=[DataRequired("Select the outcome you request.")])
-    attestation = BooleanField("I attest that the information in this appeal is true and complete.",
-                               [DataRequired("You must attest before the appeal can be filed.")])
-    document_type_1 = SelectField("Attachment 1 type", choices=DOC_TYPE_CHOICES, default="Letter of medical necessity")
-    attachment_1 = FileField("Attachment 1 (PDF, required)")
     document_type_2 = SelectField("Attachment 2 type", choices=DOC_TYPE_CHOICES, default="Clinical notes")
     attachment_2 = FileField("Attachment 2 (PDF)")
 

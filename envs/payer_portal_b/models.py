@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, Boolean, Date, DateTime, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from admindesk.envs.common.code_sets import declare_code_sets
@@ -61,6 +61,9 @@ class Subscriber(Base):
     effective: Mapped[date] = mapped_column(Date)
     termination: Mapped[date | None] = mapped_column(Date)
     address: Mapped[str] = mapped_column(String(256))
+    # Coordination of benefits: 1 when Keystone pays first; the other payer's name when it is secondary.
+    coverage_rank: Mapped[int] = mapped_column(Integer, default=1)
+    other_coverage: Mapped[str | None] = mapped_column(String(128))
 
     @property
     def full_name(self) -> str:
@@ -85,7 +88,7 @@ class Provider(Base):
 
 
 class Supplier(Base):
-    """A contracted DME supplier."""
+    """A DME supplier in the payer's file; `network_status` is "Contracted" or "Non-contracted"."""
 
     __tablename__ = "suppliers"
 
@@ -93,6 +96,7 @@ class Supplier(Base):
     name: Mapped[str] = mapped_column(String(160))
     phone: Mapped[str] = mapped_column(String(16))
     fax: Mapped[str] = mapped_column(String(16))
+    network_status: Mapped[str] = mapped_column(String(16), default="Contracted")
 
 
 # The public code sets are the kit's (see common/code_sets.py), so that every app holds
@@ -137,6 +141,9 @@ class PolicyCode(Base):
 
     code: Mapped[str] = mapped_column(String(10), primary_key=True)
     policy_number: Mapped[str] = mapped_column(ForeignKey("medical_policies.policy_number"))
+    # Drugs: the most billing units one request may hold, in the code's own unit (J3262: 1 mg).
+    max_billing_units: Mapped[int | None] = mapped_column(Integer)
+    billing_unit: Mapped[str | None] = mapped_column(String(32))
 
 
 class DmeRequirement(Base):
@@ -213,6 +220,12 @@ class PrecertRequest(Base):
     submitted_by: Mapped[str | None] = mapped_column(String(64))
     submitted_at: Mapped[datetime] = mapped_column(DateTime)
     updated_at: Mapped[datetime] = mapped_column(DateTime)
+    # When Keystone owes a determination (72 h urgent, 15 days standard); "Emergent" admissions
+    # may be requested after the fact (retro), within the window rules.py states.
+    decision_due: Mapped[datetime | None] = mapped_column(DateTime)
+    admission_type: Mapped[str] = mapped_column(String(16), default="Elective")
+    retro: Mapped[bool] = mapped_column(Boolean, default=False)
+    denied_on: Mapped[date | None] = mapped_column(Date)
 
 
 class Claim(Base):
@@ -275,20 +288,29 @@ class ExplanationOfBenefits(Base):
     paid_amount: Mapped[float] = mapped_column(Float)
     patient_responsibility: Mapped[float] = mapped_column(Float)
     appeal_deadline: Mapped[date] = mapped_column(Date)
+    # "Original", or "Reprocessed" for the payment an overturned appeal or a corrected claim produced.
+    kind: Mapped[str] = mapped_column(String(16), default="Original")
+    reason: Mapped[str] = mapped_column(Text, default="")
 
 
 class Appeal(Base):
-    """A provider appeal filed on the payer's appeal form."""
+    """A provider appeal: post-service (of a claim) or pre-service (of a denied precertification).
+
+    `level` is "1", "2" or "External review"; `kind` "Reconsideration", "Formal appeal" or
+    "Clinical appeal". Keystone never decides at once: status stays "In Review" until
+    `decision_due`; a decided appeal has status "Decided", a `decision` ("Upheld",
+    "Overturned", "Partially overturned") and its decision letter `letter_id`.
+    """
 
     __tablename__ = "appeals"
 
     appeal_id: Mapped[str] = mapped_column(String(20), primary_key=True)
-    claim_number: Mapped[str] = mapped_column(String(20))
+    claim_number: Mapped[str | None] = mapped_column(String(20))
     subscriber_id: Mapped[str] = mapped_column(String(32))
     appellant_name: Mapped[str] = mapped_column(String(128))
     appellant_relationship: Mapped[str] = mapped_column(String(48))
     service_date: Mapped[date] = mapped_column(Date)
-    billed_amount: Mapped[float] = mapped_column(Float)
+    billed_amount: Mapped[float | None] = mapped_column(Float)
     reason_category: Mapped[str] = mapped_column(String(64))
     explanation: Mapped[str] = mapped_column(Text)
     requested_outcome: Mapped[str] = mapped_column(String(64))
@@ -297,6 +319,15 @@ class Appeal(Base):
     decision_due: Mapped[date] = mapped_column(Date)
     submitted_by: Mapped[str] = mapped_column(String(64))
     submitted_at: Mapped[datetime] = mapped_column(DateTime)
+    level: Mapped[str] = mapped_column(String(20), default="1")
+    kind: Mapped[str] = mapped_column(String(24), default="Formal appeal")
+    service_type: Mapped[str] = mapped_column(String(16), default="Post-service")
+    precert_reference: Mapped[str | None] = mapped_column(String(20))
+    prior_appeal_id: Mapped[str | None] = mapped_column(String(20))
+    decision: Mapped[str | None] = mapped_column(String(24))
+    decided_on: Mapped[date | None] = mapped_column(Date)
+    decision_reason: Mapped[str] = mapped_column(Text, default="")
+    letter_id: Mapped[str | None] = mapped_column(String(20))
 
 
 class DmeRequest(Base):
@@ -323,6 +354,15 @@ class DmeRequest(Base):
     approved_months: Mapped[int | None] = mapped_column(Integer)
     submitted_by: Mapped[str] = mapped_column(String(64))
     submitted_at: Mapped[datetime] = mapped_column(DateTime)
+    # "Initial" or "Continued coverage" (CPAP after the 31-91 day trial, with adherence data).
+    request_kind: Mapped[str] = mapped_column(String(24), default="Initial")
+    supplier_network: Mapped[str] = mapped_column(String(16), default="Contracted")
+    sleep_test_date: Mapped[date | None] = mapped_column(Date)
+    adherence_nights_4h: Mapped[int | None] = mapped_column(Integer)
+    adherence_period_start: Mapped[date | None] = mapped_column(Date)
+    spo2_exertion_on_oxygen: Mapped[int | None] = mapped_column(Integer)
+    pao2: Mapped[int | None] = mapped_column(Integer)
+    qualifying_condition: Mapped[str | None] = mapped_column(String(48))
 
 
 class Attachment(StoredFileColumns, Base):

@@ -10,6 +10,8 @@ The count lives in the database, so it is deterministic and reset with the app.
 from __future__ import annotations
 
 from flask import Blueprint, g, redirect, request, url_for
+from sqlalchemy import update
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
@@ -19,17 +21,22 @@ from .models import SessionActivity
 
 WARNING_AFTER_PAGE_VIEWS = 10
 # File downloads are not page views: the browser stays on the page it was on.
-NOT_PAGE_VIEWS = {"policies.fax_form", "precert.attachment", "appeals.attachment", "dme.attachment"}
+NOT_PAGE_VIEWS = {"policies.fax_form", "precert.attachment", "appeals.attachment", "dme.attachment",
+                  "correspondence.download"}
 
 session_bp = Blueprint("session", __name__)
 
 
 def _activity(name: str) -> SessionActivity:
-    row = db().get(SessionActivity, name)
-    if row is None:
-        row = SessionActivity(username=name, page_views_since_ack=0, warnings_acknowledged=0)
-        db().add(row)
-    return row
+    _ensure_activity_row(name)
+    return db().get(SessionActivity, name)
+
+
+def _ensure_activity_row(name: str) -> None:
+    # Parallel first page views would both insert the row: let SQLite keep one.
+    db().execute(sqlite_insert(SessionActivity)
+                 .values(username=name, page_views_since_ack=0, warnings_acknowledged=0)
+                 .on_conflict_do_nothing(index_elements=["username"]))
 
 
 def count_page_view() -> None:
@@ -40,9 +47,12 @@ def count_page_view() -> None:
     if (user is None or request.method != "GET" or not endpoint or endpoint in NOT_PAGE_VIEWS
             or endpoint.startswith(("bench.", "auth.")) or endpoint.endswith("static")):
         return
-    row = _activity(user.username)
-    row.page_views_since_ack += 1
-    g.show_timeout_warning = row.page_views_since_ack >= WARNING_AFTER_PAGE_VIEWS
+    _ensure_activity_row(user.username)
+    # One atomic increment: parallel page views each count (no lost update).
+    views = db().execute(update(SessionActivity).where(SessionActivity.username == user.username)
+                         .values(page_views_since_ack=SessionActivity.page_views_since_ack + 1)
+                         .returning(SessionActivity.page_views_since_ack)).scalar_one()
+    g.show_timeout_warning = views >= WARNING_AFTER_PAGE_VIEWS
     db().commit()
 
 

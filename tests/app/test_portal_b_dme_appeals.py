@@ -150,7 +150,7 @@ def test_dme_unknown_request_is_404(client):
 
 # ---- appeals ------------------------------------------------------------------------------
 def appeal_form(claim, **changes) -> dict:
-    form = {"appellant_name": "Jordan Ellis", "appellant_relationship": "Billing office staff",
+    form = {"level": "1", "kind": "Formal appeal", "appellant_name": "Jordan Ellis", "appellant_relationship": "Billing office staff",
             "claim_number": claim.claim_number, "service_date": claim.service_date.strftime("%d-%b-%Y"),
             "billed_amount": f"{claim.billed_amount:.2f}", "reason_category": "Medical necessity",
             "explanation": "The service met every criterion of policy KM-RAD-101; the notes document eight weeks of therapy.",
@@ -177,14 +177,14 @@ def test_appeal_filed(client, data):
     response = file_appeal(client, claim)
     assert response.status_code == 302, response.get_data(as_text=True)
     [appeal] = client.snapshot()["appeals"]
-    assert appeal["appeal_id"] == "KAP-2026-00001" and appeal["status"] == "Received"
+    assert appeal["appeal_id"] == "KAP-2026-00001" and appeal["status"] == "In Review"
     assert appeal["claim_number"] == claim.claim_number and appeal["subscriber_id"] == claim.subscriber_id
-    assert appeal["attested"] is True and appeal["decision_due"] == "2026-12-16"
+    assert appeal["attested"] is True and appeal["decision_due"] == "2027-01-15"
     assert appeal["reason_category"] == "Medical necessity" and appeal["billed_amount"] == claim.billed_amount
     [attachment] = client.snapshot()["attachments"]
     assert attachment["owner_type"] == "appeal" and attachment["file_name"] == "appeal_letter.pdf"
     page = client.get(response.location).get_data(as_text=True)
-    assert "KAP-2026-00001" in page and "16-Dec-2026" in page and "appeal_letter.pdf" in page
+    assert "KAP-2026-00001" in page and "15-Jan-2027" in page and "appeal_letter.pdf" in page
     assert "KAP-2026-00001" in client.get(f"/claims/{claim.claim_number}?tab=appeals").get_data(as_text=True)
     assert "KAP-2026-00001" in client.get("/appeals").get_data(as_text=True)
     assert "KAP-2026-00001" in client.get(f"/appeals?q={claim.claim_number}").get_data(as_text=True)
@@ -193,7 +193,7 @@ def test_appeal_filed(client, data):
     assert client.get(f"/appeals/KAP-2026-00001/attachments/{attachment['id']}").data == LETTER_PDF
     assert client.get(f"/appeals/KAP-2026-00002/attachments/{attachment['id']}").status_code == 404
     second = file_appeal(client, claim)
-    assert second.status_code == 422 and "Appeal KAP-2026-00001 is already open" in second.get_data(as_text=True)
+    assert second.status_code == 422 and "Appeal KAP-2026-00001 (level 1) is still in review" in second.get_data(as_text=True)
 
 
 @pytest.mark.parametrize("changes, message", [

@@ -1,10 +1,11 @@
 """Portal B's blueprints, one module per area."""
 from .appeals import appeals
 from .claims import claims
+from .correspondence import correspondence
 from .dme import dme
 from .eligibility import eligibility
 from .home import home
 from .policies import policies
 from .precert import precert
 
-BLUEPRINTS = (home, eligibility, policies, precert, claims, appeals, dme)
+BLUEPRINTS = (home, eligibility, policies, precert, claims, appeals, dme, correspondence)

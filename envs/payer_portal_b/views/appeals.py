@@ -1,7 +1,8 @@
-"""Provider appeals on Keystone Mutual's appeal form: file, list, detail, attachments."""
-from __future__ import annotations
+"""Provider appeals on Keystone Mutual's appeal form: file (post- and pre-service), list, detail.
 
-from datetime import timedelta
+The filing rules (levels, kinds, windows, one open appeal) are appeal_rules'.
+"""
+from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from sqlalchemy import or_, select
@@ -12,14 +13,14 @@ from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..fields import DATE_FORMAT
-from ..forms import AppealForm
-from ..models import Appeal, Claim, ExplanationOfBenefits
+from ..appeal_rules import IN_REVIEW, appeals_of, decision_due, filing_problems, first_level_deadline
+from ..forms import AppealBasics, AppealForm
+from ..models import Appeal, Claim, ExplanationOfBenefits, PrecertRequest
 from ..numbering import next_appeal_id
 from ..portal import attachment_response, attachments_of, check_uploads, has_errors, payer, store_attachment
+from ..workflow_models import Correspondence
 
 appeals = Blueprint("appeals", __name__, url_prefix="/appeals")
-OPEN_STATUSES = ("Received", "In Review")
-DECISION_DAYS = 30
 SORT_COLUMNS = {"appeal": Appeal.appeal_id, "claim": Appeal.claim_number, "status": Appeal.status,
                 "submitted": Appeal.submitted_at, "due": Appeal.decision_due}
 
@@ -36,13 +37,10 @@ def _check_against_claim(form) -> Claim | None:
     if eob is None:
         form.claim_number.errors.append(f"Claim {number} is still in process; appeal it after its EOB is issued.")
         return None
-    if eob.appeal_deadline < clock.today():
-        form.claim_number.errors.append(f"The appeal filing limit for claim {number} ended on "
-                                        f"{eob.appeal_deadline.strftime(DATE_FORMAT)}. Late appeals are not accepted.")
-    open_appeal = session.scalars(select(Appeal).where(Appeal.claim_number == number,
-                                                       Appeal.status.in_(OPEN_STATUSES))).first()
-    if open_appeal is not None:
-        form.claim_number.errors.append(f"Appeal {open_appeal.appeal_id} is already open for claim {number}.")
+    if not form.kind.errors:
+        problems, form.prior_appeal = filing_problems(session, form.level.data, form.kind.data, clock.today(),
+                                                      claim=claim)
+        form.level.errors = list(form.level.errors) + problems
     if form.service_date.data and not form.service_date.errors and form.service_date.data != claim.service_date:
         form.service_date.errors.append(f"The date of service does not match our records for claim {number}.")
     if form.billed_amount.data is not None and abs(float(form.billed_amount.data) - claim.billed_amount) > 0.005:
@@ -54,6 +52,7 @@ def _check_against_claim(form) -> Claim | None:
 def new():
     """The appeal form; on success an appeal id is issued and the form's PDFs are kept."""
     form = AppealForm()
+    form.prior_appeal = None
     if request.method == "GET" and request.args.get("claim"):
         form.claim_number.data = request.args["claim"][:20]
     if not form.is_submitted():
@@ -61,29 +60,86 @@ def new():
         return render_template("appeal_form.html", form=form, payer=payer())
     valid = form.validate()
     claim = _check_against_claim(form) if not form.claim_number.errors else None
-    uploads = check_uploads([(form.document_type_1.data, request.files.get("attachment_1"), form.attachment_1),
-                             (form.document_type_2.data, request.files.get("attachment_2"), form.attachment_2)])
-    if not form.attachment_1.errors and not request.files.get("attachment_1"):
-        form.attachment_1.errors = ["Attach the appeal letter or supporting document (PDF)."]
+    uploads = _check_attachments(form, [(form.document_type_2.data, request.files.get("attachment_2"),
+                                          form.attachment_2)])
     if not valid or has_errors(form):
         describe(action="file_appeal_rejected", record_type="appeal", tab="appeal_form")
         return render_template("appeal_form.html", form=form, payer=payer()), 422
+    appeal = _file(form, uploads, claim_number=claim.claim_number, subscriber_id=claim.subscriber_id,
+                   service_date=form.service_date.data, billed_amount=float(form.billed_amount.data),
+                   reason_category=form.reason_category.data, requested_outcome=form.requested_outcome.data,
+                   service_type="Post-service")
+    flash(f"Appeal {appeal.appeal_id} ({_level_text(appeal)}) received for claim {claim.claim_number}. "
+          f"Status: In Review; decision due {appeal.decision_due.strftime(DATE_FORMAT)}.", "success")
+    return redirect(url_for("appeals.detail", appeal_id=appeal.appeal_id))
+
+
+@appeals.route("/precertification/<reference>", methods=["GET", "POST"])
+def new_pre_service(reference: str):
+    """Appeal a denied precertification before the service (due in 30 days)."""
+    item = get_or_404(PrecertRequest, reference)
+    form = AppealBasics()
+    form.kind.data = form.kind.data or ("Clinical appeal" if not form.is_submitted() else "")
+    history = appeals_of(db(), precert_reference=reference)
+    deadline = first_level_deadline(db(), precert=item) if item.status == "Denied" else None
+    if not form.is_submitted():
+        describe(record_type="precert", record_id=reference, tab="pre_service_appeal")
+        return _render_pre_service(form, item, history, deadline)
+    valid = form.validate()
+    if item.status != "Denied":
+        form.level.errors = [f"Precertification {reference} is {item.status}; only a denied request can be appealed."]
+    elif not form.kind.errors:
+        problems, form.prior_appeal = filing_problems(db(), form.level.data, form.kind.data, clock.today(),
+                                                      precert=item)
+        form.level.errors = list(form.level.errors) + problems
+    uploads = _check_attachments(form, [])
+    if not valid or has_errors(form):
+        describe(action="file_pre_service_appeal_rejected", record_type="precert", record_id=reference)
+        return _render_pre_service(form, item, history, deadline, 422)
+    appeal = _file(form, uploads, claim_number=None, subscriber_id=item.subscriber_id, service_date=item.start_date,
+                   billed_amount=None, reason_category="Medical necessity",
+                   requested_outcome="Overturn the denial and approve the service", service_type="Pre-service",
+                   precert_reference=reference)
+    flash(f"Pre-service appeal {appeal.appeal_id} received for {reference}. Status: In Review; decision due "
+          f"{appeal.decision_due.strftime(DATE_FORMAT)}.", "success")
+    return redirect(url_for("appeals.detail", appeal_id=appeal.appeal_id))
+
+
+def _render_pre_service(form, item, history, deadline, status=200):
+    return render_template("appeal_pre_service.html", form=form, item=item, history=history, deadline=deadline,
+                           payer=payer()), status
+
+
+def _check_attachments(form, extra_slots):
+    uploads = check_uploads([(form.document_type_1.data, request.files.get("attachment_1"), form.attachment_1),
+                             *extra_slots])
+    if not form.attachment_1.errors and not request.files.get("attachment_1"):
+        form.attachment_1.errors = ["Attach the appeal letter or supporting document (PDF)."]
+    return uploads
+
+
+def _level_text(appeal: Appeal) -> str:
+    return appeal.level if appeal.level == "External review" else f"level {appeal.level}"
+
+
+def _file(form, uploads, **facts) -> Appeal:
+    """Store the appeal "In Review" with its due date and attachments, and commit."""
     session = db()
+    now = clock.now()
     appeal = Appeal(
-        appeal_id=next_appeal_id(session), claim_number=claim.claim_number, subscriber_id=claim.subscriber_id,
-        appellant_name=form.appellant_name.data.strip(), appellant_relationship=form.appellant_relationship.data,
-        service_date=form.service_date.data, billed_amount=float(form.billed_amount.data),
-        reason_category=form.reason_category.data, explanation=form.explanation.data.strip(),
-        requested_outcome=form.requested_outcome.data, attested=True, status="Received",
-        decision_due=clock.today() + timedelta(days=DECISION_DAYS), submitted_by=current_username(),
-        submitted_at=clock.now())
+        appeal_id=next_appeal_id(session), appellant_name=form.appellant_name.data.strip(),
+        appellant_relationship=form.appellant_relationship.data, explanation=form.explanation.data.strip(),
+        attested=True, status=IN_REVIEW, decision_due=decision_due(facts["service_type"], now.date()),
+        submitted_by=current_username(), submitted_at=now, level=form.level.data, kind=form.kind.data,
+        prior_appeal_id=form.prior_appeal.appeal_id if form.prior_appeal else None, decision_reason="", **facts)
     session.add(appeal)
     for document_type, upload in uploads:
         store_attachment("appeal", appeal.appeal_id, document_type, upload)
     session.commit()
-    describe(action="file_appeal", record_type="appeal", record_id=appeal.appeal_id, claim_number=claim.claim_number)
-    flash(f"Appeal {appeal.appeal_id} received for claim {claim.claim_number}.", "success")
-    return redirect(url_for("appeals.detail", appeal_id=appeal.appeal_id))
+    describe(action="file_appeal", record_type="appeal", record_id=appeal.appeal_id,
+             claim_number=appeal.claim_number or "", precert_reference=appeal.precert_reference or "",
+             level=appeal.level)
+    return appeal
 
 
 @appeals.get("")
@@ -104,8 +160,11 @@ def status_list():
 def detail(appeal_id: str):
     appeal = get_or_404(Appeal, appeal_id)
     describe(record_type="appeal", record_id=appeal_id, tab="detail", claim_number=appeal.claim_number)
+    letter = db().get(Correspondence, appeal.letter_id) if appeal.letter_id else None
+    chain = appeals_of(db(), claim_number=appeal.claim_number) if appeal.claim_number else appeals_of(
+        db(), precert_reference=appeal.precert_reference)
     return render_template("appeal_detail.html", appeal=appeal, attachments=attachments_of("appeal", appeal_id),
-                           payer=payer())
+                           letter=letter, chain=chain, payer=payer())
 
 
 @appeals.get("/<appeal_id>/attachments/<int:attachment_id>")
