@@ -14,10 +14,16 @@ from playwright.sync_api import (Browser as PlaywrightBrowser, BrowserContext,
                                  Error as PlaywrightError, Playwright, sync_playwright)
 
 from admindesk.harness.episode_browser import PAGE_ACTIVITY_JS, EpisodeBrowser
-from admindesk.harness.sandbox import blocked_request_pattern
+from admindesk.harness.sandbox import PAGE_LOCKDOWN_JS, blocked_request_pattern
+
 CHROMIUM_PATH = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 # Chromium tries ::1 first for localhost, where another process may listen
+                 # on an app's port number: localhost means the apps' own address.
+                 "--host-resolver-rules=MAP localhost 127.0.0.1, MAP *.localhost 127.0.0.1",
+                 # Second line of defence behind PAGE_LOCKDOWN_JS: no raw UDP from WebRTC.
+                 "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"]
 
 _DRIVERS = threading.local()
 
@@ -29,6 +35,7 @@ def _sandboxed_context(chromium: PlaywrightBrowser, ports: list[int],
         viewport={"width": viewport[0], "height": viewport[1]},
         accept_downloads=True, service_workers="block", locale="en-US",
         timezone_id="America/New_York")
+    context.add_init_script(PAGE_LOCKDOWN_JS)
     context.add_init_script(PAGE_ACTIVITY_JS)
     context.route(blocked_request_pattern(ports), lambda route: route.abort("blockedbyclient"))
     context.route_web_socket(re.compile(".*"), lambda socket: socket.close())
@@ -62,10 +69,11 @@ class Browser:
     def __init__(self, *, headless: bool = True, executable_path: str = CHROMIUM_PATH,
                  extra_args: Iterable[str] = ()) -> None:
         self._playwright = acquire_playwright()
+        self._launch_options = {"executable_path": executable_path, "headless": headless,
+                                "args": [*CHROMIUM_ARGS, *extra_args]}
         try:
             self.chromium: PlaywrightBrowser = self._playwright.chromium.launch(
-                executable_path=executable_path, headless=headless,
-                args=[*CHROMIUM_ARGS, *extra_args])
+                **self._launch_options)
         except BaseException:
             self._playwright = None
             release_playwright()
@@ -82,6 +90,9 @@ class Browser:
         storage and tabs costs a few ms, and nothing the apps serve survives it.
         """
         ports = sorted(allowed_ports)
+        if not self.chromium.is_connected():  # Chromium itself died: start another
+            self._context = self._context_key = None
+            self.chromium = self._playwright.chromium.launch(**self._launch_options)
         if self._context is None or self._context_key != (ports, viewport):
             self._close_context()
             self._context = _sandboxed_context(self.chromium, ports, viewport)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from playwright.sync_api import Locator
+from playwright.sync_api import Error as PlaywrightError, Locator
 from pydantic import ValidationError
 
 from admindesk.harness.actions import Action, parse_action
@@ -28,11 +28,12 @@ from admindesk.harness.login import submit_login_form
 from admindesk.harness.observation import (Observation, ObservationMode, TabInfo,
                                            accessibility_text, compose_frame)
 from admindesk.harness.recorder import TrajectoryWriter
-from admindesk.harness.services import Services
+from admindesk.harness.services import ServiceError, Services
 from admindesk.verifiers.records import EpisodeRecord, FileDigest
 from admindesk.verifiers.task_model import Task, load_tasks
 
 DEFAULT_USERNAME, DEFAULT_PASSWORD = "coordinator", "admindesk"
+PAGE_CRASHED = "the page crashed (its renderer died); a blank tab replaced it"
 APP_LABELS = {"ehr_web": "EHR", "payer_portal_a": "Payer Portal A",
               "payer_portal_b": "Payer Portal B", "fax": "Fax"}
 
@@ -81,25 +82,32 @@ class Env:
         """Start an episode: fresh app state (clock at the task's `now`), fresh browser
         context, the start page open (logged in if the task says so).
 
+        A task given by id or as a `Task` is a task file's: the apps are told its id (they
+        add its case); an ad-hoc dict is not. A dead or hung app is restarted on the way.
+
         `seed` is accepted for the gymnasium convention; the world is deterministic, so it
         changes nothing today.
         """
-        self.task = self._resolve_task(task)
+        resolved, task_id = self._resolve_task(task)
+        started = time.perf_counter()
+        # The last episode's pages stop first: a request of theirs still in flight when the
+        # apps reset could write into the new episode.
+        if self._episode is not None:
+            self._episode.stop_all_pages()
+        self.task = resolved
         self._end_episode()
         self._episodes += 1
-        started = time.perf_counter()
-        resets = self.services.reset_futures(self.task.now)
+        resets = self.services.reset_futures(self.task.now, task_id)
         # A reset is deterministic (the apps' contract: same reset, same snapshot bytes), so
         # the state right after it is fetched once per reset body and reused.
-        cache_key = self.task.now.isoformat()
+        cache_key = (task_id, self.task.now.isoformat())
         cached = self._initial_snapshot_cache.get(cache_key)
         folder = self._episode_folder()
-        # The apps reset while Chromium builds the new context: neither touches the other.
+        # The apps reset while Chromium wipes the context: neither touches the other.
         self._episode = self.browser.new_episode(
             self.services.ports.values(), folder / "Downloads",
             (self.frame_size[0], self.frame_size[1] - CHROME_HEIGHT))
-        for future in resets.values():
-            future.result()
+        self.services.await_resets(resets)
         snapshots = self.services.snapshot_futures() if cached is None else None
         bookmarks = [(APP_LABELS.get(name, name), self.services.url(name))
                      for name in self.services.processes]
@@ -109,7 +117,8 @@ class Env:
             self._initial_snapshot_cache = {cache_key: cached}  # keep one: they are large
         self._initial_snapshots = cached
         self._open_start_page()
-        self._episode.settle(self.settle_cap)
+        self._episode.replace_crashed_pages()
+        self._settle()
         self._step, self._terminated, self._answer = 0, False, None
         self._trajectory: list[dict[str, Any]] = []
         if self.record_dir is not None:
@@ -141,8 +150,12 @@ class Env:
             if parsed.type == "done":
                 self._terminated, self._answer = True, parsed.answer
         acted = time.perf_counter()
+        if self._episode.replace_crashed_pages():
+            error = PAGE_CRASHED
         if parsed is None or parsed.type != "done":
-            self._episode.settle(self.settle_cap)
+            self._settle()
+        if self._episode.replace_crashed_pages():  # crashed while settling
+            error = PAGE_CRASHED
         settled = time.perf_counter()
         self._step += 1
         obs = self._observe(error)
@@ -157,12 +170,22 @@ class Env:
         return obs, self._terminated, truncated, self._info()
 
     def record(self) -> EpisodeRecord:
-        """The episode so far, for the verifiers (fetches every app's final snapshot now)."""
+        """The episode so far, for the verifiers (fetches every app's final snapshot now).
+
+        An app that is down or hung gives no final snapshot: the record is partial, with
+        the reason in `snapshot_errors` (the next reset restarts the app).
+        """
         if self._episode is None or self.task is None:
             raise RuntimeError("call reset() before record()")
+        final, errors = {}, {}
+        for name, future in self.services.snapshot_futures().items():
+            try:
+                final[name] = future.result()
+            except ServiceError as exc:
+                errors[name] = str(exc)
         return EpisodeRecord(
             task_id=self.task.id, initial_snapshots=self._initial_snapshots,
-            final_snapshots=self.services.snapshot_all(), downloads=self.downloaded_files(),
+            final_snapshots=final, snapshot_errors=errors, downloads=self.downloaded_files(),
             uploads=[FileDigest(name=f.name, sha256=f.sha256, size=f.size)
                      for f in self._episode.uploads],
             answer=self._answer, trajectory=list(self._trajectory))
@@ -220,15 +243,22 @@ class Env:
         return self._episode.downloads_dir
 
     # ---- internals ----------------------------------------------------------------------
-    def _resolve_task(self, task: Task | str | dict) -> Task:
+    def _resolve_task(self, task: Task | str | dict) -> tuple[Task, str | None]:
+        """The task, and the id the apps are told (None for an ad-hoc dict)."""
         if isinstance(task, Task):
-            return task
+            return task, task.id
         if isinstance(task, dict):
-            return Task.model_validate(task)
+            return Task.model_validate(task), None
         for candidate in load_tasks():
             if candidate.id == task:
-                return candidate
+                return candidate, candidate.id
         raise KeyError(f"no task with id {task!r}")
+
+    def _settle(self) -> None:
+        try:
+            self._episode.settle(self.settle_cap)
+        except PlaywrightError:
+            pass  # the page crashed or closed while settling: the caller replaces it
 
     def _episode_folder(self) -> Path:
         if self.record_dir is not None:

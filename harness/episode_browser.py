@@ -17,7 +17,7 @@ from typing import Iterable
 from playwright.sync_api import (BrowserContext, CDPSession, Download,
                                  Error as PlaywrightError, FileChooser, Page, Request)
 
-from admindesk.harness.sandbox import LOOPBACK_HOSTS, check_navigation
+from admindesk.harness.sandbox import BLANK, LOOPBACK_HOSTS, check_navigation
 
 # Runs in every document before its own scripts. It remembers when the DOM last changed and
 # counts the page's pending fetches and short timers (debounces, "setTimeout then fetch"),
@@ -115,10 +115,12 @@ class EpisodeBrowser:
         self._download_expected_until = 0.0  # monotonic deadline, see DOWNLOAD_ANNOUNCE_CAP
         self._inflight: dict[Request, float] = {}
         self._cdp: dict[Page, CDPSession] = {}
+        self._crashed: list[Page] = []
         self.context = context
         self._page_listeners = {"download": self._on_download,
                                 "filechooser": self._on_file_chooser,
-                                "dialog": self._on_dialog, "close": self._forget_page}
+                                "dialog": self._on_dialog, "close": self._forget_page,
+                                "crash": self._on_crash}
         self._listeners = {"page": self._adopt_page, "request": self._on_request,
                            "requestfinished": self._on_request_finished,
                            "requestfailed": self._on_request_failed}
@@ -129,8 +131,11 @@ class EpisodeBrowser:
             extra_tab.close()
         if leftovers:
             self._adopt_page(leftovers[0])
-            self._blank_tab(leftovers[0])
-        else:
+            try:
+                self._blank_tab(leftovers[0])
+            except PlaywrightError:  # its renderer crashed: a new tab replaces it
+                leftovers[0].close()
+        if not self.pages:
             context.new_page()  # fires "page", which adopts it
         context.clear_cookies()
         context.clear_permissions()
@@ -149,6 +154,34 @@ class EpisodeBrowser:
         page.goto("about:blank")
         page.evaluate("window.name = ''")  # survives navigations within a tab
         self._cdp_session(page).send("Page.resetNavigationHistory")
+
+    def stop_all_pages(self, cap: float = 2.0) -> None:
+        """Leave no request of this episode's pages in flight (before the apps reset).
+
+        Every tab goes to about:blank, which aborts its loading and fetches; then waits (at
+        most `cap`) until the requests the browser had open have ended.
+        """
+        for page in list(self.pages):
+            try:
+                page.goto(BLANK)
+            except PlaywrightError:
+                page.close()  # crashed or gone: closing also ends its requests
+        deadline = time.monotonic() + cap
+        while self._inflight and self.pages and time.monotonic() < deadline:
+            self.page.wait_for_timeout(10)  # lets the request-ended events arrive
+
+    def replace_crashed_pages(self) -> bool:
+        """Close tabs whose renderer crashed, opening a blank tab if none is left.
+
+        Returns True if any tab had crashed (the agent is told, as "Aw, Snap" would).
+        """
+        crashed, self._crashed[:] = list(self._crashed), []
+        for page in crashed:
+            if page in self.pages:
+                page.close()
+        if crashed and not self.pages:
+            self.context.new_page()
+        return bool(crashed)
 
     def _on_request(self, request: Request) -> None:
         self._inflight[request] = time.monotonic()
@@ -185,6 +218,9 @@ class EpisodeBrowser:
         self._pending_downloads.append(download)  # saved while settling, outside the handler
         self._download_expected_until = 0.0
 
+    def _on_crash(self, page: Page) -> None:
+        self._crashed.append(page)  # replaced outside the handler, between actions
+
     def _on_file_chooser(self, chooser: FileChooser) -> None:
         self.file_chooser = chooser
 
@@ -200,7 +236,9 @@ class EpisodeBrowser:
         return self.pages[self.active]
 
     def new_tab(self, url: str | None = None) -> None:
-        """Open a tab (blank or at `url`) and make it active."""
+        """Open a tab (blank or at `url`) and make it active; a refused URL opens none."""
+        if url:
+            url = check_navigation(url, self.allowed_ports)
         page = self.context.new_page()
         if url:
             self.goto(url, page)

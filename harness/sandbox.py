@@ -1,8 +1,10 @@
 """What the agent's browser may reach: this Env's app ports on loopback, nothing else.
 
-Two layers: URLs the agent asks for (goto, address bar, new tab) are checked here before
-any navigation; requests the page makes are matched against `blocked_request_pattern`
-inside the browser driver and aborted.
+Three layers: URLs the agent asks for (goto, address bar, new tab) are checked here before
+any navigation and handed to Chromium rebuilt from the checked parts (so the browser cannot
+read a different host out of them); requests the page makes are matched against
+`blocked_request_pattern` inside the browser driver and aborted; page APIs that open
+sockets outside the network stack (WebRTC) are removed by `PAGE_LOCKDOWN_JS`.
 """
 from __future__ import annotations
 
@@ -12,6 +14,22 @@ from urllib.parse import unquote, urlsplit
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 BLANK = "about:blank"
+BENCH_SEGMENT = "_bench"
+# What browsers drop from a typed URL before parsing it (WHATWG URL: tab and newlines
+# anywhere, C0 controls and spaces at the ends).
+_IGNORED_IN_URL = re.compile(r"[\t\n\r]")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_HOST_AND_PORT = re.compile(r"^[\w.-]+:\d+")
+
+# Runs before any page script in every frame and popup. WebRTC's ICE traffic (STUN/TURN)
+# goes straight to sockets, past request interception, so the page simply has no
+# RTCPeerConnection (no app uses it).
+PAGE_LOCKDOWN_JS = """(() => {
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel',
+                      'RTCIceTransport']) {
+    try { delete window[name]; } catch (e) { /* not configurable: leave it */ }
+  }
+})();"""
 
 
 class NavigationBlocked(ValueError):
@@ -19,33 +37,74 @@ class NavigationBlocked(ValueError):
 
 
 def bench_path(url: str) -> bool:
-    """True if the URL points into the bench API, however the path is spelled."""
-    return "/_bench" in unquote(urlsplit(url).path).lower().replace("\\", "/")
+    """True if the URL points into the bench API, however the path is spelled.
+
+    Decodes until stable (a server decodes once, a proxy maybe twice) and folds the
+    separators browsers and servers treat as `/`.
+    """
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        path = url
+    for _ in range(4):
+        decoded = unquote(path)
+        if decoded == path:
+            break
+        path = decoded
+    return "/" + BENCH_SEGMENT in path.lower().replace("\\", "/")
 
 
 def check_navigation(url: str, allowed_ports: Iterable[int]) -> str:
-    """The URL the agent may open (a bare host:port gets http://), else NavigationBlocked."""
-    url = url.strip()
+    """The URL the agent may open (a bare host:port gets http://), else NavigationBlocked.
+
+    Never raises anything else, whatever the text: it is what an agent typed.
+    """
+    if not isinstance(url, str):
+        raise NavigationBlocked(f"a URL must be text, not {type(url).__name__}")
+    url = _IGNORED_IN_URL.sub("", url).strip(" \x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b"
+                                               "\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17"
+                                               "\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f")
     if url == BLANK:
         return url
-    if not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", url) or re.match(r"^[\w.-]+:\d+", url):
+    if not _SCHEME.match(url) or _HOST_AND_PORT.match(url):
         url = "http://" + url  # typed without a scheme, as people do in an address bar
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        raise NavigationBlocked(f"{parts.scheme}: URLs are not allowed")
+    # Browsers read "\" as "/" in http(s) URLs: "http://evil\@127.0.0.1:P" goes to evil.
+    url = url.replace("\\", "/")
     try:
-        port = parts.port
-    except ValueError:
-        raise NavigationBlocked(f"invalid port in {url!r}") from None
-    if parts.hostname not in LOOPBACK_HOSTS or port not in set(allowed_ports):
-        raise NavigationBlocked(f"{parts.hostname}:{port} is not one of the benchmark's apps")
+        parts = urlsplit(url)
+        port, host = parts.port, parts.hostname
+    except ValueError as exc:
+        raise NavigationBlocked(f"not a valid URL ({exc}): {url[:200]!r}") from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise NavigationBlocked(f"{parts.scheme}: URLs are not allowed")
+    if "@" in parts.netloc:
+        raise NavigationBlocked("URLs with a user name or password are not allowed")
+    if host not in LOOPBACK_HOSTS or port not in set(allowed_ports):
+        raise NavigationBlocked(f"{parts.netloc or '(no host)'} is not one of the "
+                                "benchmark's apps")
     if bench_path(url):
         raise NavigationBlocked("the bench API is not reachable from the browser")
-    return url
+    rebuilt = f"{parts.scheme.lower()}://{host}:{port}{parts.path or '/'}"
+    if parts.query:
+        rebuilt += "?" + parts.query
+    if parts.fragment:
+        rebuilt += "#" + parts.fragment
+    return rebuilt
+
+
+def _spelled_any_way(text: str) -> str:
+    """Regex for `text` with each character literal or percent-encoded (any hex case)."""
+    return "".join(f"(?:{re.escape(char)}|%{ord(char):02x})" for char in text)
 
 
 def blocked_request_pattern(allowed_ports: Iterable[int]) -> re.Pattern:
-    """Matches every request the page must not make (checked inside the browser driver)."""
+    """Matches every request the page must not make (checked inside the browser driver).
+
+    Anything not on an allowed loopback origin, and any URL with `_bench` after a
+    separator, however percent-encoded once (the apps' server decodes once).
+    """
     hosts = "|".join(re.escape(host) for host in LOOPBACK_HOSTS)
     ports = "|".join(str(port) for port in sorted(allowed_ports))
-    return re.compile(rf"^(?!https?://(?:{hosts}):(?:{ports})/)|/(?:_|%5f)bench", re.IGNORECASE)
+    separator = r"(?:/|\\|%2f|%5c)"
+    return re.compile(rf"^(?!https?://(?:{hosts}):(?:{ports})/)|{separator}"
+                      rf"{_spelled_any_way(BENCH_SEGMENT)}", re.IGNORECASE)

@@ -32,10 +32,19 @@ from typing import Any
 APP_NAMES: tuple[str, ...] = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")
 HOST = "127.0.0.1"
 BENCH_TOKEN_HEADER = "X-Bench-Token"
+# Bench calls answer in milliseconds (a reset is a file copy, a snapshot a few table
+# reads); an app that has not answered in these many seconds is hung, not busy.
+HEALTH_TIMEOUT = 2.0
+RESET_TIMEOUT = 5.0
+SNAPSHOT_TIMEOUT = 10.0
 
 
 class ServiceError(RuntimeError):
     """An app failed to start, answer, or reset."""
+
+
+class AppUnreachable(ServiceError):
+    """An app did not answer at all (dead, hung, or its port closed), as opposed to an error reply."""
 
 
 def available_apps(names: tuple[str, ...] = APP_NAMES) -> list[str]:
@@ -74,7 +83,7 @@ def _die_with_parent() -> None:
 
 
 def bench_call(port: int, token: str, method: str, path: str, body: dict | None = None,
-               timeout: float = 30.0) -> Any:
+               timeout: float = RESET_TIMEOUT) -> Any:
     """One call to an app's bench API; returns the decoded JSON or raises ServiceError."""
     conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
     try:
@@ -85,8 +94,8 @@ def bench_call(port: int, token: str, method: str, path: str, body: dict | None 
         conn.request(method, path, body=payload, headers=headers)
         response = conn.getresponse()
         data = response.read()
-    except OSError as exc:
-        raise ServiceError(f"{method} {path} on port {port}: {exc}") from exc
+    except OSError as exc:  # refused, reset, or timed out (socket.timeout is an OSError)
+        raise AppUnreachable(f"{method} {path} on port {port}: {exc!r}") from exc
     finally:
         conn.close()
     if response.status != 200:
@@ -138,7 +147,8 @@ class AppProcess:
                                    f"(code {self.process and self.process.returncode}); "
                                    f"log: {self.log_path}\n{self.log_tail()}")
             try:
-                bench_call(self.port, self.token, "GET", "/_bench/health", timeout=2.0)
+                bench_call(self.port, self.token, "GET", "/_bench/health",
+                           timeout=HEALTH_TIMEOUT)
                 return
             except ServiceError:
                 if time.monotonic() > deadline:
@@ -153,12 +163,17 @@ class AppProcess:
         except OSError:
             return ""
 
-    def stop(self, grace: float = 3.0) -> None:
-        """Terminate the child's whole process group; kill it if it lingers."""
+    def stop(self, grace: float = 3.0, *, hung: bool = False) -> None:
+        """Terminate the child's whole process group; kill it if it lingers.
+
+        A `hung` child (stopped, deadlocked) would not act on SIGTERM: it is killed at once.
+        """
         process, self.process = self.process, None
         if process is None or process.poll() is not None:
             return
-        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
+        signals = ((signal.SIGKILL, grace),) if hung else ((signal.SIGTERM, grace),
+                                                           (signal.SIGKILL, grace))
+        for sig, wait in signals:
             try:
                 os.killpg(process.pid, sig)
             except ProcessLookupError:
@@ -198,6 +213,8 @@ class Services:
     _owns_work_dir: bool = field(default=False, init=False)
     _pool: ThreadPoolExecutor | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    # (now, task) of the last reset_futures call, for await_resets' retry.
+    _reset_request: tuple[datetime | None, str | None] = field(default=(None, None), init=False)
 
     def start(self) -> "Services":
         """Spawn every app, then wait (concurrently) until all answer their health check."""
@@ -242,26 +259,65 @@ class Services:
 
     def ensure_alive(self) -> list[str]:
         """Restart any app whose process died; returns the names restarted."""
-        dead = [app for app in self.processes.values() if not app.alive()]
+        return self.restart([app.name for app in self.processes.values() if not app.alive()])
+
+    def restart(self, names: list[str]) -> list[str]:
+        """Kill (process group, at once) and respawn apps `names`, then wait until healthy."""
+        apps = [self.processes[name] for name in names]
         # Spawned from this thread: PR_SET_PDEATHSIG fires when the spawning *thread* exits,
-        # so children must never be started from the short-lived pool threads.
-        for app in dead:
-            app.stop()
+        # so children must never be started from the pool threads.
+        for app in apps:
+            app.stop(hung=True)
             app.spawn()
-        if dead:
-            self._for_each(lambda app: app.wait_healthy(self.startup_timeout), dead)
-        return [app.name for app in dead]
+        if apps:
+            self._for_each(lambda app: app.wait_healthy(self.startup_timeout), apps)
+        return names
 
-    def reset_all(self, now: datetime | None = None) -> dict[str, Any]:
-        """POST /_bench/reset to every app at once (clock frozen at `now`)."""
-        return {name: future.result() for name, future in self.reset_futures(now).items()}
+    def reset_all(self, now: datetime | None = None, task: str | None = None) -> dict[str, Any]:
+        """POST /_bench/reset to every app at once (clock frozen at `now`, `task` seeded)."""
+        return self.await_resets(self.reset_futures(now, task))
 
-    def reset_futures(self, now: datetime | None = None) -> dict[str, Future]:
-        """Restart dead apps, then start resetting every app; app name -> Future of its reply."""
-        body = {"now": now.isoformat()} if now is not None else {}
+    def reset_futures(self, now: datetime | None = None, task: str | None = None
+                      ) -> dict[str, Future]:
+        """Restart dead apps, then start resetting every app; app name -> Future of its reply.
+
+        `task` names a task file's task (the apps add its case); ad-hoc tasks send none.
+        Collect the replies with `await_resets`, which recovers hung apps.
+        """
         self.ensure_alive()
-        return self._submit_each(lambda app: bench_call(app.port, self.token, "POST",
-                                                        "/_bench/reset", body))
+        self._reset_request = (now, task)
+        return self._submit_each(lambda app: self._reset_one(app, now, task))
+
+    def await_resets(self, futures: dict[str, Future]) -> dict[str, Any]:
+        """The replies of `reset_futures`; an app that did not answer is restarted and reset
+        again, once: a second failure is a ServiceError naming the app and its log. An error
+        reply (the app refused the reset) is raised as it is.
+        """
+        replies, failed = {}, {}
+        for name, future in futures.items():
+            try:
+                replies[name] = future.result()
+            except AppUnreachable as exc:
+                failed[name] = exc
+        if failed:
+            self.restart(list(failed))
+            retries = self._submit_each(lambda app: self._reset_one(app, *self._reset_request),
+                                        [self.processes[name] for name in failed])
+            for name, future in retries.items():
+                try:
+                    replies[name] = future.result()
+                except ServiceError as exc:
+                    raise ServiceError(f"{name} failed to reset twice ({failed[name]}; then "
+                                       f"{exc}); log: {self.processes[name].log_path}\n"
+                                       f"{self.processes[name].log_tail()}") from exc
+        return replies
+
+    def _reset_one(self, app: AppProcess, now: datetime | None, task: str | None) -> Any:
+        body: dict[str, Any] = {} if now is None else {"now": now.isoformat()}
+        if task is not None:
+            body["task"] = task
+        return bench_call(app.port, self.token, "POST", "/_bench/reset", body,
+                          timeout=RESET_TIMEOUT)
 
     def snapshot_all(self) -> dict[str, dict[str, Any]]:
         """GET /_bench/snapshot from every app at once."""
@@ -270,10 +326,12 @@ class Services:
     def snapshot_futures(self) -> dict[str, Future]:
         """Start fetching every app's snapshot; returns app name -> Future of its JSON.
 
-        Lets a caller overlap the fetch with browser work.
+        Lets a caller overlap the fetch with browser work. A hung app's future fails with
+        a ServiceError after SNAPSHOT_TIMEOUT.
         """
         return self._submit_each(lambda app: bench_call(app.port, self.token, "GET",
-                                                        "/_bench/snapshot"))
+                                                        "/_bench/snapshot",
+                                                        timeout=SNAPSHOT_TIMEOUT))
 
     def _submit_each(self, fn, apps: list[AppProcess] | None = None) -> dict[str, Future]:
         targets = apps if apps is not None else list(self.processes.values())

@@ -28,6 +28,9 @@ class EpisodeRecord(BaseModel):
     uploads: list[FileDigest] = Field(default_factory=list)
     answer: str | None = None
     trajectory: list[dict[str, Any]] = Field(default_factory=list)
+    # App name -> why its final snapshot is missing (it was down or hung at the end): the
+    # record is partial, and checks on that app's state cannot pass.
+    snapshot_errors: dict[str, str] = Field(default_factory=dict)
 
 
 class CheckResult(BaseModel):
