@@ -93,8 +93,10 @@ def check_navigation(url: str, allowed_ports: Iterable[int]) -> str:
 
 
 def _spelled_any_way(text: str) -> str:
-    """Regex for `text` with each character literal or percent-encoded (any hex case)."""
-    return "".join(f"(?:{re.escape(char)}|%{ord(char):02x})" for char in text)
+    """Regex for `text` with each character literal or percent-encoded, either letter case
+    (used case-insensitively, so the hex digits match in any case too)."""
+    return "".join(f"(?:{re.escape(char)}|%{ord(char.lower()):02x}|%{ord(char.upper()):02x})"
+                   for char in text)
 
 
 def blocked_request_pattern(allowed_ports: Iterable[int]) -> re.Pattern:

@@ -74,7 +74,15 @@ def create_app(name: str, token: str) -> Flask:
     app = Flask(name)
     app.secret_key = secrets.token_hex(16)
     app.config["SESSION_COOKIE_NAME"] = f"{name}_session"  # ports share one cookie jar
-    state: dict = {"now": None, "events": [], "submissions": [], "uploads": [], "logins": []}
+    state: dict = {"now": None, "task": None, "events": [], "submissions": [], "uploads": [],
+                   "logins": [], "bench_refused": 0}
+
+    @app.before_request
+    def count_bench_requests_without_token():
+        # Any spelling the server decodes into the bench API, reached without the token:
+        # sandbox tests require that the agent's page never gets this far.
+        if "_bench" in request.path and request.headers.get("X-Bench-Token") != token:
+            state["bench_refused"] += 1
 
     def bench_only(view):
         @wraps(view)
@@ -107,14 +115,14 @@ def create_app(name: str, token: str) -> Flask:
         body = request.get_json(silent=True) or {}
         for rows in ("events", "submissions", "uploads", "logins"):
             state[rows] = []
-        state["now"] = body.get("now")
+        state["now"], state["task"] = body.get("now"), body.get("task")
         return jsonify(ok=True)
 
     @app.get("/_bench/snapshot")
     @bench_only
     def snapshot():
-        return jsonify({"_meta": {"app": name, "now": state["now"]},
-                        **{k: v for k, v in state.items() if k != "now"}})
+        return jsonify({"_meta": {"app": name, "now": state["now"], "task": state["task"]},
+                        **{k: v for k, v in state.items() if k not in ("now", "task")}})
 
     @app.route("/login", methods=["GET", "POST"])
     def login():
@@ -149,6 +157,22 @@ def create_app(name: str, token: str) -> Flask:
     def submit():
         state["submissions"].append({"q": request.form.get("q", "")})
         return redirect("/")
+
+    @app.get("/poller")
+    @login_required
+    def poller():
+        # Keeps several writes in flight at all times, as a busy page would.
+        return (f"<!doctype html><title>Poller - {name}</title><h1>Polling</h1><script>"
+                "const post = () => fetch('/event', {method: 'POST', headers: {'Content-Type':"
+                " 'application/json'}, body: JSON.stringify({kind: 'poll', detail: '1'})})"
+                ".finally(post);\nfor (let i = 0; i < 6; i++) post();</script>")
+
+    @app.get("/files/named")
+    @login_required
+    def download_named():
+        # The server (not the harness) picks the name: it may try to climb out of Downloads.
+        return Response(DOWNLOAD_BYTES, mimetype="application/octet-stream", headers={
+            "Content-Disposition": f'attachment; filename="{request.args.get("name", "x")}"'})
 
     @app.get("/slow")
     def slow():

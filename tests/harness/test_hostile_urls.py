@@ -1,0 +1,96 @@
+"""Whatever URL an agent types, `Env.step` answers with an action error, never an exception,
+and `localhost` means this Env's apps, not whoever listens on ::1."""
+from __future__ import annotations
+
+import pytest
+
+from admindesk.harness.sandbox import (NavigationBlocked, bench_path, blocked_request_pattern,
+                                       check_navigation)
+from tests.harness.conftest import adhoc
+from tests.harness.listeners import CountingListener, ipv6_loopback_available
+
+# {P} is an allowed app port: each URL is refused although it names (or seems to name) it.
+HOSTILE_URLS = [
+    "http://[",
+    "http://[::1:{P}/",
+    "http://[::1]:{P}/",
+    "http://127.0.0.1\uff1a{P}/",            # full-width colon
+    "http://127.0.0.1:{P}\uff03/",           # full-width number sign in the netloc
+    "http://a\uff03b/",
+    "http://evil.example\\@127.0.0.1:{P}/",  # browsers read "\" as "/": host evil.example
+    "http://evil.example\\\\127.0.0.1:{P}/",
+    "http://user:secret@127.0.0.1:{P}/",
+    "http://127.0.0.1:{P}@evil.example/",
+    "http://127.0.0.1:99999/",
+    "http://127.0.0.1:{P}:{P}/",
+    "http://0.0.0.0:{P}/",
+    "http:///",
+    " ",
+    "\x00javascript:alert(1)",
+    "java\tscript:alert(1)",
+    "http://127.0.0.1:{P}/%2F_bench/snapshot",
+    "http://127.0.0.1:{P}//_bench/snapshot",
+    "http://127.0.0.1:{P}/./_bench/snapshot",
+    "http://127.0.0.1:{P}/%5Fbench/snapshot",
+    "http://127.0.0.1:{P}/%252F%255Fbench/health",
+    "127.0.0.1:{P}\\_bench\\health",
+    "http://localhost:{P}\t/_bench/health",
+]
+
+
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+def test_check_navigation_refuses_with_its_own_error_only(url):
+    with pytest.raises(NavigationBlocked):
+        check_navigation(url.replace("{P}", "5100"), [5100])
+
+
+def test_allowed_urls_are_handed_on_rebuilt_from_their_checked_parts():
+    assert check_navigation(" 127.0.0.1:5100/a?b=1#c ", [5100]) == "http://127.0.0.1:5100/a?b=1#c"
+    assert check_navigation("HTTP://localhost:5100", [5100]) == "http://localhost:5100/"
+    assert check_navigation("about:blank", [5100]) == "about:blank"
+
+
+@pytest.mark.parametrize("path", ["/_bench/x", "/%2F_bench/x", "/%2f%5Fbench", "//_bench",
+                                  "/./_bench", "/_%62ench/health", "/a%5C_bench", "/%5F%42ENCH"])
+def test_request_pattern_blocks_every_single_encoding_of_the_bench_api(path):
+    url = "http://127.0.0.1:5100" + path
+    assert blocked_request_pattern([5100]).search(url) and bench_path(url)
+    assert not blocked_request_pattern([5100]).search("http://127.0.0.1:5100/benchmarks")
+
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+def test_step_turns_hostile_urls_into_action_errors(fixture_env, url):
+    obs, _ = fixture_env.reset(adhoc("/page2"))
+    url = url.replace("{P}", str(fixture_env.services.ports["ehr_web"]))
+    start = obs.url
+    obs, *_ = fixture_env.step({"type": "goto", "url": url})
+    assert obs.last_action_error and obs.url == start
+    obs, *_ = fixture_env.step({"type": "new_tab", "url": url})
+    assert obs.last_action_error and len(obs.tabs) == 1 and obs.url == start
+    # Typed into the drawn address bar, then Enter.
+    fixture_env.step({"type": "key", "keys": "Control+L"})
+    fixture_env.step({"type": "type", "text": url})
+    obs, *_ = fixture_env.step({"type": "key", "keys": "Enter"})
+    assert obs.last_action_error and obs.url == start and len(obs.tabs) == 1
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.skipif(not ipv6_loopback_available(), reason="no IPv6 loopback on this machine")
+def test_localhost_reaches_this_envs_app_not_a_listener_on_ipv6_loopback(fixture_env):
+    port = fixture_env.services.ports["ehr_web"]
+    impostor = CountingListener("::1", port)  # same port number, other address family
+    try:
+        fixture_env.reset(adhoc("/"))
+        obs, *_ = fixture_env.step({"type": "goto", "url": f"http://localhost:{port}/page2"})
+        # Signed in on 127.0.0.1 only (cookies are per host name): the app's own sign-in.
+        assert obs.last_action_error is None and obs.tabs[0].title == "Sign in - ehr_web"
+        fetched = fixture_env._episode.page.evaluate(
+            "url => fetch(url).then(r => r.text(), e => 'failed')", f"http://localhost:{port}/login")
+        assert "ehr_web sign in" in fetched
+        assert impostor.connections == 0
+    finally:
+        impostor.close()
