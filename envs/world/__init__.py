@@ -13,7 +13,7 @@ from functools import lru_cache
 from faker import Faker
 
 from . import scenarios_dme, scenarios_drugs, scenarios_imaging
-from .claims import PayerHistory
+from .claims import SUPPLIER_CATEGORY, PayerHistory
 from .clinical import DONE, ChartBuilder
 from .codes import load_codes
 from .faxes import FaxInbox
@@ -35,8 +35,6 @@ _SCENARIOS = (
     (scenarios_dme.glucose_monitor, 5), (scenarios_dme.mobility, 5),
     (scenarios_drugs.specialty_drug, 10), (scenarios_drugs.pet_scan, 4),
 )
-_SUPPLIER_CATEGORY = {"E0601": "cpap", "E1390": "oxygen", "K0001": "mobility", "E0143": "mobility",
-                      "E0260": "beds", "E2103": "diabetes", "A9276": "diabetes", "K0553": "diabetes"}
 
 
 def build_world(seed: int = DEFAULT_SEED) -> World:
@@ -75,8 +73,9 @@ def generate_world(seed: int = DEFAULT_SEED) -> World:
             scenario(chart)
         chart.fill_routine(rng.randrange(3, 7))
 
-    history = PayerHistory(rng, anchor, payers, {c.id: c for c in coverages}, facilities)
-    history.process(chart.orders, chart.order_state, chart.encounters)
+    history = PayerHistory(rng, anchor, payers, {c.id: c for c in coverages}, facilities,
+                           plans=plans, suppliers=suppliers)
+    history.process(chart.orders, chart.order_state, chart.encounters, tuple(chart.documents))
 
     inbox = FaxInbox(rng, WORLD_ANCHOR, payers, facilities, providers)
     patient_by_mrn = {p.mrn: p for p in patients}
@@ -86,10 +85,9 @@ def generate_world(seed: int = DEFAULT_SEED) -> World:
         if auth.status != "Cancelled" and (auth.start >= recent or auth.status == "Pended"):
             inbox.determination(auth, order_by_id[auth.order_id], patient_by_mrn[auth.mrn])
     for order in chart.orders:
-        category = _SUPPLIER_CATEGORY.get(order.code)
-        if category and chart.order_state[order.id] == DONE and order.planned_date >= recent - timedelta(days=30):
-            supplier = rng.choice([s for s in suppliers if category in s.categories])
-            inbox.supplier_confirmation(supplier, order, patient_by_mrn[order.mrn])
+        if (order.code in SUPPLIER_CATEGORY and chart.order_state[order.id] == DONE
+                and order.planned_date >= recent - timedelta(days=30)):
+            inbox.supplier_confirmation(history.dme_supplier(order), order, patient_by_mrn[order.mrn])
     for _ in range(10):
         inbox.misc(rng.choice(patients), rng.choice(facilities[:2]))
 

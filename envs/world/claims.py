@@ -1,8 +1,12 @@
 """Payer-side history: authorizations on file, adjudicated claims and remittances.
 
-Denials follow how they happen in practice: services done without an auth on the
-claim come back CO-197 (sometimes an auth existed, which makes the denial appealable),
-the rest get a realistic mix of clerical and clinical denials.
+Everything follows the payer's rules (`review_rules`): a request on file is approved
+when the order's chart facts meet the payer's criteria and denied, quoting the failed
+criterion, when they do not; a denial that contradicts the rules is made on purpose and
+labelled. Claims are checked the way a payer checks them: coverage on the date of
+service (CO-26/CO-27), an auth where the payer requires one (CO-197), then a realistic
+mix of clerical and clinical denials that fit the claim (see `claim_lines`). DME is
+billed by the supplier that delivered it.
 """
 
 from __future__ import annotations
@@ -10,41 +14,54 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
+from .claim_lines import (ADMINISTRATION, BASE_CHARGE, DEFAULT_ADMINISTRATION, EVALUATION_AND_MANAGEMENT,
+                          denied_line, paid_line, pending_line, pick_denial)
 from .clinical import DONE, OPEN
 from .identifiers import UniqueIds
-from .models import (Adjustment, Authorization, Claim, ClaimLine, Coverage, Encounter, Facility,
-                     Order, Payer, Remittance)
+from .models import (Authorization, Claim, ClaimLine, Coverage, Document, Encounter, Facility, Order, Payer,
+                     Plan, Remittance, Supplier)
 from .people import billing_coverage
+from .review_rules import COVERAGE_INACTIVE, MET, NOT_MET, NOT_REVIEWED, Review, review, service_rule
 
-_BASE_CHARGE = {"imaging": (850, 3200), "procedure": (1200, 9000), "drug": (18, 95), "dme": (180, 1400),
-                "sleep": (900, 2600), "therapy": (45, 90), "lab": (25, 140), "office": (110, 320)}
-# (group, carc, rarc) for denials of a service line, with relative weights.
-_DENIALS = ((("CO", "50", "N386"), 5), (("CO", "16", "N290"), 3), (("CO", "16", "M127"), 2),
-            (("CO", "16", "MA130"), 1), (("CO", "97", "N20"), 3), (("CO", "29", None), 3),
-            (("CO", "4", "N657"), 2), (("CO", "11", "M76"), 2), (("CO", "167", "N130"), 1),
-            (("CO", "18", None), 1), (("OA", "22", "MA04"), 1), (("CO", "204", "N130"), 1),
-            (("CO", "151", "N362"), 1))
+# Supplier category of each DME code the world orders.
+SUPPLIER_CATEGORY = {"E0601": "cpap", "E1390": "oxygen", "K0001": "mobility", "E0143": "mobility",
+                     "E0260": "beds", "E2103": "diabetes", "A9276": "diabetes", "A4239": "diabetes"}
+DENIED_ALTHOUGH_MET = "denied_although_criteria_met"
+_GENERIC_DENIAL = "The documentation submitted does not support medical necessity under our clinical policy."
 
 
 class PayerHistory:
     """Builds authorizations, claims and remittances from the chart."""
 
     def __init__(self, rng: random.Random, anchor: date, payers: tuple[Payer, ...],
-                 coverages: dict[str, Coverage], facilities: tuple[Facility, ...]):
+                 coverages: dict[str, Coverage], facilities: tuple[Facility, ...], *,
+                 plans: tuple[Plan, ...], suppliers: tuple[Supplier, ...]):
         self.rng, self.anchor = rng, anchor
         self.payers = {p.id: p for p in payers}
+        self.products = {p.id: p.product for p in plans}
         self.coverages = coverages
         self.by_mrn: dict[str, list[Coverage]] = {}
         for coverage in coverages.values():
             self.by_mrn.setdefault(coverage.mrn, []).append(coverage)
         self.facilities = {f.id: f for f in facilities}
+        self.suppliers = suppliers
         self.ids = UniqueIds(rng)
+        self.facts: dict[str, dict[str, str]] = {}
+        self.supplier_for: dict[str, Supplier] = {}
         self.authorizations: list[Authorization] = []
         self.claims: list[Claim] = []
         self.remittances: list[Remittance] = []
 
     # ---- authorizations -------------------------------------------------------
-    def authorize(self, order: Order, status: str, decided: date) -> Authorization:
+    def review(self, order: Order, day: date) -> Review:
+        """The payer's rules applied to the order's chart facts for service on `day`."""
+        coverage = self.coverages[order.coverage_id]
+        return review(order.code, self.payers[coverage.payer_id].portal, self.products[coverage.plan_id],
+                      self.facts.get(order.id, {}), coverage.active_on(day))
+
+    def authorize(self, order: Order, status: str, decided: date, *, reason: str = "",
+                  failed_criterion: str | None = None, deliberate_error: str | None = None,
+                  requested_items: tuple[str, ...] = ()) -> Authorization:
         coverage = self.coverages[order.coverage_id]
         code = self.payers[coverage.payer_id].payer_code[:3]
         auth = Authorization(
@@ -54,93 +71,167 @@ class PayerHistory:
             end=order.planned_date + timedelta(days=self.rng.choice((30, 60, 90, 180))),
             status=status, order_id=order.id,
             case_number=self.ids.draw(lambda r: f"CS{r.randrange(10000000, 99999999)}"),
+            decision_reason=reason, failed_criterion=failed_criterion, deliberate_error=deliberate_error,
+            requested_items=requested_items,
         )
         self.authorizations.append(auth)
         return auth
+
+    def decide(self, order: Order, outcome: Review, decided: date) -> Authorization:
+        """A decided request: approved when the criteria are met, else denied quoting the failed one."""
+        if outcome.outcome == MET:
+            return self.authorize(order, "Approved", decided, reason=outcome.reason)
+        return self.authorize(order, "Denied", decided, reason=outcome.reason, failed_criterion=outcome.criterion_id)
 
     def add_open_order_auth(self, order: Order) -> None:
         """Some open orders already have a request on file (duplicate / status-check cases)."""
         if not order.needs_auth or self.rng.random() >= 0.16:
             return
-        status = self.rng.choices(("Approved", "Pended", "Denied", "Cancelled"), (5, 3, 2, 1))[0]
-        self.authorize(order, status, order.ordered_on + timedelta(days=self.rng.randrange(0, 3)))
+        outcome = self.review(order, order.planned_date - timedelta(days=3))
+        if outcome.outcome == NOT_REVIEWED:
+            return
+        decided = order.ordered_on + timedelta(days=self.rng.randrange(0, 3))
+        kind = self.rng.choices(("decided", "Pended", "Cancelled", "wrong denial"), (8, 3, 1, 1))[0]
+        if kind == "Pended":
+            self.authorize(order, "Pended", decided, reason="Pended for additional information.",
+                           requested_items=(service_rule(order.code).records_needed,))
+        elif kind == "Cancelled":
+            self.authorize(order, "Cancelled", decided, reason="Request cancelled by the provider's office.")
+        elif kind == "wrong denial" and outcome.outcome == MET:
+            # A reviewer's error the coordinator can overturn: it cites a criterion the chart meets.
+            first = service_rule(order.code).criteria[self.payers[self.coverages[order.coverage_id].payer_id].portal]
+            self.authorize(order, "Denied", decided, reason=first[0].deny_reason if first else _GENERIC_DENIAL,
+                           failed_criterion=first[0].id if first else None, deliberate_error=DENIED_ALTHOUGH_MET)
+        else:
+            self.decide(order, outcome, decided)
 
     # ---- claims ---------------------------------------------------------------
     def _charge(self, category: str, units: int) -> float:
-        low, high = _BASE_CHARGE[category]
+        low, high = BASE_CHARGE[category]
         return round(self.rng.uniform(low, high) * units, 2)
 
-    def _paid_line(self, line_no: int, code: str, units: int, charge: float, dx, payer_share: float,
-                   modifiers=()) -> ClaimLine:
+    def _submitted_lines(self, order: Order | None, code: str, category: str, units: int, dx) -> list[ClaimLine]:
+        """What the provider billed: the service, plus administration and a same-day visit for drugs."""
         rng = self.rng
-        allowed = round(charge * payer_share, 2)
-        patient = round(allowed * rng.choice((0.0, 0.1, 0.2, 0.2)), 2)
-        adjustments = [Adjustment("CO", "45", None, round(charge - allowed, 2))]
-        if patient:
-            adjustments.append(Adjustment("PR", rng.choice(("1", "2", "2", "3")), None, patient))
-        return ClaimLine(line_no, code, tuple(modifiers), units, charge, tuple(dx),
-                         round(allowed - patient, 2), tuple(adjustments))
+        modifiers = ("26",) if category == "imaging" and rng.random() < 0.2 else ()
+        lines = [ClaimLine(1, code, modifiers, units, self._charge(category, units), tuple(dx), 0.0, ())]
+        if category == "drug":
+            administration = ADMINISTRATION.get(code, DEFAULT_ADMINISTRATION)
+            lines.append(ClaimLine(2, administration, (), 1, self._charge("procedure", 1) / 4, tuple(dx), 0.0, ()))
+            if rng.random() < 0.7:
+                # A separately identifiable visit the same day needs modifier 25; offices forget it.
+                visit_modifiers = ("25",) if rng.random() < 0.5 else ()
+                lines.append(ClaimLine(3, rng.choice(("99213", "99214")), visit_modifiers, 1,
+                                       self._charge("office", 1), tuple(dx), 0.0, ()))
+        return [ClaimLine(l.line_no, l.code, l.modifiers, l.units, round(l.charge, 2), l.diagnosis_codes, 0.0, ())
+                for l in lines]
 
-    def _denied_line(self, line_no, code, units, charge, dx, denial, modifiers=()) -> ClaimLine:
-        group, carc, rarc = denial
-        return ClaimLine(line_no, code, tuple(modifiers), units, charge, tuple(dx), 0.0,
-                         (Adjustment(group, carc, rarc, charge),))
+    def _other_coverage_active(self, coverage: Coverage, day: date) -> bool:
+        return any(c.id != coverage.id and c.active_on(day) for c in self.by_mrn[coverage.mrn])
 
     def bill(self, order: Order | None, enc: Encounter, code: str, category: str, units: int,
              coverage: Coverage, service_date: date) -> None:
         """Create one claim (and its remittance unless it is still pending)."""
         rng = self.rng
-        payer = self.payers[coverage.payer_id]
-        facility = self.facilities[order.facility_id if order else enc.facility_id]
-        dx = order.diagnosis_codes if order else enc.diagnosis_codes
+        product = self.products[coverage.plan_id]
         auth_number, denial = None, None
-        if order and order.needs_auth:
-            on_file = self.authorize(order, "Approved", order.ordered_on + timedelta(days=rng.randrange(1, 5))) \
-                if rng.random() < 0.78 else None
-            if on_file and rng.random() < 0.8:
-                auth_number = on_file.auth_number
-            elif rng.random() < 0.85:
-                denial = ("CO", "197", rng.choice((None, "N54", "M62")))
-        roll = rng.random()
-        if denial is None and roll < 0.2:
-            denial = rng.choices(*zip(*_DENIALS))[0]
-        status = "Denied" if denial else ("Partially Paid" if roll > 0.9 else "Paid")
+        if not coverage.active_on(service_date):
+            before = service_date < coverage.effective
+            denial = ("CO", "26" if before else "27", None)
+        elif order is not None:
+            # The request would have asked for service from three days before the planned date.
+            outcome = self.review(order, order.planned_date - timedelta(days=3))
+            if outcome.outcome != NOT_REVIEWED:
+                decided = order.ordered_on + timedelta(days=rng.randrange(1, 5))
+                if outcome.outcome == MET and rng.random() < 0.9:
+                    on_file = self.decide(order, outcome, decided)
+                    if rng.random() < 0.85:
+                        auth_number = on_file.auth_number
+                    else:
+                        # An auth exists but the claim lacks its number: an appealable CO-197.
+                        denial = ("CO", "197", rng.choice((None, "M62")))
+                else:
+                    if outcome.outcome in (NOT_MET, COVERAGE_INACTIVE) and rng.random() < 0.5:
+                        self.decide(order, outcome, decided)
+                    denial = ("CO", "197", None)
+        if denial is None and rng.random() < 0.22:
+            denial = pick_denial(rng, product=product, units=units, has_auth=auth_number is not None,
+                                 other_coverage_active=self._other_coverage_active(coverage, service_date))
         late = denial is not None and denial[1] == "29"
         submitted = service_date + timedelta(days=rng.randrange(200, 400) if late else rng.randrange(2, 21))
         paid_on = submitted + timedelta(days=rng.randrange(12, 35))
-        if paid_on > self.anchor or (rng.random() < 0.05 and submitted < self.anchor):
-            status, denial = "Pending", None
-        share = rng.uniform(0.42, 0.68)
-        charge = self._charge(category, units)
-        modifiers = ("26",) if category == "imaging" and rng.random() < 0.2 else ()
-        lines: list[ClaimLine]
-        if status == "Pending":
-            lines = [ClaimLine(1, code, modifiers, units, charge, dx, 0.0, ())]
-        elif status == "Denied":
-            if denial[1] == "97":
-                # Bundling denies the add-on line and pays the primary visit.
-                visit = self._charge("office", 1)
-                lines = [self._paid_line(1, "99214", 1, visit, dx, share),
-                         self._denied_line(2, code, units, charge, dx, denial, modifiers)]
-                status = "Partially Paid"
-            else:
-                lines = [self._denied_line(1, code, units, charge, dx, denial, modifiers)]
-        elif status == "Partially Paid":
-            lines = [self._paid_line(1, code, units, charge, dx, share, modifiers),
-                     self._denied_line(2, "99214", 1, self._charge("office", 1), dx, ("CO", "97", "N20"))]
+        pending = paid_on > self.anchor or (rng.random() < 0.05 and submitted < self.anchor)
+        dx = order.diagnosis_codes if order else enc.diagnosis_codes
+        submitted_lines = self._submitted_lines(order, code, category, units, dx)
+        original = None
+        if not pending and denial is not None and denial[1] == "18":
+            original = self._original_of_duplicate(order, enc, coverage, service_date, submitted_lines,
+                                                   auth_number, category)
+            submitted = original.submitted_on + timedelta(days=rng.randrange(20, 45))
+            paid_on = submitted + timedelta(days=rng.randrange(7, 20))
+            pending = paid_on > self.anchor
+        if pending:
+            lines, status = [pending_line(line) for line in submitted_lines], "Pending"
+        elif denial is not None:
+            lines, status = [denied_line(line, denial) for line in submitted_lines], "Denied"
         else:
-            lines = [self._paid_line(1, code, units, charge, dx, share, modifiers)]
+            lines = self._adjudicate(submitted_lines)
+            status = "Paid" if all(line.paid > 0 for line in lines) else "Partially Paid"
+        self._add_claim(order, enc, coverage, service_date, submitted, status, lines, auth_number, category,
+                        paid_on, original.claim_number if original and not pending else None)
+
+    def _adjudicate(self, submitted: list[ClaimLine]) -> list[ClaimLine]:
+        """Pay each line; an E/M without modifier 25 next to a procedure is bundled into it (CO-97)."""
+        share = self.rng.uniform(0.42, 0.68)
+        has_procedure = any(line.code not in EVALUATION_AND_MANAGEMENT for line in submitted)
+        lines = []
+        for line in submitted:
+            if line.code in EVALUATION_AND_MANAGEMENT and "25" not in line.modifiers and has_procedure:
+                lines.append(denied_line(line, ("CO", "97", "N20")))
+            else:
+                lines.append(paid_line(self.rng, line.line_no, line.code, line.units, line.charge,
+                                       line.diagnosis_codes, share, line.modifiers))
+        return lines
+
+    def _original_of_duplicate(self, order, enc, coverage, service_date, submitted_lines, auth_number,
+                               category) -> Claim:
+        """The paid claim a CO-18 duplicate repeats (same service, date and lines)."""
+        submitted = service_date + timedelta(days=self.rng.randrange(2, 15))
+        paid_on = submitted + timedelta(days=self.rng.randrange(12, 25))
+        lines = self._adjudicate(submitted_lines)
+        status = "Paid" if all(line.paid > 0 for line in lines) else "Partially Paid"
+        return self._add_claim(order, enc, coverage, service_date, submitted, status, lines, auth_number,
+                               category, paid_on, None)
+
+    def _billing_npi(self, order: Order | None, enc: Encounter, category: str) -> str:
+        if order is not None and category == "dme":
+            return self.dme_supplier(order).npi
+        return self.facilities[order.facility_id if order else enc.facility_id].npi
+
+    def dme_supplier(self, order: Order) -> Supplier:
+        """The supplier that fills (and bills) a DME order, chosen once per order."""
+        if order.id not in self.supplier_for:
+            category = SUPPLIER_CATEGORY[order.code]
+            self.supplier_for[order.id] = self.rng.choice([s for s in self.suppliers if category in s.categories])
+        return self.supplier_for[order.id]
+
+    def _add_claim(self, order, enc, coverage, service_date, submitted, status, lines, auth_number, category,
+                   paid_on, original_claim_number) -> Claim:
+        payer = self.payers[coverage.payer_id]
+        facility = self.facilities[order.facility_id if order else enc.facility_id]
         claim = Claim(
             claim_number=self.ids.draw(lambda r: f"CLM{service_date:%y}-{r.randrange(1000000, 9999999):07d}"),
             mrn=coverage.mrn, payer_id=payer.id, coverage_id=coverage.id, member_id=coverage.member_id,
-            service_date=service_date, billing_npi=facility.npi,
+            service_date=service_date, billing_npi=self._billing_npi(order, enc, category),
             rendering_npi=order.ordering_npi if order else enc.provider_npi, facility_id=facility.id,
             submitted_on=submitted, total_charge=round(sum(line.charge for line in lines), 2),
             status=status, lines=tuple(lines), order_id=order.id if order else None, auth_number=auth_number,
+            original_claim_number=original_claim_number,
         )
         self.claims.append(claim)
         if status != "Pending":
             self._remit(claim, payer, paid_on)
+        return claim
 
     def _remit(self, claim: Claim, payer: Payer, paid_on: date) -> None:
         patient = round(sum(a.amount for line in claim.lines for a in line.adjustments if a.group == "PR"), 2)
@@ -154,8 +245,14 @@ class PayerHistory:
             appeal_deadline=paid_on + timedelta(days=payer.timely_appeal_days),
         ))
 
-    def process(self, orders, order_state: dict[str, str], encounters) -> None:
-        """Walk the chart in order: open orders may have auths, done orders get claims."""
+    def process(self, orders, order_state: dict[str, str], encounters, documents: tuple[Document, ...] = ()) -> None:
+        """Walk the chart in order: open orders may have auths, done orders get claims.
+
+        `documents` give each order its chart facts, which the payer's rules read.
+        """
+        for document in documents:
+            if document.order_id:
+                self.facts.setdefault(document.order_id, {}).update(document.facts)
         enc_by_id = {e.id: e for e in encounters}
         for order in orders:
             state = order_state[order.id]

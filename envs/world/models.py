@@ -263,6 +263,8 @@ class Claim:
     lines: tuple[ClaimLine, ...]
     order_id: str | None
     auth_number: str | None
+    # A CO-18 duplicate names the paid claim it duplicates.
+    original_claim_number: str | None = None
 
     @property
     def paid_amount(self) -> float:
@@ -285,7 +287,13 @@ class Remittance:
 
 @dataclass(**_FROZEN)
 class Authorization:
-    """A prior authorization already on file at the payer."""
+    """A prior authorization request already on file at the payer.
+
+    `decision_reason` is what the payer wrote (for a denial, the criterion that failed,
+    named by `failed_criterion`). A denial that contradicts the payer's own rules exists
+    only on purpose and says so in `deliberate_error`. A pended request lists in
+    `requested_items` what the payer asked for.
+    """
 
     auth_number: str
     payer_id: str
@@ -298,6 +306,10 @@ class Authorization:
     status: str
     order_id: str | None
     case_number: str
+    decision_reason: str = ""
+    failed_criterion: str | None = None
+    deliberate_error: str | None = None
+    requested_items: tuple[str, ...] = ()
 
 
 @dataclass(**_FROZEN)
@@ -313,3 +325,12 @@ class InboundFax:
     kind: str
     mrn: str | None
     pages_text: tuple[str, ...]
+
+    @property
+    def page_count(self) -> int:
+        return len(self.pages_text)
+
+    @property
+    def file_name(self) -> str:
+        """The name the fax app stores and serves the received PDF under."""
+        return f"fax-{self.id}.pdf"

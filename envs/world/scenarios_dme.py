@@ -125,13 +125,13 @@ def oxygen(cb: ChartBuilder) -> None:
 
 
 def glucose_monitor(cb: ChartBuilder) -> None:
-    """Continuous glucose monitor (E2103, A9276 or K0553) for insulin-treated diabetes."""
+    """Continuous glucose monitor (E2103 receiver, A4239 supply allowance or A9276 sensors) for diabetes."""
     rng, patient = cb.rng, cb.patient
     state, day = cb.timeline()
     doc = cb.provider(rng.choice(("Endocrinology", "Primary Care")))
     code, desc = rng.choice((("E2103", "Continuous glucose monitor receiver"),
                              ("A9276", "CGM sensors, one month supply"),
-                             ("K0553", "Therapeutic CGM supply allowance")))
+                             ("A4239", "Non-adjunctive CGM supply allowance, one month")))
     units = 30 if code == "A9276" else 1
     type1 = rng.random() < 0.35
     dx = ("E10.65", "Z79.4") if type1 else rng.choice((("E11.65", "Z79.4"), ("E11.65",), ("E11.649", "Z79.4")))
@@ -166,7 +166,7 @@ def mobility(cb: ChartBuilder) -> None:
     doc = cb.provider(rng.choice(("Physical Medicine & Rehabilitation", "Primary Care")))
     code, desc = rng.choice((("K0001", "Standard manual wheelchair"), ("E0143", "Folding wheeled walker"),
                              ("E0260", "Semi-electric hospital bed")))
-    dx = rng.choice((("R26.2", "M17.0"), ("I69.351", "R26.81"), ("G20", "Z74.09"), ("M16.11", "R26.2")))
+    dx = rng.choice((("R26.2", "M17.0"), ("I69.351", "R26.81"), ("G20.A1", "Z74.09"), ("M16.11", "R26.2")))
     cane = rng.choice(("yes", "no"))
     enc = cb.encounter(doc, day, "Office Visit", "Mobility limitation", dx)
     order = cb.order(enc, code, desc, "dme", 1, dx, "FAC-HOM", state, needs_auth=code != "E0143")

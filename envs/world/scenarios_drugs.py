@@ -19,7 +19,7 @@ _DRUGS = (
      "methotrexate"),
     ("J3262", "tocilizumab 8 mg/kg every 4 weeks", 560, "Rheumatology", (("M05.79",), ("M06.09",)),
      "methotrexate"),
-    ("J2350", "ocrelizumab 600 mg every 6 months", 600, "Neurology", (("G35",),), "interferon beta-1a"),
+    ("J2350", "ocrelizumab 600 mg every 6 months", 600, "Neurology", (("G35.A",),), "interferon beta-1a"),
     ("J9312", "rituximab 375 mg/m2 weekly", 70, "Oncology", (("C83.30", "Z51.12"), ("C91.10", "Z51.12")),
      "none"),
     ("J9271", "pembrolizumab 200 mg every 3 weeks", 200, "Oncology", (("C34.90", "Z51.12"),), "none"),

@@ -86,18 +86,23 @@ def knee_mri(cb: ChartBuilder) -> None:
     side = rng.choice(("right", "left"))
     dx = ("S83.241A", "M25.561") if side == "right" else ("S83.242A", "M25.562")
     weeks = rng.choice((1, 2, 3, 4, 6, 8))
-    mcmurray = rng.choice(("positive", "positive", "negative"))
+    # Catching or locking is what makes a meniscal tear likely; without it (and with a
+    # short trial of conservative care) a payer can rightly deny the MRI.
+    mechanical = rng.random() < 0.7
+    mcmurray = "positive" if mechanical else "negative"
     xray_day = day - timedelta(days=rng.randrange(5, 30))
     enc = cb.encounter(doc, day, "Office Visit", f"{side.title()} knee pain after twisting injury", dx)
     order = cb.order(enc, "73721", f"MRI {side} knee without contrast", "imaging", 1, dx,
                      "FAC-OPI", state, needs_auth=True)
     facts = {"conservative_therapy_weeks": str(weeks), "mcmurray_test": mcmurray,
+             "mechanical_symptoms": "catching and locking" if mechanical else "none",
              "laterality": side, "prior_imaging_date": us_date(xray_day)}
+    symptoms = ("catching and intermittent locking (mechanical symptoms: catching and locking)" if mechanical
+                else "pain with stairs and squatting; no catching, locking or giving way (mechanical symptoms: none)")
     text = progress_note(
         rng, patient, doc, day, "Orthopedic visit - knee pain",
-        hpi=(f"Twisting injury of the {side} knee with medial joint line pain, catching and intermittent "
-             f"locking. Conservative therapy for {weeks} weeks (rest, ice, bracing and NSAIDs) has not "
-             "relieved the mechanical symptoms."),
+        hpi=(f"Twisting injury of the {side} knee with medial joint line pain, {symptoms}. Conservative "
+             f"therapy for {weeks} weeks (rest, ice, bracing and NSAIDs) has not relieved the pain."),
         exam=f"Small effusion of the {side} knee, medial joint line tenderness, McMurray test {mcmurray}. Ligaments stable.",
         assessment=f"Suspected medial meniscus tear, {side} knee ({dx[0]}). Knee X-ray on {us_date(xray_day)}: no fracture.",
         plan=f"MRI of the {side} knee without contrast (CPT 73721). Consider arthroscopy depending on findings.",
@@ -111,7 +116,7 @@ def brain_mri(cb: ChartBuilder) -> None:
     state, day = cb.timeline()
     doc = cb.provider("Neurology")
     reason, dx = rng.choice((("Chronic headaches", ("G43.909", "R51.9")),
-                             ("Multiple sclerosis surveillance", ("G35",)),
+                             ("Multiple sclerosis surveillance", ("G35.A",)),
                              ("New-onset seizure", ("G40.909", "R56.9")),
                              ("Dizziness and visual disturbance", ("R42", "H53.9"))))
     deficit = rng.choice(("none", "none", "left arm numbness", "right-sided visual field loss", "gait ataxia"))

@@ -1,0 +1,256 @@
+"""World audit: re-run the payers' rules over the built world and list what contradicts them.
+
+    python -m admindesk.envs.world.audit [--seed N]
+
+Prints, per scenario family, how many open orders, requests on file and claims the world
+holds, then the count of each inconsistency kind, and exits 1 when there is any (CI runs
+it). The rules are the world's own restatement of the portals' policies (`review_rules`),
+the same ones the generator decides with, checked here record by record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from . import DEFAULT_SEED, build_world
+from .claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
+from .claims import DENIED_ALTHOUGH_MET, SUPPLIER_CATEGORY
+from .models import Claim
+from .retired_codes import NOT_BILLABLE_2026, not_billable
+from .review_rules import MEDICARE_PRODUCTS, MET, NOT_REVIEWED, family_of, review, service_rule
+from .world import World
+
+# Inconsistency kinds, in report order, with what each one means.
+KINDS = {
+    "invalid_code": "a header or deleted code used as billable (orders, claims, auths, facts, code sets)",
+    "auth_contradicts_rules": "a decision on file the payer's rules do not give, with no deliberate-error label",
+    "auth_for_unreviewed_service": "a request on file for a service the payer does not review",
+    "mislabelled_deliberate_error": "a denial labelled deliberate although the rules deny it too",
+    "denial_quotes_wrong_criterion": "a denial (record or letter) that does not quote the criterion that failed",
+    "rfi_asks_wrong_records": "a request for information that does not ask for what the service needs",
+    "paid_outside_coverage": "a claim paid for a date the coverage was not active",
+    "coverage_denial_on_active_date": "a CO-26/CO-27 denial for a date the coverage was active",
+    "paid_without_required_auth": "a claim paid for a reviewed service without an approved auth",
+    "dme_not_billed_by_supplier": "a DME claim whose billing provider is not a supplier of that equipment",
+    "co18_without_original": "a CO-18 duplicate without the paid original claim it repeats",
+    "medicare_remark_on_non_medicare_plan": "N386/N115 on a plan that is not Medicare or Medicare Advantage",
+    "co97_not_em_into_procedure": "a CO-97 bundling that is not an E/M without modifier 25 next to a procedure",
+    "appeal_deadline_mismatch": "a remittance appeal deadline that is not the payer's appeal window",
+}
+OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
+_RETIRED_IN_TEXT = re.compile(r"(?<![\w.])(" + "|".join(re.escape(c) for c in NOT_BILLABLE_2026) + r")(?!\.?\w)")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One inconsistency: its kind, the scenario family, the record and what is wrong."""
+
+    kind: str
+    family: str
+    record: str
+    detail: str
+
+
+@dataclass
+class AuditReport:
+    """Findings plus per-family counts of what was audited."""
+
+    findings: list[Finding] = field(default_factory=list)
+    family_counts: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+
+    def add(self, kind: str, family: str, record: str, detail: str) -> None:
+        self.findings.append(Finding(kind, family, record, detail))
+
+    def counts(self) -> Counter:
+        """Findings per kind (every kind present, zero when clean)."""
+        counted = Counter({kind: 0 for kind in KINDS})
+        counted.update(f.kind for f in self.findings)
+        return counted
+
+
+def _facts_by_order(world: World) -> dict[str, dict[str, str]]:
+    facts: dict[str, dict[str, str]] = {}
+    for document in world.documents:
+        if document.order_id:
+            facts.setdefault(document.order_id, {}).update(document.facts)
+    return facts
+
+
+def _audit_codes(world: World, report: AuditReport) -> None:
+    for code in not_billable([*world.codes.icd10, *world.codes.procedures]):
+        report.add("invalid_code", "code_sets", code, f"{code} is in the code sets: {NOT_BILLABLE_2026[code]}")
+    for order in world.orders:
+        for code in not_billable((order.code, *order.diagnosis_codes)):
+            report.add("invalid_code", family_of(order.code), order.id, f"order uses {code}")
+    for enc in world.encounters:
+        for code in not_billable(enc.diagnosis_codes):
+            report.add("invalid_code", "office_visit", enc.id, f"encounter diagnosis {code}")
+    for claim in world.claims:
+        for line in claim.lines:
+            for code in not_billable((line.code, *line.diagnosis_codes)):
+                report.add("invalid_code", _claim_family(world, claim), claim.claim_number,
+                           f"line {line.line_no} bills {code}")
+    for auth in world.authorizations:
+        for code in not_billable((auth.code,)):
+            report.add("invalid_code", family_of(auth.code), auth.case_number, f"request on file for {code}")
+    for document in world.documents:
+        family = family_of(world.order(document.order_id).code) if document.order_id else "office_visit"
+        for key, value in document.facts:
+            for code in _RETIRED_IN_TEXT.findall(value):
+                report.add("invalid_code", family, document.id, f"fact {key} states {code}")
+
+
+def _claim_family(world: World, claim: Claim) -> str:
+    return family_of(world.order(claim.order_id).code) if claim.order_id else "office_visit"
+
+
+def _product(world: World, coverage_id: str) -> str:
+    return world.plan(world.coverage(coverage_id).plan_id).product
+
+
+def _audit_authorizations(world: World, report: AuditReport, facts: dict[str, dict[str, str]]) -> None:
+    by_member = {c.member_id: c for c in world.coverages}
+    for auth in world.authorizations:
+        order, coverage = world.order(auth.order_id), by_member[auth.member_id]
+        family, rule = family_of(auth.code), service_rule(auth.code)
+        report.family_counts[family][f"auth {auth.status.lower()}"] += 1
+        outcome = review(auth.code, world.payer(auth.payer_id).portal, _product(world, coverage.id),
+                         facts.get(order.id, {}), coverage.active_on(auth.start))
+        record = auth.case_number
+        if outcome.outcome == NOT_REVIEWED:
+            report.add("auth_for_unreviewed_service", family, record, f"{auth.status} request for {auth.code}")
+            continue
+        if auth.status == "Approved" and outcome.outcome != MET:
+            report.add("auth_contradicts_rules", family, record, f"approved although {outcome.criterion_id} fails")
+        elif auth.status == "Denied" and outcome.outcome == MET:
+            if auth.deliberate_error != DENIED_ALTHOUGH_MET:
+                report.add("auth_contradicts_rules", family, record, "denied although the criteria are met")
+        elif auth.status == "Denied":
+            if auth.deliberate_error is not None:
+                report.add("mislabelled_deliberate_error", family, record, f"labelled {auth.deliberate_error}")
+            if auth.decision_reason != outcome.reason or auth.failed_criterion != outcome.criterion_id:
+                report.add("denial_quotes_wrong_criterion", family, record,
+                           f"quotes {auth.failed_criterion!r}, failed {outcome.criterion_id!r}")
+        elif auth.status == "Pended" and auth.requested_items != (rule.records_needed,):
+            report.add("rfi_asks_wrong_records", family, record, f"asks for {auth.requested_items}")
+
+
+def _audit_faxes(world: World, report: AuditReport) -> None:
+    by_case = {a.case_number: a for a in world.authorizations}
+    for fax in world.faxes:
+        if fax.kind not in ("determination_letter", "request_for_information"):
+            continue
+        text = "\n".join(fax.pages_text)
+        auth = next((by_case[case] for case in re.findall(r"Case number: (\S+)", text) if case in by_case), None)
+        if auth is None:
+            continue
+        family = family_of(auth.code)
+        if auth.status == "Denied" and auth.decision_reason not in text:
+            report.add("denial_quotes_wrong_criterion", family, fax.id, "letter does not quote the decision reason")
+        if auth.status == "Pended" and service_rule(auth.code).records_needed not in text:
+            report.add("rfi_asks_wrong_records", family, fax.id, f"letter does not ask for what {auth.code} needs")
+
+
+def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, str]]) -> None:
+    supplier_npis = {s.npi: set(s.categories) for s in world.suppliers}
+    approved = {a.auth_number: a for a in world.authorizations if a.status == "Approved"}
+    claims = {c.claim_number: c for c in world.claims}
+    for claim in world.claims:
+        family, record = _claim_family(world, claim), claim.claim_number
+        coverage, payer = world.coverage(claim.coverage_id), world.payer(claim.payer_id)
+        product = _product(world, claim.coverage_id)
+        active = coverage.active_on(claim.service_date)
+        carcs = {a.carc for line in claim.lines for a in line.adjustments}
+        report.family_counts[family]["claims"] += 1
+        report.family_counts[family]["denied claims"] += claim.status == "Denied"
+        if claim.paid_amount > 0 and not active:
+            report.add("paid_outside_coverage", family, record, f"paid on {claim.service_date} outside coverage")
+        if active and carcs & {"26", "27"}:
+            report.add("coverage_denial_on_active_date", family, record, "CO-26/27 while coverage is active")
+        order = world.order(claim.order_id) if claim.order_id else None
+        if order is not None and claim.paid_amount > 0:
+            outcome = review(order.code, payer.portal, product, facts.get(order.id, {}), active)
+            auth = approved.get(claim.auth_number or "")
+            if outcome.outcome != NOT_REVIEWED and (auth is None or auth.order_id != order.id):
+                report.add("paid_without_required_auth", family, record, f"{order.code} paid without its auth")
+        if order is not None and order.code in SUPPLIER_CATEGORY:
+            if SUPPLIER_CATEGORY[order.code] not in supplier_npis.get(claim.billing_npi, set()):
+                report.add("dme_not_billed_by_supplier", family, record, f"billed by NPI {claim.billing_npi}")
+        if "18" in carcs and not _has_paid_original(claim, claims.get(claim.original_claim_number or "")):
+            report.add("co18_without_original", family, record, "no paid original claim")
+        for line in claim.lines:
+            for adjustment in line.adjustments:
+                if adjustment.rarc in MEDICARE_COVERAGE_REMARKS and product not in MEDICARE_PRODUCTS:
+                    report.add("medicare_remark_on_non_medicare_plan", family, record,
+                               f"{adjustment.rarc} on a {product} plan")
+                if adjustment.carc == "97" and not _bundles_em_into_procedure(claim, line):
+                    report.add("co97_not_em_into_procedure", family, record, f"CO-97 on line {line.line_no}")
+        remittance = world.remittance_for(claim.claim_number)
+        if remittance and remittance.appeal_deadline != remittance.paid_on + timedelta(days=payer.timely_appeal_days):
+            report.add("appeal_deadline_mismatch", family, record,
+                       f"deadline {remittance.appeal_deadline}, window {payer.timely_appeal_days} days")
+
+
+def _has_paid_original(duplicate: Claim, original: Claim | None) -> bool:
+    return (original is not None and original.claim_number != duplicate.claim_number
+            and original.paid_amount > 0 and original.submitted_on < duplicate.submitted_on
+            and (original.mrn, original.payer_id, original.service_date) ==
+                (duplicate.mrn, duplicate.payer_id, duplicate.service_date)
+            and [line.code for line in original.lines] == [line.code for line in duplicate.lines])
+
+
+def _bundles_em_into_procedure(claim: Claim, line) -> bool:
+    others = [other for other in claim.lines if other.line_no != line.line_no]
+    return (line.code in EVALUATION_AND_MANAGEMENT and "25" not in line.modifiers
+            and any(other.code not in EVALUATION_AND_MANAGEMENT and other.paid > 0 for other in others))
+
+
+def audit_world(world: World) -> AuditReport:
+    """Every inconsistency of `world` against the payers' rules and the coding rules."""
+    report = AuditReport()
+    facts = _facts_by_order(world)
+    for order in world.orders:
+        if order.status in OPEN_ORDER_STATUSES:
+            report.family_counts[family_of(order.code)]["open orders"] += 1
+    _audit_codes(world, report)
+    _audit_authorizations(world, report, facts)
+    _audit_faxes(world, report)
+    _audit_claims(world, report, facts)
+    return report
+
+
+def format_report(report: AuditReport) -> str:
+    """The printed audit: a table of counts per family, then findings per kind."""
+    columns = ("open orders", "auth approved", "auth denied", "auth pended", "auth cancelled", "claims",
+               "denied claims")
+    width = max([len("family")] + [len(f) for f in report.family_counts])
+    lines = ["Scenario families", "  " + "family".ljust(width) + "".join(f"{c:>16}" for c in columns)]
+    for family in sorted(report.family_counts):
+        counts = report.family_counts[family]
+        lines.append("  " + family.ljust(width) + "".join(f"{counts[c]:>16}" for c in columns))
+    lines.append("Inconsistencies")
+    for kind, count in report.counts().items():
+        lines.append(f"  {kind:<38}{count:>6}  {KINDS[kind]}")
+    for finding in report.findings[:50]:
+        lines.append(f"  ! {finding.kind} [{finding.family}] {finding.record}: {finding.detail}")
+    lines.append(f"Total inconsistencies: {len(report.findings)}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Audit the world built from `--seed`; exit status 1 when anything is inconsistent."""
+    parser = argparse.ArgumentParser(prog="python -m admindesk.envs.world.audit", description=__doc__.split("\n")[0])
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="world seed (default %(default)s)")
+    args = parser.parse_args(argv)
+    report = audit_world(build_world(args.seed))
+    print(format_report(report))
+    return 1 if report.findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
