@@ -1,0 +1,130 @@
+"""The world audit: clean on the built world, and each inconsistency kind is caught."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+
+from admindesk.envs.world import build_world
+from admindesk.envs.world.audit import KINDS, audit_world, format_report, main
+from admindesk.envs.world.models import Adjustment
+from admindesk.envs.world.review_rules import MET, NOT_MET, review
+
+
+@pytest.fixture(scope="module")
+def world():
+    return build_world()
+
+
+def _swap(world, field: str, old, new):
+    """The world with one record of `field` replaced."""
+    return replace(world, **{field: tuple(new if r is old else r for r in getattr(world, field))})
+
+
+def _outcome(world, auth):
+    coverage = next(c for c in world.coverages_for(auth.mrn) if c.member_id == auth.member_id)
+    facts = {k: v for d in world.documents if d.order_id == auth.order_id for k, v in d.facts}
+    return review(auth.code, world.payer(auth.payer_id).portal, world.plan(coverage.plan_id).product, facts,
+                  coverage.active_on(auth.start)).outcome
+
+
+def _auth(world, status, outcome):
+    return next(a for a in world.authorizations if a.status == status and a.deliberate_error is None
+                and _outcome(world, a) == outcome)
+
+
+def _paid_claim(world, **where):
+    return next(c for c in world.claims if c.status == "Paid" and c.order_id
+                and all(getattr(world.order(c.order_id), k) == v for k, v in where.items()))
+
+
+def _with_first_line_adjustment(claim, adjustment):
+    first = replace(claim.lines[0], adjustments=(adjustment,))
+    return replace(claim, lines=(first, *claim.lines[1:]))
+
+
+def _inject(world, kind):
+    """(defective world, the record the finding must name) for one inconsistency kind."""
+    if kind == "invalid_code":
+        order = world.orders[0]
+        return _swap(world, "orders", order, replace(order, diagnosis_codes=("G35",))), order.id
+    if kind == "auth_contradicts_rules":
+        auth = _auth(world, "Approved", MET)
+        return _swap(world, "authorizations", auth, replace(auth, status="Denied")), auth.case_number
+    if kind == "auth_for_unreviewed_service":
+        auth = _auth(world, "Approved", MET)
+        return _swap(world, "authorizations", auth, replace(auth, code="93306")), auth.case_number
+    if kind == "mislabelled_deliberate_error":
+        auth = _auth(world, "Denied", NOT_MET)
+        bad = replace(auth, deliberate_error="denied_although_criteria_met")
+        return _swap(world, "authorizations", auth, bad), auth.case_number
+    if kind == "denial_quotes_wrong_criterion":
+        auth = _auth(world, "Denied", NOT_MET)
+        bad = replace(auth, decision_reason="Criteria not met: a criterion this service does not have.")
+        return _swap(world, "authorizations", auth, bad), auth.case_number
+    if kind == "rfi_asks_wrong_records":
+        auth = next(a for a in world.authorizations if a.status == "Pended")
+        return _swap(world, "authorizations", auth, replace(auth, requested_items=("any records",))), auth.case_number
+    if kind == "paid_outside_coverage":
+        claim = _paid_claim(world)
+        before = world.coverage(claim.coverage_id).effective - timedelta(days=1)
+        return _swap(world, "claims", claim, replace(claim, service_date=before)), claim.claim_number
+    if kind == "coverage_denial_on_active_date":
+        claim = _paid_claim(world)
+        bad = _with_first_line_adjustment(claim, Adjustment("CO", "27", None, claim.lines[0].charge))
+        return _swap(world, "claims", claim, bad), claim.claim_number
+    if kind == "paid_without_required_auth":
+        claim = next(c for c in world.claims if c.status == "Paid" and c.auth_number)
+        return _swap(world, "claims", claim, replace(claim, auth_number=None)), claim.claim_number
+    if kind == "dme_not_billed_by_supplier":
+        claim = next(c for c in world.claims if c.order_id and world.order(c.order_id).category == "dme")
+        bad = replace(claim, billing_npi=world.facility(claim.facility_id).npi)
+        return _swap(world, "claims", claim, bad), claim.claim_number
+    if kind == "co18_without_original":
+        claim = next(c for c in world.claims if c.original_claim_number)
+        return _swap(world, "claims", claim, replace(claim, original_claim_number=None)), claim.claim_number
+    if kind == "medicare_remark_on_non_medicare_plan":
+        claim = next(c for c in world.claims if c.status == "Denied"
+                     and world.plan(world.coverage(c.coverage_id).plan_id).product == "PPO")
+        bad = _with_first_line_adjustment(claim, Adjustment("CO", "50", "N386", claim.lines[0].charge))
+        return _swap(world, "claims", claim, bad), claim.claim_number
+    if kind == "co97_not_em_into_procedure":
+        claim = _paid_claim(world, category="imaging")
+        bad = _with_first_line_adjustment(claim, Adjustment("CO", "97", "N20", claim.lines[0].charge))
+        return _swap(world, "claims", claim, bad), claim.claim_number
+    if kind == "appeal_deadline_mismatch":
+        remit = world.remittances[0]
+        bad = replace(remit, appeal_deadline=remit.appeal_deadline + timedelta(days=30))
+        return _swap(world, "remittances", remit, bad), remit.claim_number
+    raise AssertionError(f"no injection for {kind}")
+
+
+def test_the_built_world_has_no_inconsistency(world, capsys):
+    report = audit_world(world)
+    assert report.findings == []
+    assert sum(report.counts().values()) == 0 and set(report.counts()) == set(KINDS)
+    families = report.family_counts
+    assert {"lumbar_mri", "knee_mri", "cpap", "specialty_drug", "office_visit"} <= set(families)
+    assert families["lumbar_mri"]["open orders"] > 0 and families["lumbar_mri"]["claims"] > 0
+    assert main([]) == 0
+    printed = capsys.readouterr().out
+    assert "Total inconsistencies: 0" in printed and "lumbar_mri" in printed
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_each_inconsistency_kind_is_detected(world, kind):
+    defective, record = _inject(world, kind)
+    report = audit_world(defective)
+    assert [f.record for f in report.findings if f.kind == kind] == [record]
+    assert report.counts()[kind] == 1
+    assert f"! {kind}" in format_report(report)
+
+
+def test_the_command_exits_1_and_lists_the_finding_when_anything_is_inconsistent(world, monkeypatch, capsys):
+    defective, record = _inject(world, "co18_without_original")
+    monkeypatch.setattr("admindesk.envs.world.audit.build_world", lambda seed: defective)
+    assert main(["--seed", "1"]) == 1
+    printed = capsys.readouterr().out
+    assert f"co18_without_original [" in printed and record in printed and "Total inconsistencies: 1" in printed
