@@ -29,7 +29,10 @@ def describe(*, record_type: str | None = None, record_id: str | None = None,
 def record_request(response):
     """after_request hook: write the audit row of an authenticated, non-bench request."""
     endpoint = request.endpoint or ""
-    username = session.get("username") or g.get("audit", {}).get("username")
+    db = current_app.extensions["admindesk"].db
+    # A login from before a reset is void: its requests (even of public pages) are anonymous.
+    signed_in = session.get("generation") == db.pinned().generation
+    username = (session.get("username") if signed_in else None) or g.get("audit", {}).get("username")
     if username is None or endpoint in STATIC_ENDPOINTS or endpoint.startswith("bench."):
         return response
     audit = g.get("audit", {})
@@ -40,7 +43,7 @@ def record_request(response):
         record_type=audit.get("record_type"), record_id=audit.get("record_id"),
         tab=audit.get("tab"), status_code=response.status_code, detail=audit.get("detail"))
     # A separate session: the view's own transaction may have been rolled back.
-    with current_app.extensions["admindesk"].db.new_session() as audit_session:
+    with db.request_side_session() as audit_session:
         audit_session.add(event)
         audit_session.commit()
     return response

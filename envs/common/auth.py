@@ -33,7 +33,7 @@ def require_login():
     kit = current_app.extensions["admindesk"]
     username = session.get("username")
     # A reset starts a new generation: sessions from before it are void.
-    if username and session.get("generation") == kit.generation:
+    if username and session.get("generation") == kit.db.pinned().generation:
         user = kit.db.request_session().scalar(select(StaffUser).where(StaffUser.username == username))
         if user is not None:
             g.user = user
@@ -62,7 +62,7 @@ def login():
             g.audit = {"username": username or None, "action": "login_failed"}
         else:
             session.clear()
-            session.update(username=user.username, generation=kit.generation)
+            session.update(username=user.username, generation=kit.db.pinned().generation)
             describe(action="login")
             return redirect(_safe_next(request.args.get("next")) or url_for(kit.spec.home_endpoint))
     return render_template("login.html", error=error, username=username), (401 if error else 200)

@@ -18,9 +18,11 @@ from . import clock, seeding
 from .audit import STATIC_ENDPOINTS, record_request
 from .auth import auth, require_login
 from .bench import bench
-from .database import Database, KitBase
+from .database import Database, KitBase, make_engine
 from .filters import register_filters
 from .kit_models import BenchState
+from .request_guards import (BoundedIntConverter, DoubleSubmitGuard, guard_bench_paths,
+                             refuse_overlong_fields)
 from .uploads import MAX_UPLOAD_BYTES
 
 COMMON_DIR = Path(__file__).resolve().parent
@@ -71,7 +73,6 @@ class Kit:
     def __init__(self, spec: AppSpec, config: AppConfig):
         self.spec, self.config = spec, config
         self.db = Database((KitBase.metadata, spec.base.metadata))
-        self.generation = 0
         # Several apps (tests build many) may share one data folder within one process.
         self._live_name = f"{spec.name}-{os.getpid()}-{next(_KIT_SERIALS)}"
         self._reset_lock = threading.Lock()
@@ -94,19 +95,27 @@ class Kit:
 
         return seeding.build_template(self.db, target, populate)
 
+    @property
+    def generation(self) -> int:
+        """How many resets this app has had; a login belongs to one generation."""
+        return self.db.generation
+
     def reset(self, now: datetime = clock.DEFAULT_NOW) -> None:
-        """Fresh copy of the template, clock frozen at `now`; old sessions become void."""
+        """Fresh copy of the template, clock frozen at `now`; old sessions become void.
+
+        Requests in flight finish on the previous copy (see `Database`), so nothing they
+        write reaches the new episode.
+        """
         with self._reset_lock:
-            self.generation += 1
+            generation = self.db.generation + 1
             path = seeding.copy_template(self.template, self.config.data_dir / "live",
-                                         self._live_name, self.generation)
-            with Session(bind=seeding.make_engine(path)) as session:
+                                         self._live_name, generation)
+            engine = make_engine(path)
+            with Session(bind=engine) as session:
                 session.merge(BenchState(key=clock.CLOCK_KEY, value=now.isoformat()))
                 session.commit()
-                session.get_bind().dispose()
-            old = self.db.swap(path)
-            if old is not None:
-                seeding.remove_database_file(old)
+            engine.dispose()
+            self.db.swap(path, generation)
 
 
 def create_app(spec: AppSpec, config: AppConfig) -> Flask:
@@ -118,10 +127,17 @@ def create_app(spec: AppSpec, config: AppConfig) -> Flask:
                       SESSION_COOKIE_NAME=f"{spec.name}_session", SESSION_COOKIE_SAMESITE="Lax")
     app.jinja_loader = ChoiceLoader([FileSystemLoader(str(spec.package_dir / "templates")),
                                      FileSystemLoader(str(COMMON_DIR / "templates"))])
+    app.config["MAX_FORM_MEMORY_SIZE"] = MAX_UPLOAD_BYTES  # long text reaches the field check
+    app.url_map.converters["int"] = BoundedIntConverter
     kit = Kit(spec, config)
     app.extensions["admindesk"] = kit
     kit.reset()
 
+    # Order matters: bench spellings are 404 before anything (CSRF, login) can answer;
+    # then the request is pinned, so the login check, the view and its audit row share one
+    # database.
+    app.before_request(guard_bench_paths)
+    app.before_request(kit.db.pin_request)
     csrf = CSRFProtect(app)
     csrf.exempt(bench)
     app.register_blueprint(bench)
@@ -133,10 +149,14 @@ def create_app(spec: AppSpec, config: AppConfig) -> Flask:
     # Browsers ask for /favicon.ico on every page; an app that declares no icon answers
     # "none" here instead of through the login guard and the audit trail.
     app.add_url_rule("/favicon.ico", "favicon", lambda: ("", 204))
+    double_submits = DoubleSubmitGuard()
     app.before_request(require_login)
+    app.before_request(refuse_overlong_fields)
+    app.before_request(double_submits.before_request)
+    app.after_request(double_submits.after_request)
     app.after_request(record_request)
     app.after_request(forbid_caching_of_pages)
-    app.teardown_appcontext(Database.close_request_session)
+    app.teardown_appcontext(kit.db.end_request)
     register_filters(app, spec.date_format)
 
     @app.context_processor
@@ -150,8 +170,12 @@ def create_app(spec: AppSpec, config: AppConfig) -> Flask:
 
     @app.errorhandler(413)
     def too_large(_error):
-        return render_template("error.html", code=413, title="File too large",
-                               message="Uploads are limited to 10 MB. Choose a smaller file."), 413
+        if request.files or request.mimetype == "multipart/form-data":
+            title, message = "File too large", "Uploads are limited to 10 MB. Choose a smaller file."
+        else:
+            title, message = "Text too long", ("This form holds more text than it can take. "
+                                               "Go back, shorten the long field and submit again.")
+        return render_template("error.html", code=413, title=title, message=message), 413
 
     @app.errorhandler(404)
     def not_found(_error):

@@ -19,6 +19,7 @@ from . import models as m
 from . import models_work as w
 from .chart_rules import COMPLETED_COURSES, DIAGNOSIS_MEDICATIONS, allergy_line, split_drug
 from .document_files import document_pdf, download_name
+from .seed_history import seed_history
 from .seed_queues import seed_work_queues
 from .vocab import DOCUMENT_KINDS
 
@@ -29,7 +30,8 @@ UNSIGNED_AUTHORS = {"imaging_report": "Radiology Department"}
 def seed(session: Session, world) -> None:
     """Copy the world into the EHR's tables (called once per template build)."""
     # Relationships are view-only, so flush section by section to insert parents first.
-    for section in (_reference, _patients, _chart, _documents, _billing, _authorizations, seed_work_queues):
+    for section in (_reference, _patients, _chart, _documents, _billing, _authorizations, seed_history,
+                    seed_work_queues):
         section(session, world)
         session.flush()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from sqlalchemy import Integer, String, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -57,6 +57,14 @@ def add_widget():
     db().commit()
     describe(action="create_widget", record_type="widget", record_id=str(widget.id))
     return redirect(url_for("widgets.index"))
+
+
+@views.get("/widgets/<int:widget_id>")
+def widget(widget_id: int):
+    found = db().get(Widget, widget_id)
+    if found is None:
+        abort(404)
+    return found.name
 
 
 def seed(session, _world):
