@@ -132,8 +132,16 @@ class Patient(Base):
         return f"{self.last_name}, {self.first_name}"
 
 
+# Order of benefits: the rank numbers and what the chart calls them.
+COVERAGE_RANKS = {1: "Primary", 2: "Secondary", 3: "Tertiary"}
+
+
 class Coverage(Base):
-    """A patient's insurance; rank 1 is primary, 2 secondary."""
+    """A patient's insurance; rank 1 is primary, 2 secondary, 3 tertiary (the order of benefits).
+
+    The verification columns hold the last eligibility check the desk recorded: its
+    result, the day, who, and the payer's inquiry reference.
+    """
 
     __tablename__ = "coverages"
 
@@ -148,13 +156,17 @@ class Coverage(Base):
     relationship_to_subscriber: Mapped[str] = mapped_column(String(16))
     effective_date: Mapped[date] = mapped_column(Date)
     termination_date: Mapped[date | None] = mapped_column(Date)
+    verification_status: Mapped[str] = mapped_column(String(24), default="Not Verified")
+    verified_on: Mapped[date | None] = mapped_column(Date)
+    verified_by: Mapped[str | None] = mapped_column(String(64))
+    verification_reference: Mapped[str | None] = mapped_column(String(20))
 
     payer: Mapped[Payer] = relationship(viewonly=True)
     plan: Mapped[Plan] = relationship(viewonly=True)
 
     @property
     def rank_label(self) -> str:
-        return {1: "Primary", 2: "Secondary"}.get(self.rank, f"Rank {self.rank}")
+        return COVERAGE_RANKS.get(self.rank, f"Rank {self.rank}")
 
     def active_on(self, day: date) -> bool:
         return self.effective_date <= day and (self.termination_date is None or day <= self.termination_date)
@@ -251,12 +263,19 @@ class OrderAuthorization(Base):
     auth_number: Mapped[str | None] = mapped_column(String(20))
     reference_number: Mapped[str | None] = mapped_column(String(20))
     approved_units: Mapped[int | None] = mapped_column(Integer)
+    # Visits/units billed against the authorization so far (claims carrying its number).
+    units_used: Mapped[int] = mapped_column(Integer, default=0)
     start_date: Mapped[date | None] = mapped_column(Date)
     end_date: Mapped[date | None] = mapped_column(Date)
     updated_at: Mapped[datetime | None] = mapped_column(DateTime)
     updated_by: Mapped[str | None] = mapped_column(String(64))
 
     payer: Mapped[Payer | None] = relationship(viewonly=True)
+
+    @property
+    def units_remaining(self) -> int | None:
+        """Approved units not yet used (None when no units were approved)."""
+        return None if self.approved_units is None else max(self.approved_units - self.units_used, 0)
 
 
 class Document(Base):

@@ -4,7 +4,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 AUTH_STATUSES = ("Not Started", "Submitted - Pending", "Approved", "Denied", "No Auth Required",
-                 "Pended - Info Requested")
+                 "Pended - Info Requested", "Cancelled", "Withdrawn")
+# Requests still under the payer's review: they can be withdrawn (or cancelled).
+PENDING_AUTH_STATUSES = ("Submitted - Pending", "Pended - Info Requested")
+# Statuses reached only through the authorization-change actions, which check the rules.
+CHANGE_ONLY_AUTH_STATUSES = ("Cancelled", "Withdrawn")
+# Events of an order's authorization history: the main form writes Initial/Update/Denial,
+# the change actions the others.
+AUTH_CHANGES = ("Extension", "Units increase", "Date change", "Cancellation", "Withdrawal")
+AUTH_EVENTS = ("Initial", "Update", "Denial", *AUTH_CHANGES)
+
+# Results of an eligibility check -> the coverage's verification status.
+VERIFICATION_RESULTS = {"Active": "Verified - Active", "Inactive": "Verified - Inactive",
+                        "Unable to verify": "Unable to Verify"}
+NOT_VERIFIED = "Not Verified"
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from .billing import billing
 from .chart import chart
+from .coverage import coverage
 from .documents import documents
 from .home import home
 from .orders import orders
 from .patients import patients
 from .queues import queues
 
-BLUEPRINTS = (home, patients, chart, orders, documents, billing, queues)
+BLUEPRINTS = (home, patients, chart, coverage, orders, documents, billing, queues)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from flask import Blueprint, flash, redirect, url_for
 from sqlalchemy import select
 
-from admindesk.envs.common import clock
 from admindesk.envs.common.web import db
 
 from ..forms import NoteForm
@@ -17,6 +16,7 @@ from ..models_work import Note, WorkItem
 from ..vocab import OPEN_ORDER_STATUSES
 from .chart_base import active_coverages, render_chart
 from .common import patient_or_404
+from .coverage import render_coverage
 from .notes import add_note
 
 chart = Blueprint("chart", __name__, url_prefix="/patients/<mrn>")
@@ -54,10 +54,8 @@ def summary(mrn: str):
 
 @chart.get("/coverage")
 def coverage(mrn: str):
-    """Every coverage on file, with active/inactive as of today."""
-    patient = patient_or_404(mrn)
-    return render_chart(patient, "coverage", "chart_coverage.html", coverages=patient.coverages,
-                        today=clock.today())
+    """Every coverage on file: active/inactive as of today, verification, order of benefits, history."""
+    return render_coverage(patient_or_404(mrn))
 
 
 @chart.get("/problems")

@@ -8,9 +8,12 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db, get_or_404
 
+from .. import auth_changes
 from ..forms import options, AuthorizationForm, NoteForm
+from ..forms_changes import AuthorizationChangeForm
 from ..models import DiagnosisCode, Document, Order, OrderAuthorization, Payer, ProcedureCode
 from ..models_work import WorkItem
+from ..vocab import CHANGE_ONLY_AUTH_STATUSES
 from .chart_base import render_chart
 from .common import patient_or_404
 from .notes import add_note, notes_for
@@ -44,7 +47,7 @@ def _authorization_form(order: Order) -> AuthorizationForm:
 
 
 def _render_order(order: Order, auth_form: AuthorizationForm | None = None, comment_form: NoteForm | None = None,
-                  status: int = 200):
+                  status: int = 200, change_form: AuthorizationChangeForm | None = None):
     session = db()
     diagnoses = [(code, session.get(DiagnosisCode, code)) for code in order.diagnosis_list]
     documents = list(session.scalars(select(Document).where(Document.order_id == order.id)
@@ -53,6 +56,8 @@ def _render_order(order: Order, auth_form: AuthorizationForm | None = None, comm
     return render_chart(patient_or_404(order.mrn), "orders", "order_detail.html", status=status, order=order,
                         procedure=session.get(ProcedureCode, order.code), diagnoses=diagnoses, documents=documents,
                         items=items, auth_form=auth_form or _authorization_form(order),
+                        change_form=change_form or AuthorizationChangeForm(formdata=None),
+                        auth_history=auth_changes.history(session, order.id),
                         comment_form=comment_form or NoteForm(formdata=None), comments=notes_for("order", order.id))
 
 
@@ -71,9 +76,15 @@ def update_authorization(order_id: str):
     describe(action="update_authorization", record_type="order", record_id=order.id)
     form = AuthorizationForm()
     form.payer_id.choices = options(_payer_choices())
-    if not form.validate():
+    auth = db().get(OrderAuthorization, order.id) or OrderAuthorization(order_id=order.id, units_used=0)
+    valid = form.validate()
+    if form.status.data in CHANGE_ONLY_AUTH_STATUSES and form.status.data != auth.status:
+        form.status.errors = list(form.status.errors) + [
+            f"Record a {form.status.data.lower()} authorization with 'Record a change' below, which checks that "
+            "it can be " + form.status.data.lower() + "."]
+        valid = False
+    if not valid:
         return _render_order(order, auth_form=form, status=422)
-    auth = db().get(OrderAuthorization, order.id) or OrderAuthorization(order_id=order.id)
     before = auth.status
     auth.status = form.status.data
     auth.payer_id = form.payer_id.data or None
@@ -83,10 +94,41 @@ def update_authorization(order_id: str):
     auth.start_date, auth.end_date = form.start_date.data, form.end_date.data
     auth.updated_at, auth.updated_by = clock.now(), current_username()
     db().add(auth)
+    db().flush()
+    auth_changes.record_event(db(), auth, auth_changes.saved_event_name(db(), auth), current_username())
     db().commit()
     describe(status_before=before, status_after=auth.status, auth_number=auth.auth_number)
     flash(f"Authorization for order {order.id} saved: {auth.status}.", "success")
     return redirect(url_for("orders.order_detail", order_id=order.id) + "#authorization")
+
+
+@orders.post("/orders/<order_id>/authorization/changes")
+def change_authorization(order_id: str):
+    """Record an extension, units increase, date change, cancellation or withdrawal."""
+    order = get_or_404(Order, order_id)
+    form = AuthorizationChangeForm()
+    describe(action="change_authorization", record_type="order", record_id=order.id, change=form.change.data)
+    auth = db().get(OrderAuthorization, order.id)
+    valid = form.validate()
+    if auth is None:
+        form.change.errors = list(form.change.errors) + ["This order has no authorization on file to change."]
+        valid = False
+    elif valid:
+        for field, message in auth_changes.change_problems(auth, form, clock.today()):
+            if not field.errors:
+                field.errors = list(field.errors) + [message]
+            valid = False
+    if not valid:
+        return _render_order(order, change_form=form, status=422)
+    before = auth.status
+    auth_changes.apply_change(auth, form)
+    auth.updated_at, auth.updated_by = clock.now(), current_username()
+    auth_changes.record_event(db(), auth, form.change.data, current_username(), form.note.data or "")
+    db().commit()
+    describe(status_before=before, status_after=auth.status, auth_number=auth.auth_number,
+             end_date=auth.end_date.isoformat() if auth.end_date else None, approved_units=auth.approved_units)
+    flash(f"{form.change.data} recorded for order {order.id}: {auth.status}.", "success")
+    return redirect(url_for("orders.order_detail", order_id=order.id) + "#auth-history")
 
 
 @orders.post("/orders/<order_id>/comments")

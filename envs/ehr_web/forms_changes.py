@@ -1,0 +1,59 @@
+"""Forms of the authorization lifecycle and of coverage work: record a change the payer
+made to an authorization, verify a coverage, set the order of benefits.
+
+Field-level checks live here; rules that depend on the record's current state (an
+expired authorization cannot be extended...) live in auth_changes and coverage_changes.
+"""
+from __future__ import annotations
+
+from flask_wtf import FlaskForm
+from wtforms import SelectField, StringField, TextAreaField
+from wtforms.validators import DataRequired, InputRequired, Length, Optional, ValidationError
+
+from .forms import MAX_UNITS, NOTE_MAX_LENGTH, DateText, auth_number_check, date_kwargs, options, strip
+from .models import COVERAGE_RANKS
+from .vocab import AUTH_CHANGES, VERIFICATION_RESULTS
+
+_NOTE_LENGTH = Length(max=NOTE_MAX_LENGTH, message=f"Notes are limited to {NOTE_MAX_LENGTH} characters.")
+
+
+def _units_check(_form, field) -> None:
+    if field.data and (not field.data.isdigit() or not 1 <= int(field.data) <= MAX_UNITS):
+        raise ValidationError(f"Enter a whole number from 1 to {MAX_UNITS}.")
+
+
+class AuthorizationChangeForm(FlaskForm):
+    """A change to the order's authorization: extension, units increase, date change,
+    cancellation of an authorization or withdrawal of a pending request."""
+
+    change = SelectField("Change", choices=options([("", "- Select change -"), *AUTH_CHANGES]),
+                         validators=[DataRequired("Choose the change to record.")])
+    new_start_date = DateText("New start date", **date_kwargs())
+    new_end_date = DateText("New end date", **date_kwargs())
+    new_units = StringField("New approved units", validators=[Optional(), _units_check], filters=[strip],
+                            render_kw={"size": 4})
+    new_auth_number = StringField("New authorization number (if the payer issued one)",
+                                  validators=[Optional(), Length(max=20), auth_number_check], filters=[strip])
+    note = TextAreaField("Reason / payer reference", validators=[Optional(), _NOTE_LENGTH], render_kw={"rows": 2})
+
+
+class VerifyCoverageForm(FlaskForm):
+    """Record an eligibility check of one coverage."""
+
+    coverage_id = SelectField("Coverage", choices=[], validators=[InputRequired()])
+    result = SelectField("Eligibility result", choices=options([("", "- Select result -"), *VERIFICATION_RESULTS]),
+                         validators=[DataRequired("Choose what the eligibility check returned.")])
+    reference = StringField("Eligibility reference #", validators=[Optional(), Length(max=20), auth_number_check],
+                            filters=[strip])
+    note = TextAreaField("Note (optional)", validators=[Optional(), _NOTE_LENGTH], render_kw={"rows": 2})
+
+
+RANK_CHOICES = options([(str(rank), label) for rank, label in COVERAGE_RANKS.items()])
+
+
+class CoordinationOfBenefitsForm(FlaskForm):
+    """The order of benefits: one rank select per coverage (`rank-<coverage id>`), and why."""
+
+    reason = TextAreaField("Reason for the change", validators=[
+        DataRequired("Say why the order of benefits changed (e.g. COB questionnaire, payer letter)."), _NOTE_LENGTH],
+        render_kw={"rows": 2})

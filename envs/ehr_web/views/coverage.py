@@ -1,0 +1,89 @@
+"""Coverage tab: every coverage with its verification, the Verify coverage action, the
+order of benefits (coordination of benefits) and the coverage history."""
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, request, url_for
+from sqlalchemy import select
+
+from admindesk.envs.common import clock
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.web import current_username, db
+
+from .. import coverage_changes
+from ..forms import options
+from ..forms_changes import RANK_CHOICES, CoordinationOfBenefitsForm, VerifyCoverageForm
+from ..models import Patient
+from ..models_history import CoverageEvent
+from .chart_base import render_chart
+from .common import patient_or_404
+
+coverage = Blueprint("coverage", __name__, url_prefix="/patients/<mrn>/coverage")
+
+
+def _verify_form(patient: Patient, bound: bool) -> VerifyCoverageForm:
+    form = VerifyCoverageForm() if bound else VerifyCoverageForm(formdata=None)
+    form.coverage_id.choices = options(
+        (c.id, f"{c.rank_label}: {c.payer.name} - {c.plan.name} ({c.member_id})") for c in patient.coverages)
+    return form
+
+
+def render_coverage(patient: Patient, status: int = 200, verify_form=None, cob_form=None,
+                    rank_errors: dict[str, str] | None = None, proposed: dict[str, int] | None = None):
+    """The Coverage tab (the chart's GET and the re-render of a refused action)."""
+    events = list(db().scalars(select(CoverageEvent).where(CoverageEvent.mrn == patient.mrn)
+                               .order_by(CoverageEvent.at.desc(), CoverageEvent.id.desc())))
+    return render_chart(patient, "coverage", "chart_coverage.html", status=status, coverages=patient.coverages,
+                        today=clock.today(), verify_form=verify_form or _verify_form(patient, bound=False),
+                        cob_form=cob_form or CoordinationOfBenefitsForm(formdata=None), rank_choices=RANK_CHOICES,
+                        rank_errors=rank_errors or {}, proposed=proposed or {}, events=events)
+
+
+@coverage.post("/verify")
+def verify(mrn: str):
+    """Record the result of an eligibility check on one coverage."""
+    patient = patient_or_404(mrn)
+    form = _verify_form(patient, bound=True)
+    describe(action="verify_coverage", record_type="patient", record_id=patient.mrn,
+             coverage_id=form.coverage_id.data)
+    valid = form.validate()
+    chosen = next((c for c in patient.coverages if c.id == form.coverage_id.data), None)
+    if valid and chosen is not None:
+        problem = coverage_changes.verification_problem(chosen, form.result.data, clock.today())
+        if problem:
+            form.result.errors = list(form.result.errors) + [problem]
+            valid = False
+    if not valid:
+        return render_coverage(patient, 422, verify_form=form)
+    coverage_changes.record_verification(db(), chosen, form.result.data, form.reference.data, form.note.data or "",
+                                         current_username())
+    db().commit()
+    describe(result=chosen.verification_status)
+    flash(f"{chosen.payer.name} coverage: {chosen.verification_status} on {clock.today():%m/%d/%Y}.", "success")
+    return redirect(url_for("chart.coverage", mrn=patient.mrn))
+
+
+@coverage.post("/ranks")
+def set_ranks(mrn: str):
+    """Set the order of benefits of all the patient's coverages at once."""
+    patient = patient_or_404(mrn)
+    describe(action="set_coverage_ranks", record_type="patient", record_id=patient.mrn)
+    form = CoordinationOfBenefitsForm()
+    coverages = list(patient.coverages)
+    ranks, errors = {}, {}
+    for c in coverages:
+        value = request.form.get(f"rank-{c.id}", "")
+        if value not in {choice.value for choice in RANK_CHOICES}:
+            errors[c.id] = "Choose Primary, Secondary or Tertiary."
+        else:
+            ranks[c.id] = int(value)
+    valid = form.validate()
+    if not errors:
+        errors = coverage_changes.rank_problems(coverages, ranks, clock.today())
+    if errors or not valid:
+        return render_coverage(patient, 422, cob_form=form, rank_errors=errors, proposed=ranks)
+    changes = coverage_changes.apply_ranks(db(), coverages, ranks, form.reason.data, current_username())
+    db().commit()
+    describe(changes=changes)
+    flash("Order of benefits updated: " + "; ".join(changes) + "." if changes else "Order of benefits: nothing changed.",
+          "success" if changes else "info")
+    return redirect(url_for("chart.coverage", mrn=patient.mrn))
