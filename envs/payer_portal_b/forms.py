@@ -96,10 +96,20 @@ class PrecertForm(FlaskForm, ClinicalAnswers):
     rendering_npi = StringField("Rendering Provider NPI", [DataRequired("Enter the Rendering Provider NPI."), valid_npi])
     referring_npi = StringField("Referring Provider NPI", [Optional(), valid_npi])
     place_of_service = SelectField("Place of Service", choices=PLACES_OF_SERVICE, default="11")
-    urgency = SelectField("Review Type", choices=options(["Standard", ("Urgent", "Urgent (72 hours)")]))
+    urgency = SelectField("Review Type", choices=options([("Standard", "Standard (15 days)"),
+                                                          ("Urgent", "Urgent (72 hours)")]))
+    admission_type = SelectField("Admission Type", choices=options(["Elective", ("Emergent", "Emergent admission")]),
+                                 default="Elective",
+                                 description="Retro-authorization: emergent admissions only, within 2 business days.")
     service_code = StringField("Service Code (CPT/HCPCS)", SERVICE_CODE)
     units = IntegerField("Units Requested", [InputRequired("Enter the number of units."),
                                              NumberRange(1, 999, "Units must be between 1 and 999.")], default=1)
+    service_code_2 = StringField("Line 2 Service Code (optional)", [Optional(), Regexp(r"^[A-Za-z0-9]{5}$",
+                                 message="A CPT/HCPCS code is 5 letters or digits.")])
+    units_2 = IntegerField("Line 2 Units", [Optional(), NumberRange(1, 999, "Units must be between 1 and 999.")])
+    service_code_3 = StringField("Line 3 Service Code (optional)", [Optional(), Regexp(r"^[A-Za-z0-9]{5}$",
+                                 message="A CPT/HCPCS code is 5 letters or digits.")])
+    units_3 = IntegerField("Line 3 Units", [Optional(), NumberRange(1, 999, "Units must be between 1 and 999.")])
     diagnosis_codes = StringField("Diagnosis Codes (ICD-10-CM, comma separated)", [diagnosis_list])
     start_date = PortalDateField("Date of Service From (DD-MMM-YYYY)", [InputRequired("Enter the first date of service.")])
     end_date = PortalDateField("Date of Service To (DD-MMM-YYYY)", [InputRequired("Enter the last date of service.")])
@@ -114,6 +124,12 @@ class PrecertForm(FlaskForm, ClinicalAnswers):
     attachment_2 = FileField("Attachment 2 (PDF)")
     document_type_3 = SelectField("Attachment 3 type", choices=DOC_TYPE_CHOICES)
     attachment_3 = FileField("Attachment 3 (PDF)")
+
+    def extra_lines(self) -> list[tuple[str, int]]:
+        """Lines 2 and 3 as (code, units) when a code is given (units default to 1)."""
+        return [(code.data.strip().upper(), units.data or 1)
+                for code, units in ((self.service_code_2, self.units_2), (self.service_code_3, self.units_3))
+                if (code.data or "").strip()]
 
     def validate_end_date(self, field) -> None:
         start = self.start_date.data

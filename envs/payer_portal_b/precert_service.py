@@ -5,7 +5,7 @@ field it concerns, and nothing is written unless all checks pass.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -18,7 +18,9 @@ from .fields import split_codes
 from .models import Attachment, DiagnosisCode, MedicalPolicy, PrecertRequest, ProcedureCode, Provider, Subscriber
 from .numbering import next_authorization_number, next_precert_reference
 from .portal import check_uploads, store_attachment
+from .precert_rules import add_event, decision_due, retro_problem
 from .rules import Determination, Submission, determine, policy_for_code
+from .workflow_models import PrecertLine
 
 SUBSCRIBER_NOT_FOUND = "No subscriber matches this Subscriber ID and date of birth."
 
@@ -70,6 +72,13 @@ def check_request_form(session: Session, form, files) -> CheckedReferences:
         form.service_code.errors.append(f"{code.code} is durable medical equipment: use New DME Request.")
     elif code is not None:
         found.policy = policy_for_code(session, code.code)
+    for code_field in (form.service_code_2, form.service_code_3):
+        if (code_field.data or "").strip() and not code_field.errors:
+            _check_extra_line(session, code_field)
+    if form.start_date.data and not form.start_date.errors:
+        problem = retro_problem(form.start_date.data, form.admission_type.data, clock.today())
+        if problem:
+            form.start_date.errors.append(problem)
     if not form.diagnosis_codes.errors:
         check_diagnoses(session, form.diagnosis_codes)
     check_provider(session, form.rendering_npi)
@@ -79,11 +88,33 @@ def check_request_form(session: Session, form, files) -> CheckedReferences:
     return found
 
 
+def _check_extra_line(session: Session, field) -> None:
+    """Lines 2 and 3 follow line 1's rules: a known, online-requestable, non-DME service."""
+    code = check_service_code(session, field)
+    if code is None:
+        return
+    policy = policy_for_code(session, code.code)
+    if code.category == "dme":
+        field.errors.append(f"{code.code} is durable medical equipment: use New DME Request.")
+    elif policy is not None and policy.fax_only:
+        field.errors.append(f"{code.code} must be requested by fax (policy {policy.policy_number}).")
+
+
+def _overall_status(statuses: list[str]) -> str:
+    """One status for a multi-line request: shared by all lines, else approved in part, else the worst."""
+    if len(set(statuses)) == 1:
+        return statuses[0]
+    if "Approved" in statuses:
+        return "Partially Approved"
+    return "Pended" if "Pended" in statuses else "Denied"
+
+
 def _apply(request: PrecertRequest, decision: Determination, session: Session) -> None:
     request.status, request.decision_reason = decision.status, decision.reason
     request.duplicate_of = decision.duplicate_of
     request.approved_units, request.approved_start = decision.approved_units, decision.approved_start
     request.approved_end = decision.approved_end
+    request.denied_on = clock.today() if decision.status == "Denied" else None
     if decision.status == "Approved" and request.authorization_number is None:
         request.authorization_number = next_authorization_number(session)
     request.updated_at = clock.now()
@@ -98,6 +129,10 @@ def record_request(session: Session, form, found: CheckedReferences) -> PrecertR
         start_date=form.start_date.data, end_date=form.end_date.data, clinical=form.clinical_answers(),
         document_types=frozenset(kind for kind, _ in found.uploads))
     decision = determine(session, submission, subscriber)
+    lines = [(submission.service_code, submission.units, decision)]
+    for code, units in form.extra_lines():
+        line_submission = replace(submission, service_code=code, units=units)
+        lines.append((code, units, determine(session, line_submission, subscriber)))
     now = clock.now()
     request = PrecertRequest(
         reference_number=next_precert_reference(session), subscriber_id=subscriber.subscriber_id,
@@ -108,9 +143,23 @@ def record_request(session: Session, form, found: CheckedReferences) -> PrecertR
         clinical=submission.clinical, clinical_summary=form.clinical_summary.data.strip(),
         contact_name=form.contact_name.data.strip(), contact_phone=_digits(form.contact_phone.data),
         policy_number=found.policy.policy_number if found.policy else None, status="", decision_reason="",
-        source="Portal", submitted_by=current_username(), submitted_at=now, updated_at=now)
+        source="Portal", submitted_by=current_username(), submitted_at=now, updated_at=now,
+        decision_due=decision_due(form.urgency.data, now), admission_type=form.admission_type.data,
+        retro=submission.start_date < now.date())
     _apply(request, decision, session)
     session.add(request)
+    if len(lines) > 1:
+        statuses = [line_decision.status for _, _, line_decision in lines]
+        request.status = _overall_status(statuses)
+        if "Approved" in statuses and request.authorization_number is None:
+            request.authorization_number = next_authorization_number(session)
+        for line_no, (code, units, line_decision) in enumerate(lines, start=1):
+            session.add(PrecertLine(reference_number=request.reference_number, line_no=line_no, service_code=code,
+                                    units=units, status=line_decision.status, reason=line_decision.reason,
+                                    approved_units=line_decision.approved_units))
+    add_event(session, request, f"Submitted: {request.status}",
+              f"{request.urgency} review; decision due {request.decision_due:%d-%b-%Y %H:%M}.",
+              current_username(), now)
     for document_type, upload in found.uploads:
         store_attachment("precert", request.reference_number, document_type, upload)
     return request

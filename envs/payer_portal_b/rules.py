@@ -13,7 +13,8 @@ The outcome of a request is a pure function of what was submitted and what is on
    alternative fails only for lack of an answer: "Pended" naming what is missing;
    else "Denied" for criteria not met.
 6. Pended: a required document type is not attached.
-7. Approved: units capped at the policy maximum, dates capped at `approval_days`.
+7. Approved: units capped at the code's limit (drugs: in billing units, see
+   precert_rules.unit_limit), dates capped at `approval_days`.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from sqlalchemy.orm import Session
 
 from .fields import DATE_FORMAT
 from .models import MedicalPolicy, PolicyCode, PrecertRequest, Subscriber
+from .precert_rules import unit_limit
 
 ACTIVE_STATUSES = ("Approved", "Pended")
 
@@ -140,5 +142,5 @@ def determine(session: Session, submission: Submission, subscriber: Subscriber,
         return Determination("Pended", f"Pended for documentation. Upload: {', '.join(missing_docs)}.")
     last_day = min(submission.end_date, submission.start_date + timedelta(days=policy.approval_days - 1))
     return Determination("Approved", f"Meets medical policy {policy.policy_number} criteria.",
-                         approved_units=min(submission.units, policy.max_units),
+                         approved_units=min(submission.units, unit_limit(session, submission.service_code)[0]),
                          approved_start=submission.start_date, approved_end=last_day)

@@ -10,10 +10,11 @@ from datetime import datetime, time
 from pathlib import Path
 
 import yaml
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common.code_sets import seed_code_sets
+from admindesk.envs.common.seeding import WorldSeed
 from admindesk.envs.common.sequences import seed_sequences
 
 from . import models as m
@@ -28,9 +29,13 @@ def load_yaml(name: str):
     return yaml.safe_load((DATA_DIR / name).read_text(encoding="utf-8"))
 
 
-def seed(session: Session, world) -> None:
-    """Copy this payer's slice of the world plus the portal's reference data."""
-    payer = next(p for p in world.payers if p.portal == PORTAL_KEY)
+def _payer(world):
+    return next(p for p in world.payers if p.portal == PORTAL_KEY)
+
+
+def _reference_data(session: Session, world) -> None:
+    """The payer's profile and plans, providers, code sets, policies, announcements."""
+    payer = _payer(world)
     session.add(m.PayerProfile(payer_id=payer.id, name=payer.name, payer_code=payer.payer_code,
                                phone=payer.phone, precert_fax=payer.pa_fax, appeals_fax=payer.appeals_fax,
                                appeal_filing_days=payer.timely_appeal_days))
@@ -40,15 +45,29 @@ def seed(session: Session, world) -> None:
             session.add(m.Plan(plan_id=plan.id, name=plan.name, product=plan.product,
                                benefits=benefits[plan.product]))
     session.flush()
-    _seed_subscribers(session, world, payer.id)
     _seed_providers(session, world)
     seed_code_sets(session, world, m.CODE_SET_MODELS)
     _seed_policies(session)
     for index, note in enumerate(load_yaml("announcements.yaml"), start=1):
         session.add(m.Announcement(id=index, **note))
-    _seed_authorizations(session, world, payer.id)
-    _seed_claims(session, world, payer.id)
     seed_sequences(session, SEQUENCES)
+    session.flush()
+
+
+def seed_records(session: Session, world) -> None:
+    """This payer's subscribers, requests on file, claims and EOBs among the patients of
+    `world` (the background world's, or a task's case as the payer has it)."""
+    payer_id = _payer(world).id
+    _seed_subscribers(session, world, payer_id)
+    session.flush()
+    _seed_authorizations(session, world, payer_id)
+    _seed_claims(session, world, payer_id)
+    session.flush()
+
+
+# A case touches this portal when one of its patients is enrolled with this payer.
+seed = WorldSeed(reference=_reference_data, records=seed_records, view="payer",
+                 touches=lambda world: any(c.payer_id == _payer(world).id for c in world.coverages))
 
 
 def _seed_subscribers(session: Session, world, payer_id: str) -> None:
@@ -125,7 +144,9 @@ _ON_FILE_REASONS = {
 
 
 def _seed_claims(session: Session, world, payer_id: str) -> None:
-    adjustment_id = line_id = 0
+    # Line and adjustment ids continue after rows already there (a case lands on the world's).
+    line_id = session.scalar(select(func.max(m.ClaimLine.id))) or 0
+    adjustment_id = session.scalar(select(func.max(m.ClaimAdjustment.id))) or 0
     for claim in world.claims:
         if claim.payer_id != payer_id:
             continue

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+from datetime import date
 
 import pytest
 from sqlalchemy import select
@@ -12,6 +13,7 @@ from admindesk.envs.payer_portal_b.models import PrecertRequest, Provider, Subsc
 
 from .conftest import build_app
 
+TODAY = date(2026, 11, 16)
 NOTE_PDF = render_pdf("Progress note", [("Patient", "Test")], "Eight weeks of physical therapy failed.")
 
 
@@ -32,6 +34,7 @@ def people(app):
         npi = session.scalars(select(Provider.npi).where(Provider.kind == "Individual").order_by(Provider.npi)).first()
         # An approval on file for an imaging code the online form accepts.
         on_file = session.scalars(select(PrecertRequest).where(PrecertRequest.status == "Approved",
+                                                               PrecertRequest.end_date >= TODAY,
                                                                PrecertRequest.service_code.in_(("72148", "70553")))
                                   .order_by(PrecertRequest.reference_number)).first()
         on_file_subscriber = session.get(Subscriber, on_file.subscriber_id)
@@ -183,9 +186,9 @@ def test_duplicate_of_own_request(client, people):
 
 def test_duplicate_of_request_on_file(client, people):
     on_file, subscriber = people["on_file"], people["on_file_subscriber"]
+    first_day = max(on_file.start_date, TODAY).strftime("%d-%b-%Y")  # a past date would be a retro request
     submit(client, people, subscriber_id=subscriber.subscriber_id, subscriber_dob=subscriber.dob.strftime("%d-%b-%Y"),
-           service_code=on_file.service_code, start_date=on_file.start_date.strftime("%d-%b-%Y"),
-           end_date=on_file.start_date.strftime("%d-%b-%Y"))
+           service_code=on_file.service_code, start_date=first_day, end_date=first_day)
     [item] = portal_requests(client)
     assert item["status"] == "Duplicate" and item["duplicate_of"] == on_file.reference_number
 
