@@ -1,16 +1,20 @@
-"""The task file model: what a task asks, where it starts, and its budget.
+"""The task file model: what a task asks, where it starts, its budget, and its case.
 
-Kept minimal on purpose; subtasks, checks and guards join this model in a later issue.
-`extra="forbid"` makes a typo in a task file an error rather than a silently ignored key.
+Subtasks, checks and guards join this model in a later issue. `extra="forbid"` makes a
+typo in a task file an error rather than a silently ignored key. `case` is the task's
+situation in domain terms (see case_model); `seed` holds raw rows per app and table for
+the odd row a case cannot express. Both exist only in the task's own episodes.
 """
 from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from admindesk.verifiers.case_model import Case
 
 AppName = Literal["ehr_web", "payer_portal_a", "payer_portal_b", "fax"]
 APP_NAMES: tuple[str, ...] = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")
@@ -40,12 +44,47 @@ class Task(BaseModel):
     goal: str = ""
     start: StartPage = Field(default_factory=StartPage)
     max_steps: int = Field(default=50, ge=1)
+    case: Case | None = None
+    seed: dict[AppName, dict[str, list[dict[str, Any]]]] = Field(default_factory=dict)
+
+
+class TaskFileError(ValueError):
+    """A task file cannot be read or does not fit the model; the message names file and field."""
+
+
+class _TextDatesLoader(yaml.SafeLoader):
+    """YAML without implicit timestamps: dates stay text so the model parses them and a bad
+    one is reported with its field, instead of as a YAML error without one."""
+
+
+_TextDatesLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+
+
+def read_task_yaml(path: str | Path) -> dict:
+    """The raw mapping of one task file (dates as text); TaskFileError names the file."""
+    try:
+        data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_TextDatesLoader)
+    except (OSError, yaml.YAMLError) as exc:
+        raise TaskFileError(f"{path}: cannot read the task file ({exc})") from exc
+    if not isinstance(data, dict):
+        raise TaskFileError(f"{path}: a task file is a mapping of keys (id, goal, case, ...)")
+    return data
+
+
+def describe_errors(exc: ValidationError, prefix: str = "") -> str:
+    """`case.orders.0.code: message; ...`: each error with the dotted path of its field."""
+    return "; ".join(f"{'.'.join(str(p) for p in (prefix, *e['loc']) if p != '') or '(top level)'}: {e['msg']}"
+                     for e in exc.errors())
 
 
 def load_task_file(path: str | Path) -> Task:
-    """Parse one YAML task file into a `Task` (raises on unknown or invalid keys)."""
-    with open(path, encoding="utf-8") as handle:
-        return Task.model_validate(yaml.safe_load(handle))
+    """Parse one YAML task file into a `Task`; a TaskFileError names the file and field."""
+    try:
+        return Task.model_validate(read_task_yaml(path))
+    except ValidationError as exc:
+        raise TaskFileError(f"{path}: {describe_errors(exc)}") from exc
 
 
 def load_tasks(root: str | Path | None = None) -> list[Task]:

@@ -1,9 +1,10 @@
-"""Template databases: the world + every task's seed rows, built once per content hash.
+"""Template databases: the world, and per task the world + that task's case, built once.
 
 Building an app's database from the world takes seconds; a reset must take
 milliseconds. So the seeded database is built once into a template file named by a
 hash of everything it is made from (the kit's, the world's and the app's source and
-data files, and the task files' seed sections); a reset copies that template.
+data files); a reset copies that template. A task's template is a copy of the world's
+with the task's case records and raw seed rows added (see task_templates).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
@@ -33,6 +35,28 @@ HASHED_SUFFIXES = {".py", ".csv", ".yaml", ".yml", ".json", ".txt"}
 PASSWORD_METHOD = "pbkdf2:sha256:2000"
 
 SeedFunction = Callable[[Session, object], None]
+
+
+@dataclass(frozen=True)
+class WorldSeed:
+    """An app's seed in two parts, so a task's case is seeded by the same code as the world.
+
+    `reference` copies what every case shares (payers, plans, clinicians, code sets,
+    sequences); `records` copies a world's patients and everything about them, and is
+    called again with a small world holding only a case's records. `view` says which
+    view of a case the app holds ("chart": the health system's; "payer": enrollment as
+    the payers have it); `touches` says whether a case world has anything for the app.
+    """
+
+    reference: SeedFunction
+    records: SeedFunction
+    view: str = "chart"
+    touches: Callable[[object], bool] = lambda _world: True
+
+    def __call__(self, session: Session, world) -> None:
+        self.reference(session, world)
+        session.flush()
+        self.records(session, world)
 
 
 class SeedError(ValueError):
@@ -121,14 +145,18 @@ def seed_staff(session: Session, accounts: Iterable) -> None:
                               password_hash=generate_password_hash(account.password, PASSWORD_METHOD)))
 
 
-def build_template(db: Database, target: Path, populate: Callable[[Session], None]) -> Path:
-    """Create `target` (if absent) by populating an empty database; atomic across processes."""
+def build_template(db: Database, target: Path, populate: Callable[[Session], None],
+                   start_from: Path | None = None) -> Path:
+    """Create `target` (if absent) by populating an empty database, or a copy of
+    `start_from`; atomic across processes: a failed build leaves no file behind."""
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp_name = tempfile.mkstemp(dir=target.parent, suffix=".building")
     os.close(handle)
     tmp_path = Path(tmp_name)
+    if start_from is not None:
+        shutil.copyfile(start_from, tmp_path)
     engine = make_engine(tmp_path)
     try:
         db.create_all(engine)

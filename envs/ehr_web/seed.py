@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common.code_sets import seed_code_sets
+from admindesk.envs.common.seeding import WorldSeed
 
 from . import models as m
 from . import models_work as w
@@ -27,16 +28,10 @@ from .vocab import DOCUMENT_KINDS
 UNSIGNED_AUTHORS = {"imaging_report": "Radiology Department"}
 
 
-def seed(session: Session, world) -> None:
-    """Copy the world into the EHR's tables (called once per template build)."""
-    # Relationships are view-only, so flush section by section to insert parents first.
-    for section in (_reference, _patients, _chart, _documents, _billing, _authorizations, seed_history,
-                    seed_work_queues):
-        section(session, world)
-        session.flush()
 
 
-def _reference(session: Session, world) -> None:
+def _reference_data(session: Session, world) -> None:
+    """Payers, plans, sites, clinicians, suppliers and code sets: shared by every case."""
     session.add_all(m.Payer(id=p.id, name=p.name, payer_code=p.payer_code, phone=p.phone, pa_fax=p.pa_fax,
                             appeals_fax=p.appeals_fax, timely_appeal_days=p.timely_appeal_days)
                     for p in world.payers)
@@ -52,6 +47,7 @@ def _reference(session: Session, world) -> None:
                                city=s.city, state=s.state, zip=s.zip, categories=", ".join(s.categories))
                     for s in world.suppliers)
     seed_code_sets(session, world, m.CODE_SET_MODELS)
+    session.flush()
 
 
 def _primary_care_npi(world, mrn: str) -> str | None:
@@ -143,7 +139,8 @@ def _medications(session: Session, world, mrn: str, encounters) -> None:
 
 
 def _documents(session: Session, world) -> None:
-    patients = {p.mrn: p for p in session.scalars(select(m.Patient))}
+    mrns = {p.mrn for p in world.patients}
+    patients = {p.mrn: p for p in session.scalars(select(m.Patient).where(m.Patient.mrn.in_(mrns)))}
     for d in world.documents:
         author = world.provider(d.author_npi).display_name if d.author_npi else \
             UNSIGNED_AUTHORS.get(d.kind, "Clinic Staff")
@@ -199,3 +196,17 @@ def _authorizations(session: Session, world) -> None:
             row.status, row.reference_number = "Submitted - Pending", auth.case_number
             row.updated_at, row.updated_by = datetime.combine(order.ordered_on, time(14, 30)), "coordinator"
         session.add(row)
+
+
+def seed_records(session: Session, world) -> None:
+    """Copy a world's patients and everything about them (the background world's, or a
+    task's case on top of it) into the EHR's tables."""
+    # Relationships are view-only, so flush section by section to insert parents first.
+    for section in (_patients, _chart, _documents, _billing, _authorizations, seed_history, seed_work_queues):
+        section(session, world)
+        session.flush()
+
+
+# The chart holds every patient of a case, as the health system registered them.
+seed = WorldSeed(reference=_reference_data, records=seed_records, view="chart",
+                 touches=lambda world: bool(world.patients))

@@ -5,7 +5,10 @@ claims, only what arrived on its lines and who is in its phonebook.
 """
 from __future__ import annotations
 
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
+
+from admindesk.envs.common.seeding import WorldSeed
 
 from .models import (DISCONNECTED, READ, UNREAD, DirectoryContact, FaxLine, InboundFax,
                      InboundFaxPage)
@@ -77,8 +80,8 @@ def _retired(world, taken: set[str]) -> list[DirectoryContact]:
     return retired
 
 
-def seed(session: Session, world) -> None:
-    """Copy the fax server's share of the world into its tables."""
+def _reference_data(session: Session, world) -> None:
+    """The health system's fax lines and the shared directory."""
     for index, site in enumerate(world.facilities):
         session.add(FaxLine(number=site.fax, label=site.name, facility_id=site.id, phone=site.phone,
                             address=f"{site.address}, {site.city}, {site.state} {site.zip}",
@@ -86,8 +89,16 @@ def seed(session: Session, world) -> None:
     contacts = _contacts(world)
     taken = {c.fax_number for c in contacts} | {f.from_number for f in world.faxes}
     session.add_all(contacts + _retired(world, taken))
-    # Faxes older than two weeks have been opened by someone already.
+    session.flush()
+
+
+def seed_records(session: Session, world) -> None:
+    """The faxes of `world` waiting in the inbox (the background world's, or a case's)."""
+    # Faxes older than two weeks before the newest arrival have been opened by someone already.
     newest = max((f.received_at for f in world.faxes), default=None)
+    on_file = session.scalar(select(func.max(InboundFax.received_at)))
+    if on_file is not None and newest is not None:
+        newest = max(newest, on_file)
     for fax in world.faxes:
         seen = newest is not None and (newest - fax.received_at).days > 14
         session.add(InboundFax(id=fax.id, from_number=fax.from_number, from_name=fax.from_name,
@@ -96,3 +107,8 @@ def seed(session: Session, world) -> None:
                                is_filed=False))
         session.add_all(InboundFaxPage(fax_id=fax.id, page_no=number, text=text)
                         for number, text in enumerate(fax.pages_text, start=1))
+
+
+# A fax server holds no charts: a case touches it only with faxes in the inbox.
+seed = WorldSeed(reference=_reference_data, records=seed_records, view="chart",
+                 touches=lambda world: bool(world.faxes))

@@ -11,6 +11,7 @@ from datetime import datetime, time, timedelta
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common.code_sets import seed_code_sets
+from admindesk.envs.common.seeding import WorldSeed
 from admindesk.envs.common.sequences import seed_sequences
 from admindesk.envs.world import WORLD_ANCHOR
 
@@ -27,8 +28,8 @@ PORTAL = "a"
 RECENT_LETTER_DAYS = 45
 
 
-def seed(session: Session, world) -> None:
-    """Populate the template database from the world (called once per template build)."""
+def _reference_data(session: Session, world) -> None:
+    """Payers, plans and benefits, the provider directory, code sets, number sequences."""
     policy = load_policy()
     payers = [p for p in world.payers if p.portal == PORTAL]
     payer_ids = {p.id for p in payers}
@@ -44,12 +45,30 @@ def seed(session: Session, world) -> None:
     for plan in plans.values():
         for row in benefit_lines(plan.product, policy):
             session.add(PlanBenefit(plan_id=plan.id, **row))
-    _seed_members(session, world, payer_ids, plans)
     _seed_directory_and_codes(session, world)
+    seed_sequences(session, SEQUENCE_STARTS)
+    session.flush()
+
+
+def _payer_ids(world) -> set[str]:
+    return {p.id for p in world.payers if p.portal == PORTAL}
+
+
+def seed_records(session: Session, world) -> None:
+    """Enrollments, claims and requests on file of this portal's payers, for the patients
+    of `world` (the background world's, or a task's case as the payers have it)."""
+    payer_ids = _payer_ids(world)
+    plans = {p.id: p for p in world.plans if p.payer_id in payer_ids}
+    _seed_members(session, world, payer_ids, plans)
     session.flush()
     _seed_claims(session, world, payer_ids)
-    _seed_requests(session, world, payer_ids, policy)
-    seed_sequences(session, SEQUENCE_STARTS)
+    _seed_requests(session, world, payer_ids, load_policy())
+    session.flush()
+
+
+# A case touches this portal when one of its patients is enrolled with a payer it serves.
+seed = WorldSeed(reference=_reference_data, records=seed_records, view="payer",
+                 touches=lambda world: any(c.payer_id in _payer_ids(world) for c in world.coverages))
 
 
 def _seed_members(session: Session, world, payer_ids: set[str], plans: dict) -> None:

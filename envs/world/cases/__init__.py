@@ -1,0 +1,12 @@
+"""Cases: a task's situation (verifiers.case_model.Case) turned into world records.
+
+    from admindesk.envs.world.cases import build_case
+    records = build_case(build_world(), "pa-hard-07", task.case)
+    records.chart, records.payer      # small worlds holding only the case's records
+
+Ids come from a range the background world never uses (see ids.py).
+"""
+from .builder import CaseError, CaseRecords, build_case
+from .ids import CaseIds, case_slot
+
+__all__ = ["CaseError", "CaseIds", "CaseRecords", "build_case", "case_slot"]

@@ -1,0 +1,377 @@
+"""Turn a task's case into world records, checked against the world it joins.
+
+The result is two views of one small world that shares the background world's
+reference data (payers, plans, clinicians, sites, suppliers, code sets) and holds only
+the case's records: the chart's view (what the EHR and the fax inbox hold) and the
+payer's view (enrollment as the payer has it on file, which may differ). Each app seeds
+its view with the same code that seeds the background world, so the apps agree.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from datetime import timedelta
+
+from faker import Faker
+
+from admindesk.envs.world import WORLD_ANCHOR
+from admindesk.envs.world.faxes import FaxInbox
+from admindesk.envs.world.identifiers import phone_number
+from admindesk.envs.world.models import (Adjustment, Authorization, Claim, ClaimLine, Coverage, Document,
+                                         Encounter, InboundFax, Order, Patient, Remittance)
+from admindesk.envs.world.org import AREA_CODES, CITIES, STATE
+from admindesk.envs.world.world import World
+from admindesk.verifiers.case_model import Case
+
+from . import documents as text
+from .ids import CaseIds
+
+# Document types written during a visit: they share the visit's encounter.
+VISIT_DOCUMENTS = frozenset({"progress_note", "face_to_face", "written_order"})
+
+
+class CaseError(ValueError):
+    """A case does not fit the world; the message names the field (`case.orders.0.code`)."""
+
+
+@dataclass(frozen=True)
+class CaseRecords:
+    """A case as records: the chart's view and the payer's view of it."""
+
+    chart: World
+    payer: World
+
+    def view(self, name: str) -> World:
+        """`"chart"` or `"payer"`."""
+        return self.payer if name == "payer" else self.chart
+
+
+def build_case(world: World, task_id: str, case: Case) -> CaseRecords:
+    """The case of task `task_id` as records on top of `world` (deterministic)."""
+    return _Builder(world, task_id, case).build()
+
+
+class _Builder:
+    def __init__(self, world: World, task_id: str, case: Case):
+        self.world, self.case, self.task_id = world, case, task_id
+        self.ids = CaseIds(task_id)
+        self.rng = random.Random(f"case:{task_id}")
+        self.fake = Faker("en_US")
+        self.fake.seed_instance(self.ids.slot)
+        self.codes = world.codes
+
+    # ---- checks against the world ------------------------------------------------------------
+    def _fail(self, field: str, message: str):
+        raise CaseError(f"case.{field}: {message}")
+
+    def _payer(self, field: str, payer_id: str):
+        if payer_id not in {p.id for p in self.world.payers}:
+            self._fail(field, f"unknown payer {payer_id!r} (known: {', '.join(p.id for p in self.world.payers)})")
+        return self.world.payer(payer_id)
+
+    def _procedure(self, field: str, code: str):
+        if code not in self.codes.procedures:
+            self._fail(field, f"service code {code!r} is not in the CPT/HCPCS code set")
+        return self.codes.procedures[code]
+
+    def _diagnoses(self, field: str, codes: list[str]) -> tuple[str, ...]:
+        for index, code in enumerate(codes):
+            if code not in self.codes.icd10:
+                self._fail(f"{field}.{index}", f"diagnosis {code!r} is not in the ICD-10-CM code set")
+        return tuple(codes)
+
+    def _provider(self, field: str, ref: str | None):
+        if ref is None:
+            return None
+        by_npi = {p.npi: p for p in self.world.providers}
+        if ref in by_npi:
+            return by_npi[ref]
+        matches = [p for p in self.world.providers if p.specialty == ref]
+        if not matches:
+            specialties = sorted({p.specialty for p in self.world.providers})
+            self._fail(field, f"{ref!r} is neither a clinician's NPI nor a specialty ({', '.join(specialties)})")
+        return matches[0]
+
+    def _facility(self, field: str, facility_id: str):
+        if facility_id not in {f.id for f in self.world.facilities}:
+            self._fail(field, f"unknown facility {facility_id!r}")
+        return self.world.facility(facility_id)
+
+    def _supplier(self, field: str, supplier_id: str):
+        if supplier_id not in {s.id for s in self.world.suppliers}:
+            self._fail(field, f"unknown supplier {supplier_id!r}")
+        return self.world.supplier(supplier_id)
+
+    # ---- records -----------------------------------------------------------------------------
+    def build(self) -> CaseRecords:
+        patients = self._patients()
+        patient = patients[0]
+        chart_cov, payer_cov = self._coverages(patients)
+        self.coverage_by_key = {spec.key: c for spec, c in zip(self.case.coverages, chart_cov)}
+        self.payer_coverage = {c.id: p for c, p in zip(chart_cov, payer_cov)}
+        self.encounters: list[Encounter] = []
+        orders = self._orders(patient)
+        docs = self._documents(patient)
+        auths = self._requests(patient)
+        billed = self._claims(patient, chart=True)
+        claims, remits = [c for c, _ in billed], [r for _, r in billed if r is not None]
+        payer_claims = [c for c, _ in self._claims(patient, chart=False)]
+        faxes = self._faxes(patient, auths)
+        common = dict(patients=tuple(patients), encounters=tuple(self.encounters), orders=tuple(orders),
+                      documents=tuple(docs), remittances=tuple(remits), authorizations=tuple(auths),
+                      faxes=tuple(faxes))
+        chart = replace(self.world, coverages=tuple(chart_cov), claims=tuple(claims), **common)
+        payer = replace(self.world, coverages=tuple(payer_cov), claims=tuple(payer_claims), **common)
+        return CaseRecords(chart=chart, payer=payer)
+
+    def _person(self, index: int, first: str, last: str, suffix: str | None, dob, sex: str,
+                given: dict) -> Patient:
+        city, zip_code = self.rng.choice(CITIES)
+        last_name = f"{last} {suffix}" if suffix else last
+        return Patient(
+            mrn=self.ids.mrn(index), first_name=first, last_name=last_name, dob=dob, sex=sex,
+            address=given.get("address") or self.fake.street_address(), city=given.get("city") or city,
+            state=STATE, zip=given.get("zip") or zip_code,
+            phone=given.get("phone") or phone_number(self.rng, AREA_CODES),
+            email=f"{first}.{last}{self.rng.randrange(1, 99)}@example.org".lower().replace(" ", ""),
+            language=given.get("language", "English"))
+
+    def _patients(self) -> list[Patient]:
+        spec = self.case.patient
+        patients = [self._person(0, spec.first_name, spec.last_name, spec.suffix, spec.dob, spec.sex,
+                                 spec.model_dump())]
+        for index, alike in enumerate(self.case.lookalikes, start=1):
+            patients.append(self._person(
+                index, alike.first_name or spec.first_name, alike.last_name or spec.last_name,
+                alike.suffix if "suffix" in alike.model_fields_set else spec.suffix,
+                alike.dob or spec.dob, alike.sex or spec.sex, {}))
+        return patients
+
+    def _coverages(self, patients: list[Patient]) -> tuple[list[Coverage], list[Coverage]]:
+        chart, payer = [], []
+        patient = patients[0]
+        self.world_member_ids = {c.member_id for c in self.world.coverages}
+        for index, spec in enumerate(self.case.coverages):
+            field = f"coverages.{index}"
+            self._payer(f"{field}.payer", spec.payer)
+            plans = [p for p in self.world.plans if p.payer_id == spec.payer]
+            plan = plans[0] if spec.plan is None else next((p for p in plans if p.id == spec.plan), None)
+            if plan is None:
+                self._fail(f"{field}.plan", f"{spec.payer} has no plan {spec.plan!r} "
+                                            f"(its plans: {', '.join(p.id for p in plans)})")
+            subscriber = spec.subscriber_name or (patient.full_name if spec.relationship == "Self"
+                                                  else f"{self.fake.first_name()} {patient.last_name}")
+            coverage = Coverage(
+                id=self.ids.coverage(index), mrn=patient.mrn, plan_id=plan.id, payer_id=spec.payer, rank=spec.rank,
+                member_id=spec.member_id or self.ids.member_id(spec.payer, index),
+                group_number=self.ids.group_number(plan.group_prefix), subscriber_name=subscriber,
+                relationship=spec.relationship, effective=spec.effective, termination=spec.termination)
+            chart.append(coverage)
+            at_payer = spec.at_payer.model_dump(exclude_unset=True) if spec.at_payer else {}
+            for name, member_id in (("member_id", spec.member_id), ("at_payer.member_id", at_payer.get("member_id"))):
+                if member_id in self.world_member_ids:
+                    self._fail(f"{field}.{name}", f"{member_id!r} is a member of the background world; "
+                                                  "leave it out to get one from the case range")
+            payer.append(replace(coverage, **at_payer))
+        # Look-alikes are enrolled with the patient's primary payer under their own member ids.
+        primary_spec, primary = self.case.coverages[0], chart[0]
+        for offset, alike in enumerate(patients[1:], start=len(chart)):
+            coverage = replace(primary, id=self.ids.coverage(offset), mrn=alike.mrn, rank=1,
+                               member_id=self.ids.member_id(primary_spec.payer, offset),
+                               subscriber_name=alike.full_name, relationship="Self", termination=None)
+            chart.append(coverage)
+            payer.append(coverage)
+        return chart, payer
+
+    def _encounter(self, provider, day, facility_id: str | None, reason: str, dx: tuple[str, ...],
+                   kind: str = "Office Visit") -> Encounter:
+        for enc in self.encounters:
+            if enc.date == day and enc.provider_npi == provider.npi:
+                return enc
+        enc = Encounter(id=self.ids.encounter(len(self.encounters)), mrn=self.patient.mrn, date=day,
+                        provider_npi=provider.npi, facility_id=facility_id or provider.facility_id,
+                        kind=kind, reason=reason, diagnosis_codes=dx)
+        self.encounters.append(enc)
+        return enc
+
+    def _orders(self, patient: Patient) -> list[Order]:
+        self.patient = patient
+        self.order_by_key: dict[str, Order] = {}
+        orders = []
+        for index, spec in enumerate(self.case.orders):
+            field = f"orders.{index}"
+            procedure = self._procedure(f"{field}.code", spec.code)
+            dx = self._diagnoses(f"{field}.diagnoses", spec.diagnoses)
+            provider = self._provider(f"{field}.ordering_provider", spec.ordering_provider)
+            facility = self._facility(f"{field}.facility", spec.facility)
+            if spec.supplier is not None:
+                self._supplier(f"{field}.supplier", spec.supplier)
+            description = spec.description or procedure.description
+            if spec.laterality and spec.description is None:
+                description = f"{description}, {spec.laterality}"
+            enc = self._encounter(provider, spec.ordered_on, None, self.codes.icd10[dx[0]], dx)
+            order = Order(id=self.ids.order(index), mrn=patient.mrn, encounter_id=enc.id, code=spec.code,
+                          description=description, category=procedure.category, units=spec.units,
+                          diagnosis_codes=dx, ordering_npi=provider.npi, facility_id=facility.id,
+                          place_of_service=facility.place_of_service, ordered_on=spec.ordered_on,
+                          planned_date=spec.planned_date, priority=spec.priority, status=spec.status,
+                          coverage_id=self.coverage_by_key[spec.coverage].id, needs_auth=spec.needs_auth)
+            self.order_by_key[spec.key] = order
+            orders.append(order)
+        return orders
+
+    def _documents(self, patient: Patient) -> list[Document]:
+        by_key: dict[str, Document] = {}
+        docs = []
+        for index, spec in enumerate(self.case.documents):
+            field = f"documents.{index}"
+            author = self._provider(f"{field}.author", spec.author)
+            if spec.type in ("progress_note", "face_to_face", "written_order") and author is None:
+                self._fail(f"{field}.author", f"a {spec.type} is signed by a clinician: give an NPI or a specialty")
+            order = self.order_by_key.get(spec.order) if spec.order else None
+            typed = spec.facts.model_dump()
+            if spec.type == "face_to_face" and typed["face_to_face_date"] is None:
+                typed["face_to_face_date"] = spec.date
+            facts = text.world_facts(typed)
+            if spec.type == "addendum" and not (facts or spec.narrative):
+                self._fail(f"{field}.facts", "an addendum states the corrected facts (or a narrative)")
+            if spec.corrects is not None and spec.corrects not in by_key:
+                self._fail(f"{field}.corrects", f"{spec.corrects!r} must be an earlier document of the case")
+            if spec.contradicts is not None:
+                other = dict(by_key[spec.contradicts].facts) if spec.contradicts in by_key else None
+                if other is None or not any(k in other and other[k] != v for k, v in facts.items()):
+                    self._fail(f"{field}.contradicts", f"must state a fact that an earlier document, "
+                                                      f"{spec.contradicts!r}, states differently")
+            enc = None
+            if author is not None and spec.type in VISIT_DOCUMENTS:
+                dx = order.diagnosis_codes if order else ("Z00.00",)
+                enc = self._encounter(author, spec.date, None, self.codes.icd10[dx[0]], dx)
+            doc_id = self.ids.document(index)
+            doc_rng = random.Random(f"case:{self.task_id}:{spec.key}")
+            if spec.type == "addendum":
+                corrected = by_key[spec.corrects]
+                title = spec.title or f"Addendum - {corrected.title}"
+                body = text.addendum_text(patient, author, spec.date, corrected, facts, spec.narrative)
+            else:
+                title = spec.title or _default_title(spec.type, order)
+                extra = self._written_order_sections(order, author, spec) if spec.type == "written_order" else ()
+                body = text.write_text(spec.type, title, patient, author, spec.date, facts, spec.narrative, order,
+                                       self.codes.icd10, doc_rng, extra)
+            doc = Document(id=doc_id, mrn=patient.mrn, encounter_id=enc.id if enc else None,
+                           order_id=order.id if order else None, kind=spec.type, title=title,
+                           author_npi=author.npi if author else None, date=spec.date, text=body,
+                           facts=tuple(facts.items()))
+            by_key[spec.key] = doc
+            docs.append(doc)
+        return docs
+
+    def _written_order_sections(self, order: Order | None, author, spec) -> tuple:
+        if order is None:
+            self._fail(f"documents.{self.case.documents.index(spec)}.order", "a written order names its `order`")
+        order_spec = next(o for o in self.case.orders if self.order_by_key[o.key] is order)
+        sections = [("Item", f"{order.description}, HCPCS {order.code}, quantity {order.units}."),
+                    ("Ordering practitioner", f"{author.display_name}, NPI {author.npi}, phone {author.phone}, "
+                                              f"fax {author.fax}.")]
+        if order_spec.supplier:
+            supplier = self.world.supplier(order_spec.supplier)
+            sections.append(("Supplier", f"{supplier.name}, NPI {supplier.npi}, fax {supplier.fax}."))
+        return tuple(sections)
+
+    def _requests(self, patient: Patient) -> list[Authorization]:
+        self.auth_by_key: dict[str, Authorization] = {}
+        auths = []
+        for index, spec in enumerate(self.case.payer_history.requests):
+            order = self.order_by_key[spec.order]
+            coverage = self.payer_coverage[order.coverage_id]
+            payer = self.world.payer(coverage.payer_id)
+            start = spec.start or order.planned_date - timedelta(days=3)
+            end = spec.end or start + timedelta(days=90)
+            if end < start:
+                self._fail(f"payer_history.requests.{index}.end", "is before the start")
+            auth = Authorization(
+                auth_number=self.ids.auth_number(payer.payer_code, order.ordered_on, index), payer_id=payer.id,
+                member_id=coverage.member_id, mrn=patient.mrn, code=order.code, units=spec.units or order.units,
+                start=start, end=end, status=spec.status, order_id=order.id, case_number=self.ids.case_number(index))
+            self.auth_by_key[spec.key] = auth
+            auths.append(auth)
+        return auths
+
+    def _claims(self, patient: Patient, chart: bool) -> list[tuple[Claim, Remittance | None]]:
+        results = []
+        for index, spec in enumerate(self.case.claims):
+            field = f"claims.{index}"
+            coverage = self.coverage_by_key[spec.coverage]
+            if not chart:
+                coverage = self.payer_coverage[coverage.id]
+            payer = self.world.payer(coverage.payer_id)
+            order = self.order_by_key.get(spec.order) if spec.order else None
+            lines = tuple(self._line(f"{field}.lines.{n}", n + 1, line, order) for n, line in enumerate(spec.lines))
+            facility = self.world.facility(order.facility_id) if order else self.world.facilities[0]
+            rendering = order.ordering_npi if order else self.world.providers[0].npi
+            claim = Claim(
+                claim_number=self.ids.claim_number(spec.service_date, index), mrn=patient.mrn, payer_id=payer.id,
+                coverage_id=coverage.id, member_id=coverage.member_id, service_date=spec.service_date,
+                billing_npi=facility.npi, rendering_npi=rendering, facility_id=facility.id,
+                submitted_on=spec.submitted_on, total_charge=round(sum(line.charge for line in lines), 2),
+                status=spec.status, lines=lines, order_id=order.id if order else None,
+                auth_number=self.auth_by_key[spec.auth].auth_number if spec.auth else None)
+            remittance = None
+            if spec.remittance is not None:
+                paid_on = spec.remittance.paid_on
+                remittance = Remittance(
+                    id=self.ids.remittance(paid_on, index), claim_number=claim.claim_number, payer_id=payer.id,
+                    paid_on=paid_on, check_number=self.ids.check_number(index), paid_amount=claim.paid_amount,
+                    patient_responsibility=round(sum(a.amount for line in lines for a in line.adjustments
+                                                     if a.group == "PR"), 2),
+                    appeal_deadline=spec.remittance.appeal_deadline
+                    or paid_on + timedelta(days=payer.timely_appeal_days))
+            results.append((claim, remittance))
+        return results
+
+    def _line(self, field: str, line_no: int, spec, order: Order | None) -> ClaimLine:
+        self._procedure(f"{field}.code", spec.code)
+        if spec.diagnoses is None and order is None:
+            self._fail(f"{field}.diagnoses", "give the line's diagnoses (the claim names no order)")
+        dx = self._diagnoses(f"{field}.diagnoses", spec.diagnoses) if spec.diagnoses else order.diagnosis_codes
+        unpaid = round(spec.charge - spec.paid, 2)
+        adjustments = []
+        for n, adj in enumerate(spec.adjustments):
+            if adj.carc not in self.codes.carc:
+                self._fail(f"{field}.adjustments.{n}.carc", f"{adj.carc!r} is not a CARC code")
+            if adj.rarc is not None and adj.rarc not in self.codes.rarc:
+                self._fail(f"{field}.adjustments.{n}.rarc", f"{adj.rarc!r} is not a RARC code")
+            stated = sum(a.amount or 0.0 for a in spec.adjustments)
+            amount = adj.amount if adj.amount is not None else round(unpaid - stated, 2)
+            adjustments.append(Adjustment(adj.group, adj.carc, adj.rarc, amount))
+        return ClaimLine(line_no, spec.code, tuple(spec.modifiers), spec.units, spec.charge, dx, spec.paid,
+                         tuple(adjustments))
+
+    def _faxes(self, patient: Patient, auths: list[Authorization]) -> list[InboundFax]:
+        inbox = FaxInbox(self.rng, WORLD_ANCHOR, self.world.payers, self.world.facilities,
+                         self.world.providers)
+        faxes = []
+        first_order = next(iter(self.order_by_key.values()), None)
+        to_number = self.world.facility(first_order.facility_id).fax if first_order else self.world.facilities[0].fax
+        for index, spec in enumerate(self.case.faxes):
+            if spec.about is not None:
+                auth = self.auth_by_key[spec.about]
+                order = next(o for o in self.order_by_key.values() if o.id == auth.order_id)
+                inbox.determination(auth, order, patient)
+                made = inbox.faxes.pop()
+            elif spec.supplier is not None:
+                supplier = self._supplier(f"faxes.{index}.supplier", spec.supplier)
+                inbox.supplier_confirmation(supplier, self.order_by_key[spec.order], patient)
+                made = inbox.faxes.pop()
+            else:
+                made = InboundFax("", spec.from_number, spec.from_name, to_number, spec.received_at, spec.subject,
+                                  spec.kind, patient.mrn, tuple(spec.pages))
+            faxes.append(replace(made, id=self.ids.fax(index), received_at=spec.received_at,
+                                 subject=spec.subject or made.subject, pages_text=tuple(spec.pages) or made.pages_text))
+        return faxes
+
+
+def _default_title(kind: str, order: Order | None) -> str:
+    title = text.DEFAULT_TITLES.get(kind, kind.replace("_", " ").title())
+    if kind in ("face_to_face", "written_order") and order is not None:
+        return f"{title} - {order.code}"
+    return title

@@ -1,0 +1,105 @@
+"""Chart text for case documents, written from their typed facts.
+
+Each fact becomes one sentence stating its value exactly as the world's documents write
+it (dates MM/DD/YYYY, saturations and HbA1c with a % sign), inside the world's own note
+and report layouts (`progress_note`, `report`), so a case document reads like any other
+chart document and every fact the task depends on is in its text and its PDF.
+"""
+from __future__ import annotations
+
+import random
+from datetime import date
+
+from admindesk.envs.world.documents import progress_note, report, us_date
+from admindesk.envs.world.models import Document, Order, Patient, Provider
+
+# Fact -> sentence; "{}" is the fact's value as written in `Document.facts`.
+FACT_SENTENCES = {
+    "conservative_therapy_weeks": "Conservative therapy: {} weeks of treatment without meaningful improvement.",
+    "physical_therapy_weeks": "Physical therapy: {} weeks.",
+    "physical_therapy_sessions": "Physical therapy sessions attended: {}.",
+    "nsaid_trial": "NSAID trial: {}.",
+    "red_flags": "Red-flag symptoms: {}.",
+    "prior_imaging_date": "Prior imaging (X-ray) on {}.",
+    "mcmurray_test": "McMurray test {}.",
+    "symptom_duration_months": "Symptoms present for {} months.",
+    "focal_neurologic_deficit": "Focal neurologic deficit: {}.",
+    "study_date": "Study date: {}.",
+    "ahi": "Apnea-Hypopnea Index (AHI): {} events/hour.",
+    "lowest_spo2": "Lowest oxygen saturation {}%.",
+    "epworth_score": "Epworth Sleepiness Scale {}/24.",
+    "qualifying_symptoms": "Daytime symptoms (sleepiness, insomnia, hypertension or mood disorder): {}.",
+    "face_to_face_date": "Face-to-face evaluation on {}.",
+    "length_of_need": "Length of need: {}.",
+    "spo2_rest": "Resting SpO2 on room air: {}.",
+    "spo2_exertion": "SpO2 with exertion on room air: {}.",
+    "hba1c": "Hemoglobin A1c {}.",
+    "insulin_injections_per_day": "Insulin injections per day: {}.",
+    "can_use_cane_safely": "Can use a cane safely: {}.",
+    "tb_screen": "Tuberculosis screen (interferon-gamma release assay): {}.",
+    "tb_screen_date": "Tuberculosis screen collected {}.",
+    "prior_therapy": "Prior conventional therapy: {}.",
+    "prior_therapy_weeks": "Prior therapy duration: {} weeks.",
+    "prior_therapy_start": "Prior therapy started {}.",
+    "prior_therapy_outcome": "Prior therapy outcome: {}.",
+}
+PERCENT_FACTS = frozenset({"spo2_rest", "spo2_exertion", "hba1c"})
+
+DEFAULT_TITLES = {
+    "progress_note": "Office visit", "pt_note": "Physical therapy progress summary",
+    "imaging_report": "Imaging report", "sleep_study": "Polysomnography report",
+    "face_to_face": "Face-to-face evaluation", "written_order": "Standard written order",
+    "lab_result": "Laboratory result", "medication_history": "Medication history",
+}
+
+
+def fact_text(key: str, value: object) -> str:
+    """A typed fact as the world writes it in `Document.facts`."""
+    if isinstance(value, date):
+        return us_date(value)
+    if key in PERCENT_FACTS:
+        return f"{value}%"
+    return str(value)
+
+
+def world_facts(typed: dict[str, object]) -> dict[str, str]:
+    """The set facts of a document, in sentence order, as world fact strings."""
+    return {key: fact_text(key, typed[key]) for key in FACT_SENTENCES if typed.get(key) is not None}
+
+
+def fact_sentences(facts: dict[str, str]) -> str:
+    return " ".join(FACT_SENTENCES[key].format(value) for key, value in facts.items())
+
+
+def _order_line(order: Order) -> str:
+    return (f"{order.description} ({order.code}), {order.units} unit(s); diagnoses "
+            f"{', '.join(order.diagnosis_codes)}.")
+
+
+def write_text(kind: str, title: str, patient: Patient, author: Provider | None, day: date,
+               facts: dict[str, str], narrative: str | None, order: Order | None,
+               icd10: dict[str, str], rng: random.Random, extra_sections: tuple = ()) -> str:
+    """The document's full text: the world's layout around the facts' sentences."""
+    statements = " ".join(filter(None, (fact_sentences(facts), narrative))) or "No new findings."
+    if kind == "progress_note":
+        assessment = (f"{icd10[order.diagnosis_codes[0]]} ({order.diagnosis_codes[0]})." if order
+                      else "See history above.")
+        plan = (f"Order {_order_line(order)} Prior authorization to be obtained when the plan requires it."
+                if order else "Continue the current plan and follow up as scheduled.")
+        return progress_note(rng, patient, author, day, title, hpi=f"{patient.first_name} is seen today. {statements}",
+                             exam="Examination findings are documented in the flowsheet and support the history.",
+                             assessment=assessment, plan=plan)
+    sections = [("Findings", statements), *extra_sections]
+    if order is not None:
+        sections.append(("Related order", _order_line(order)))
+    return report(patient, author, day, title, tuple(sections))
+
+
+def addendum_text(patient: Patient, author: Provider | None, day: date, corrected: Document,
+                  facts: dict[str, str], narrative: str | None) -> str:
+    """An addendum: names the document it corrects and states the corrected facts."""
+    correction = " ".join(filter(None, (fact_sentences(facts), narrative)))
+    return report(patient, author, day, f"Addendum to {corrected.title}", (
+        ("Addendum to", f"{corrected.title} dated {us_date(corrected.date)} (document {corrected.id}). "
+                        "The original text is retained; this addendum supersedes the statements below."),
+        ("Correction", correction)))
