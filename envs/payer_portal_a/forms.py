@@ -6,9 +6,11 @@ from datetime import datetime
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from wtforms import BooleanField, IntegerField, SelectField, StringField, TextAreaField
-from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
 
 from admindesk.envs.common.npi import is_valid_npi
+
+from .appeal_decisions import KINDS, LEVELS
 
 DATE_FORMAT = "%m/%d/%Y"
 PLACES_OF_SERVICE = {
@@ -17,7 +19,6 @@ PLACES_OF_SERVICE = {
     "22": "22 - On-campus outpatient hospital", "23": "23 - Emergency room",
     "24": "24 - Ambulatory surgical center", "81": "81 - Independent laboratory",
 }
-APPEAL_TYPES = ("Reconsideration", "Level 1 Appeal", "Clinical Appeal")
 APPEAL_REASONS = (
     "Authorization was on file", "Medical necessity", "Corrected coding or modifier",
     "Missing information now provided", "Timely filing proof", "Coordination of benefits", "Other",
@@ -121,13 +122,25 @@ class AttachmentForm(FlaskForm):
 
 
 class ReviewForm(FlaskForm):
+    urgency = SelectField("Review timeframe", default="Standard", choices={
+        "Standard": "Standard (decision within 7 calendar days)",
+        "Expedited": "Expedited (decision within 72 hours: life, health or function at risk)"},
+        validators=[DataRequired(message="Select the review timeframe.")])
+    emergent = BooleanField("Retro request: the service was emergent (attested by the ordering provider)")
     attest = BooleanField("I attest that the information in this request is accurate and supported by the "
                           "medical record.", validators=[InputRequired(message="Confirm the attestation to submit.")])
 
 
 class AppealForm(FlaskForm):
-    appeal_type = SelectField("Request type", choices={"": "Select a type", **{t: t for t in APPEAL_TYPES}},
+    appeal_type = SelectField("Request type", choices={"": "Select a type", **{t: t for t in KINDS}},
                               validators=[InputRequired(message="Select a request type.")])
+    level = SelectField("Appeal level", choices=LEVELS, default="1",
+                        validators=[DataRequired(message="Select the appeal level.")])
+    cited_auth_number = StringField("Authorization number on file (for an authorization denial)", validators=[
+        Optional(), Length(max=24, message="An authorization number is at most 24 characters."),
+        Regexp(r"^\s*[A-Za-z0-9-]+\s*$", message="An authorization number has letters, digits and dashes only.")])
+    proof_of_filing_date = USDateField("Original filing date shown on your proof (for a timely filing denial)",
+                                       validators=[Optional()])
     reason = SelectField("Reason", choices={"": "Select a reason", **{r: r for r in APPEAL_REASONS}},
                          validators=[InputRequired(message="Select a reason.")])
     contact_name = StringField("Contact name", validators=[_required("a contact name"),

@@ -1,7 +1,7 @@
 """Correspondence: the letters a payer sends about a case or an appeal, and their PDFs."""
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
@@ -17,9 +17,30 @@ APPEAL_CATEGORY = "Appeal Acknowledgement"
 
 
 def _service_text(request: PaRequest) -> str:
-    line = request.primary_line
-    return (f"{line.code} x {line.units} unit(s), {line.from_date:%m/%d/%Y} to {line.to_date:%m/%d/%Y}, "
-            f"diagnoses {', '.join(line.diagnosis_codes)}")
+    return "; ".join(f"line {line.line_no}: {line.code} x {line.units} unit(s), {line.from_date:%m/%d/%Y} to "
+                     f"{line.to_date:%m/%d/%Y}, diagnoses {', '.join(line.diagnosis_codes)}" for line in request.lines)
+
+
+def _line_outcomes(request: PaRequest) -> str:
+    """Each line's own decision: approved units and span, or the criterion that failed."""
+    rows = []
+    for line in request.lines:
+        if line.decision == "Approved":
+            units = line.approved_units if line.approved_units is not None else request.approved_units
+            start, end = line.approved_start or request.approved_start, line.approved_end or request.approved_end
+            rows.append(f"  Line {line.line_no} {line.code}: APPROVED, {units} unit(s), {start:%m/%d/%Y} through "
+                        f"{end:%m/%d/%Y}")
+        else:
+            rows.append(f"  Line {line.line_no} {line.code}: {line.decision.upper()} - "
+                        f"{line.decision_reason or request.decision_reason}")
+    return "\n".join(rows)
+
+
+def appeal_rights(payer: Payer, sent_at: datetime) -> str:
+    """The payer's own appeal window, as a sentence with its last day."""
+    last_day = sent_at.date() + timedelta(days=payer.timely_appeal_days)
+    return (f"You may request a peer-to-peer discussion, or file an appeal within {payer.timely_appeal_days} days "
+            f"of this notice (by {last_day:%m/%d/%Y}) in the provider portal or by fax to {payer.appeals_fax}.")
 
 
 def determination_letter(session: Session, request: PaRequest, sent_at: datetime) -> Letter | None:
@@ -41,11 +62,15 @@ def determination_letter(session: Session, request: PaRequest, sent_at: datetime
                 f"{request.approved_units}\nValid from {request.approved_start:%m/%d/%Y} through "
                 f"{request.approved_end:%m/%d/%Y}.\n\nAuthorization is not a guarantee of payment; benefits "
                 "are subject to eligibility on the date of service.")
+    elif request.status == "Partially Approved":
+        category, subject = DENIAL_CATEGORY, f"Authorization partially approved - {request.auth_number}"
+        body = (f"The prior authorization request for {request.member_name} (member ID {request.member_id}) is "
+                f"PARTIALLY APPROVED under authorization number {request.auth_number}.\n\n"
+                f"{_line_outcomes(request)}\n\nFor the denied line(s): {appeal_rights(payer, sent_at)}")
     elif request.status == "Denied":
         category, subject = DENIAL_CATEGORY, f"Prior authorization denied - case {request.case_number}"
         body = (f"The prior authorization request for {request.member_name} (member ID {request.member_id}) "
-                f"for {service} is DENIED.\n\nReason: {request.decision_reason}\n\nYou may request a "
-                "peer-to-peer discussion or file an appeal within 180 days of this notice.")
+                f"for {service} is DENIED.\n\nReason: {request.decision_reason}\n\n{appeal_rights(payer, sent_at)}")
     else:
         return None
     return add_letter(session, payer, request.member_id, request.member_name, category, subject, body,

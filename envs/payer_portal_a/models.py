@@ -152,8 +152,11 @@ class AuthLookup(Base):
 class PaRequest(Base):
     """A prior-auth request: a "Draft" while the wizard runs, then a case with a status.
 
-    Statuses: Draft, Approved, Pended, Denied, Duplicate (a second submission of a
-    request already on file; never a new approval).
+    Statuses: Draft, Approved, Partially Approved (some lines denied), Pended, Denied,
+    Not Required, Duplicate (a second submission of a request already on file; never a
+    new approval), Withdrawn (cancelled by the office while pending).
+    `urgency` (Standard / Expedited) sets `decision_due_at`; `retro` marks a request
+    for a date of service already past, `emergent` the office's attestation for it.
     """
 
     __tablename__ = "pa_requests"
@@ -186,6 +189,10 @@ class PaRequest(Base):
     missing_items: Mapped[list | None] = mapped_column(JSON)
     duplicate_of: Mapped[str | None] = mapped_column(String(24))
     source: Mapped[str] = mapped_column(String(16), default="Portal")  # Portal / On file
+    urgency: Mapped[str] = mapped_column(String(16), default="Standard")
+    decision_due_at: Mapped[datetime | None] = mapped_column(DateTime)
+    retro: Mapped[bool] = mapped_column(default=False)
+    emergent: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     created_by: Mapped[str] = mapped_column(String(64))
     payer: Mapped[Payer] = relationship()
@@ -202,7 +209,12 @@ class PaRequest(Base):
 
 
 class PaServiceLine(Base):
-    """A requested service: code, units, diagnoses, date span and place of service."""
+    """A requested service: code, units, diagnoses, date span and place of service.
+
+    Each line is decided on its own (`status`, `decision_reason`, approved units and
+    span); lines of requests placed on file before line decisions existed leave them empty
+    and follow the request.
+    """
 
     __tablename__ = "pa_service_lines"
 
@@ -215,7 +227,17 @@ class PaServiceLine(Base):
     from_date: Mapped[date] = mapped_column(Date)
     to_date: Mapped[date] = mapped_column(Date)
     place_of_service: Mapped[str] = mapped_column(String(2))
+    status: Mapped[str | None] = mapped_column(String(16))
+    decision_reason: Mapped[str | None] = mapped_column(Text)
+    approved_units: Mapped[int | None] = mapped_column(Integer)
+    approved_start: Mapped[date | None] = mapped_column(Date)
+    approved_end: Mapped[date | None] = mapped_column(Date)
     request: Mapped[PaRequest] = relationship(back_populates="lines")
+
+    @property
+    def decision(self) -> str:
+        """This line's status, or the request's for lines decided as a whole."""
+        return self.status or self.request.status
 
 
 class PaAttachment(StoredFileColumns, Base):
@@ -270,7 +292,13 @@ class Claim(Base):
     auth_number: Mapped[str | None] = mapped_column(String(24))
     payer: Mapped[Payer] = relationship()
     lines: Mapped[list[ClaimLine]] = relationship(order_by="ClaimLine.line_no")
-    remittance: Mapped[Remittance | None] = relationship(uselist=False)
+    # The original adjudication's remittance (its appeal deadline governs level 1 appeals);
+    # reprocessing after an appeal or a correction adds more remittances.
+    remittance: Mapped[Remittance | None] = relationship(
+        uselist=False, viewonly=True,
+        primaryjoin="and_(Claim.claim_number == Remittance.claim_number, Remittance.kind == 'Original')")
+    remittances: Mapped[list[Remittance]] = relationship(order_by="Remittance.paid_on, Remittance.id",
+                                                         viewonly=True)
 
 
 class ClaimLine(Base):
@@ -291,7 +319,11 @@ class ClaimLine(Base):
 
 
 class ClaimAdjustment(Base):
-    """One CAS adjustment on a claim line: group code, CARC, optional RARC, amount."""
+    """One CAS adjustment on a claim line: group code, CARC, optional RARC, amount.
+
+    `remittance_id` is empty for the original adjudication and names the remittance of a
+    reprocessing otherwise, so the line's current adjustments are those of its last one.
+    """
 
     __tablename__ = "claim_adjustments"
 
@@ -303,15 +335,22 @@ class ClaimAdjustment(Base):
     carc: Mapped[str] = mapped_column(String(8))
     rarc: Mapped[str | None] = mapped_column(String(8))
     amount: Mapped[float] = mapped_column(Float)
+    remittance_id: Mapped[str | None] = mapped_column(String(24))
 
 
 class Remittance(Base):
-    """The remittance advice (EOB) of a claim, with its appeal deadline."""
+    """A remittance advice (EOB) of a claim, with its appeal deadline.
+
+    `kind` is "Original" for the first adjudication, "Reprocessed" when an appeal
+    overturned the denial (`appeal_reference` names it).
+    """
 
     __tablename__ = "remittances"
 
     id: Mapped[str] = mapped_column(String(24), primary_key=True)
-    claim_number: Mapped[str] = mapped_column(ForeignKey("claims.claim_number"), unique=True)
+    claim_number: Mapped[str] = mapped_column(ForeignKey("claims.claim_number"), index=True)
+    kind: Mapped[str] = mapped_column(String(16), default="Original")
+    appeal_reference: Mapped[str | None] = mapped_column(String(24))
     paid_on: Mapped[date] = mapped_column(Date)
     check_number: Mapped[str] = mapped_column(String(24))
     paid_amount: Mapped[float] = mapped_column(Float)
@@ -320,7 +359,12 @@ class Remittance(Base):
 
 
 class Appeal(Base):
-    """A reconsideration or appeal filed on a claim."""
+    """A reconsideration or appeal filed on a claim.
+
+    `appeal_type` is the kind (Reconsideration, Formal Appeal, Clinical Appeal), `level`
+    the stage ("1", "2", "External"). Status is "In Review" until decided, then "Decided"
+    with `decision` Upheld, Overturned or Partially Overturned and its letter.
+    """
 
     __tablename__ = "appeals"
 
@@ -338,6 +382,14 @@ class Appeal(Base):
     submitted_at: Mapped[datetime] = mapped_column(DateTime)
     submitted_by: Mapped[str] = mapped_column(String(64))
     decision_due: Mapped[date] = mapped_column(Date)
+    level: Mapped[str] = mapped_column(String(8), default="1")
+    prior_reference: Mapped[str | None] = mapped_column(String(24))
+    cited_auth_number: Mapped[str | None] = mapped_column(String(24))
+    proof_of_filing_date: Mapped[date | None] = mapped_column(Date)
+    decision: Mapped[str | None] = mapped_column(String(24))
+    decision_reason: Mapped[str | None] = mapped_column(Text)
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime)
+    decision_letter_number: Mapped[str | None] = mapped_column(String(24))
     claim: Mapped[Claim] = relationship()
     attachments: Mapped[list[AppealAttachment]] = relationship(order_by="AppealAttachment.id")
 

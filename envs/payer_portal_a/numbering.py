@@ -10,7 +10,8 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common import clock, sequences
 
 # Counter name -> first value issued after a reset.
-SEQUENCE_STARTS = {"case": 1, "auth": 1, "appeal": 1, "letter": 1, "auth_lookup": 1, "eligibility": 1}
+SEQUENCE_STARTS = {"case": 1, "auth": 1, "appeal": 1, "letter": 1, "auth_lookup": 1, "eligibility": 1,
+                   "remittance": 1, "corrected_claim": 1, "auth_change": 1, "peer_to_peer": 1, "auth_appeal": 1}
 
 
 def next_value(session: Session, name: str) -> int:
@@ -40,3 +41,23 @@ def auth_lookup_reference(session: Session) -> str:
 
 def eligibility_reference(session: Session) -> str:
     return f"EB{clock.today():%y%m%d}{next_value(session, 'eligibility'):05d}"
+
+
+def remittance_id(session: Session) -> str:
+    return f"RA{clock.today():%y}R{next_value(session, 'remittance'):06d}"
+
+
+def corrected_claim_number(session: Session) -> str:
+    return f"CC{clock.today():%y}{next_value(session, 'corrected_claim'):06d}"
+
+
+def auth_change_number(session: Session) -> str:
+    return f"AC{clock.today():%y}{next_value(session, 'auth_change'):06d}"
+
+
+def peer_to_peer_reference(session: Session) -> str:
+    return f"P2P{clock.today():%y}{next_value(session, 'peer_to_peer'):05d}"
+
+
+def auth_appeal_reference(session: Session) -> str:
+    return f"PSA{clock.today():%y}{next_value(session, 'auth_appeal'):05d}"

@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 
 import pytest
 from pypdf import PdfReader
 
 from admindesk.envs.payer_portal_a import create_app
+from admindesk.envs.payer_portal_a.payer_rules import rules_for
 
 from .conftest import build_app
-from .test_portal_a_support import case_with_status, claim_with_deadline, pdf_file, us
+from .test_portal_a_support import NOW, case_with_status, claim_with_deadline, pdf_file, us
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +74,7 @@ def test_claim_detail_tabs_show_remittance_codes_and_deadline(client, snap):
 
 # ---- appeals ------------------------------------------------------------------------------
 def _appeal_data(**change):
-    return {"appeal_type": "Level 1 Appeal", "reason": "Medical necessity", "contact_name": "Jordan Ellis",
+    return {"appeal_type": "Formal Appeal", "level": "1", "reason": "Medical necessity", "contact_name": "Jordan Ellis",
             "contact_phone": "717-555-0100", "letter_text": "We appeal the denial of this claim.", **change}
 
 
@@ -86,8 +88,10 @@ def test_appeal_with_typed_letter_and_attachment(client, snap):
     after = client.snapshot()
     appeal = after["appeals"][0]
     assert (appeal["reference_number"], appeal["claim_number"], appeal["status"]) == ("APL26000001",
-                                                                                      claim["claim_number"], "Received")
-    assert appeal["contact_phone"] == "7175550100" and appeal["decision_due"] == "2027-01-15"
+                                                                                      claim["claim_number"], "In Review")
+    review_days = rules_for(claim["payer_id"]).appeal_review_days
+    assert appeal["contact_phone"] == "7175550100" and appeal["level"] == "1" and appeal["decision"] is None
+    assert appeal["decision_due"] == (NOW + timedelta(days=review_days)).isoformat()
     assert [a["document_type"] for a in after["appeal_attachments"]] == ["Letter of medical necessity"]
     assert any(letter["appeal_reference"] == "APL26000001" for letter in after["letters"])
     detail = client.get(response.location).get_data(as_text=True)

@@ -86,6 +86,33 @@ class MedicalPolicy:
     def service(self, code: str) -> ServicePolicy | None:
         return self.services.get(code.strip().upper())
 
+    def questionnaire_for(self, codes: list[str]) -> Questionnaire:
+        """The questions of every line's service, in line order, each question once.
+
+        A request for two services (e.g. a brain MRI and a sleep study) answers both
+        services' questions; its id joins the ids with "+".
+        """
+        ids: list[str] = []
+        for code in codes:
+            service = self.service(code)
+            qid = service.questionnaire if service else "general"
+            if qid not in ids:
+                ids.append(qid)
+        return self.questionnaire("+".join(ids or ["general"]))
+
+    def questionnaire(self, questionnaire_id: str) -> Questionnaire | None:
+        """A questionnaire by id, including the merged ids of multi-service requests."""
+        parts = [self.questionnaires.get(part) for part in questionnaire_id.split("+")]
+        if not questionnaire_id or None in parts:
+            return None
+        if len(parts) == 1:
+            return parts[0]
+        questions: dict[str, Question] = {}
+        for part in parts:
+            for question in part.questions:
+                questions.setdefault(question.id, question)
+        return Questionnaire(questionnaire_id, " / ".join(part.title for part in parts), tuple(questions.values()))
+
 
 def _question(raw: dict) -> Question:
     return Question(id=raw["id"], label=raw["label"], type=raw["type"], required=raw.get("required", True),

@@ -5,7 +5,8 @@ from .claims import claims
 from .correspondence import correspondence
 from .eligibility import eligibility
 from .home import home
+from .pa_actions import pa_actions
 from .pa_cases import pa_cases
 from .pa_wizard import pa_wizard
 
-BLUEPRINTS = (home, eligibility, auth_lookup, pa_wizard, pa_cases, claims, appeals, correspondence)
+BLUEPRINTS = (home, eligibility, auth_lookup, pa_wizard, pa_cases, pa_actions, claims, appeals, correspondence)

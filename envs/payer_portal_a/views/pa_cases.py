@@ -16,6 +16,7 @@ from admindesk.envs.common.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..forms import MEMBER_ID_FORMAT, AttachmentForm
+from ..lifecycle_models import AuthAppeal, AuthChange, PeerToPeer
 from ..models import Letter, PaAttachment, PaRequest
 from ..policy import load_policy
 from ..submission import reevaluate_after_documents
@@ -90,9 +91,13 @@ def case_detail(case_number: str):
 
 def _render_case(pa: PaRequest, tab: str, form: AttachmentForm, status_code: int = 200):
     letters = list(db().scalars(select(Letter).where(Letter.case_number == pa.case_number).order_by(Letter.id)))
-    questionnaire = load_policy().questionnaires.get(pa.questionnaire or "")
+    questionnaire = load_policy().questionnaire(pa.questionnaire or "")
+    session = db()
+    follow_ups = {"changes": list(session.scalars(select(AuthChange).where(AuthChange.request_id == pa.id))),
+                  "calls": list(session.scalars(select(PeerToPeer).where(PeerToPeer.request_id == pa.id))),
+                  "appeals": list(session.scalars(select(AuthAppeal).where(AuthAppeal.request_id == pa.id)))}
     return render_template("pa/case.html", section="auth", subsection="status", pa=pa, tab=tab, letters=letters,
-                           questionnaire=questionnaire, form=form), status_code
+                           questionnaire=questionnaire, form=form, follow_ups=follow_ups), status_code
 
 
 @pa_cases.post("/cases/<case_number>/documents")

@@ -16,7 +16,8 @@ from ..models import Member, PaAttachment, PaRequest, PaServiceLine, ProcedureCo
 from ..policy import load_policy
 from ..questionnaire_form import answers_from_form, questionnaire_form
 from ..rules import find_duplicates
-from ..submission import submit_request
+from ..payer_rules import rules_for
+from ..submission import retro_refusal, submit_request
 from ..validation import parse_diagnoses
 from ..web import attachment_form, payer_choices
 from .eligibility import find_member
@@ -42,8 +43,8 @@ def _first_incomplete(pa: PaRequest) -> str | None:
 
 
 def _questionnaire_id(pa: PaRequest) -> str:
-    service = load_policy().service(pa.primary_line.code) if pa.primary_line else None
-    return service.questionnaire if service else "general"
+    """Every line's questions are asked: the merged questionnaire of the lines' services."""
+    return load_policy().questionnaire_for([line.code for line in pa.lines]).id
 
 
 def _draft(request_id: int) -> PaRequest:
@@ -196,7 +197,7 @@ def remove_line(request_id: int, line_id: int):
 
 def _questionnaire_step(pa: PaRequest):
     policy = load_policy()
-    questionnaire = policy.questionnaires[_questionnaire_id(pa)]
+    questionnaire = policy.questionnaire(_questionnaire_id(pa))
     form = questionnaire_form(questionnaire, pa.answers if pa.questionnaire == questionnaire.id else None)
     if not form.is_submitted():
         return _render("questionnaire", pa, form=form, questionnaire=questionnaire)
@@ -211,9 +212,9 @@ def _questionnaire_step(pa: PaRequest):
 def _attachments_step(pa: PaRequest, form: AttachmentForm | None = None, status: int = 200):
     if request.method == "POST" and form is None:
         return redirect(url_for("pa_wizard.step", request_id=pa.id, step="review"))
-    service = load_policy().service(pa.primary_line.code)
-    return _render("attachments", pa, status, form=form or attachment_form(),
-                   required=service.required_documents if service else ())
+    services = [load_policy().service(line.code) for line in pa.lines]
+    required = dict.fromkeys(doc for service in services if service for doc in service.required_documents)
+    return _render("attachments", pa, status, form=form or attachment_form(), required=tuple(required))
 
 
 @pa_wizard.post("/requests/<int:request_id>/attachments/add")
@@ -253,16 +254,18 @@ def remove_attachment(request_id: int, attachment_id: int):
     return redirect(url_for("pa_wizard.step", request_id=pa.id, step="attachments"))
 
 
-def _review_step(pa: PaRequest, form: ReviewForm | None = None, status: int = 200):
+def _review_step(pa: PaRequest, form: ReviewForm | None = None, status: int = 200, refusal: str | None = None):
     if request.method == "POST" and form is None:
         return redirect(url_for("pa_wizard.step", request_id=pa.id, step="review"))
     policy = load_policy()
     member = db().get(Member, pa.coverage_id)
-    service = policy.service(pa.primary_line.code)
-    auth_needed = bool(service and service.requires_auth(member.plan.product, pa.primary_line.place_of_service))
+    auth_needed = any(service and service.requires_auth(member.plan.product, line.place_of_service)
+                      for line in pa.lines for service in [policy.service(line.code)])
+    rules = rules_for(pa.payer_id)
+    retro = any(line.from_date < clock.today() for line in pa.lines)
     return _render("review", pa, status, form=form or ReviewForm(formdata=None), member=member,
-                   questionnaire=policy.questionnaires[pa.questionnaire], duplicates=find_duplicates(db(), pa),
-                   auth_needed=auth_needed)
+                   questionnaire=policy.questionnaire(pa.questionnaire), duplicates=find_duplicates(db(), pa),
+                   auth_needed=auth_needed, retro_rule=rules.retro_rule_text() if retro else None, refusal=refusal)
 
 
 @pa_wizard.post("/requests/<int:request_id>/submit")
@@ -277,7 +280,11 @@ def submit(request_id: int):
     form = ReviewForm()
     if not form.validate():
         return _review_step(pa, form, 422)
-    submit_request(db(), pa)
+    refusal = retro_refusal(pa, form.emergent.data, clock.today())
+    if refusal:  # the payer does not accept it: no case is opened, the draft stays as it was
+        describe(refused=refusal)
+        return _review_step(pa, form, 422, refusal)
+    submit_request(db(), pa, urgency=form.urgency.data, emergent=form.emergent.data)
     describe(case_number=pa.case_number, status=pa.status)
     flash(f"Request submitted. Case number {pa.case_number}. Status: {pa.status}.", "success")
     return redirect(url_for("pa_cases.case_detail", case_number=pa.case_number))
