@@ -34,6 +34,7 @@ P2P_TIMES = (time(10, 0), time(13, 30), time(16, 0))
 P2P_REVIEWERS = ("Dr. Helen Marsh, MD (Medical Director)", "Dr. Raj Patel, MD (Physician Reviewer)",
                  "Dr. Carla Benson, DO (Physician Reviewer)")
 CHANGE_TYPES = ("Extension", "Date change", "Units increase")
+SLOT_FORMAT = "%Y-%m-%dT%H:%M"
 
 
 def decision_due(urgency: str, received: datetime) -> datetime:
@@ -142,6 +143,12 @@ def offered_slots(today: date) -> list[tuple[datetime, str]]:
         for at in P2P_TIMES:
             slots.append((datetime.combine(day, at), P2P_REVIEWERS[len(slots) % len(P2P_REVIEWERS)]))
     return slots
+
+
+def slot_choices(today: date) -> list[tuple[str, str]]:
+    """The offered slots as (value, label) select options."""
+    return [(at.strftime(SLOT_FORMAT), f"{at.strftime(DATE_FORMAT)} {at:%H:%M} with {reviewer}")
+            for at, reviewer in offered_slots(today)]
 
 
 def p2p_problem(session: Session, item: PrecertRequest, today: date, has_appeal: bool) -> str | None:

@@ -19,6 +19,7 @@ from admindesk.envs.common.sequences import seed_sequences
 
 from . import models as m
 from .numbering import SEQUENCES
+from .seed_history import seed_history
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 PORTAL_KEY = "b"
@@ -62,6 +63,7 @@ def seed_records(session: Session, world) -> None:
     session.flush()
     _seed_authorizations(session, world, payer_id)
     _seed_claims(session, world, payer_id)
+    seed_history(session, world)
     session.flush()
 
 

@@ -7,5 +7,6 @@ from .eligibility import eligibility
 from .home import home
 from .policies import policies
 from .precert import precert
+from .precert_actions import precert_actions
 
-BLUEPRINTS = (home, eligibility, policies, precert, claims, appeals, dme, correspondence)
+BLUEPRINTS = (home, eligibility, policies, precert, claims, appeals, dme, correspondence, precert_actions)

@@ -4,18 +4,23 @@ from __future__ import annotations
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from sqlalchemy import or_, select
 
+from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db, get_or_404
 
 from ..forms import AdditionalInfoForm, PrecertForm, RequirementLookupForm
-from ..models import PrecertRequest, ProcedureCode, Provider
+from ..forms_workflow import ChangeForm, PeerToPeerForm, WithdrawForm
+from ..models import Appeal, PrecertRequest, ProcedureCode, Provider
+from ..precert_rules import slot_choices
+from ..workflow_models import PeerToPeer, PrecertEvent, PrecertLine
 from ..portal import attachment_response, attachments_of, has_errors, payer, read_upload
 from ..precert_service import add_information, check_request_form, record_request
 from ..rules import policy_for_code
 
 precert = Blueprint("precert", __name__, url_prefix="/precertification")
-STATUSES = ("Approved", "Pended", "Denied", "Duplicate", "Not Required", "Cancelled")
+STATUSES = ("Approved", "Partially Approved", "Pended", "Denied", "Duplicate", "Not Required", "Cancelled",
+            "Withdrawn")
 SORT_COLUMNS = {"reference": PrecertRequest.reference_number, "subscriber": PrecertRequest.subscriber_id,
                 "code": PrecertRequest.service_code, "start": PrecertRequest.start_date,
                 "status": PrecertRequest.status, "submitted": PrecertRequest.submitted_at}
@@ -95,15 +100,31 @@ def status_list():
 def detail(reference: str):
     """One request: what was asked, the determination, attachments, and (if pended) the reply form."""
     item = get_or_404(PrecertRequest, reference)
-    return _render_detail(item, AdditionalInfoForm(formdata=None))
-
-
-def _render_detail(item: PrecertRequest, info_form: AdditionalInfoForm, status: int = 200):
-    providers = {npi: db().get(Provider, npi) for npi in (item.rendering_npi, item.referring_npi) if npi}
-    code = db().get(ProcedureCode, item.service_code)
     describe(record_type="precert", record_id=item.reference_number, tab="detail")
-    return render_template("precert_detail.html", item=item, code=code, providers=providers,
-                           attachments=attachments_of("precert", item.reference_number), info_form=info_form), status
+    return render_detail(item)
+
+
+def render_detail(item: PrecertRequest, status: int = 200, refusal: str = "", **forms):
+    """The detail page with its action forms (blank, or the one that was just refused)."""
+    session = db()
+    providers = {npi: session.get(Provider, npi) for npi in (item.rendering_npi, item.referring_npi) if npi}
+    code = session.get(ProcedureCode, item.service_code)
+    p2p_form = forms.get("p2p_form") or PeerToPeerForm(formdata=None)
+    p2p_form.slot.choices = slot_choices(clock.today())
+    ref = item.reference_number
+    return render_template(
+        "precert_detail.html", item=item, refusal=refusal, code=code, providers=providers, attachments=attachments_of("precert", ref),
+        info_form=forms.get("info_form") or AdditionalInfoForm(formdata=None),
+        withdraw_form=forms.get("withdraw_form") or WithdrawForm(formdata=None),
+        change_form=forms.get("change_form") or ChangeForm(formdata=None), p2p_form=p2p_form,
+        lines=list(session.scalars(select(PrecertLine).where(PrecertLine.reference_number == ref)
+                                   .order_by(PrecertLine.line_no))),
+        events=list(session.scalars(select(PrecertEvent).where(PrecertEvent.reference_number == ref)
+                                    .order_by(PrecertEvent.at, PrecertEvent.id))),
+        reviews=list(session.scalars(select(PeerToPeer).where(PeerToPeer.precert_reference == ref)
+                                     .order_by(PeerToPeer.p2p_id))),
+        appeals=list(session.scalars(select(Appeal).where(Appeal.precert_reference == ref)
+                                     .order_by(Appeal.appeal_id)))), status
 
 
 @precert.post("/<reference>/additional-information")
@@ -121,7 +142,7 @@ def additional_information(reference: str):
     form.attachment.errors = list(form.attachment.errors) + errors
     if not valid or errors:
         describe(action="add_information_rejected", record_type="precert", record_id=reference)
-        return _render_detail(item, form, 422)
+        return render_detail(item, 422, info_form=form)
     session = db()
     add_information(session, item, form.clinical_answers(), form.document_type.data, upload)
     session.commit()
