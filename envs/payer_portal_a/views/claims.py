@@ -14,11 +14,12 @@ from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db, get_or_404
 
 from ..forms import MEMBER_ID_FORMAT, USDateField
+from ..lifecycle_models import ClaimEvent, CorrectedClaim
 from ..models import AdjustmentCode, Appeal, Claim
 from ..web import payer_choices
 
 claims = Blueprint("claims", __name__, url_prefix="/claims")
-CLAIM_TABS = ("summary", "remittance", "appeals")
+CLAIM_TABS = ("summary", "remittance", "appeals", "timeline")
 SORTS = {"claim": Claim.claim_number, "service": Claim.service_date, "status": Claim.status,
          "charge": Claim.total_charge, "patient": Claim.patient_name}
 GROUP_CODES = {"CO": "Contractual obligation", "PR": "Patient responsibility", "OA": "Other adjustment",
@@ -86,6 +87,20 @@ def detail(claim_number: str):
     appeals = list(db().scalars(select(Appeal).where(Appeal.claim_number == claim.claim_number).order_by(Appeal.id)))
     remittance = claim.remittance
     deadline_passed = bool(remittance and remittance.appeal_deadline < clock.today())
+    corrections = list(db().scalars(select(CorrectedClaim).where(
+        CorrectedClaim.original_claim_number == claim.claim_number).order_by(CorrectedClaim.id)))
     return render_template("claims/detail.html", section="claims", claim=claim, tab=tab, codes=codes,
                            appeals=appeals, remittance=remittance, deadline_passed=deadline_passed,
-                           group_codes=GROUP_CODES)
+                           group_codes=GROUP_CODES, corrections=corrections, timeline=_timeline(claim))
+
+
+def _timeline(claim: Claim) -> list[tuple]:
+    """(when, what, note) from receipt through adjudication and every later event."""
+    rows = [(claim.submitted_on, "Received", f"Claim received; billed {claim.total_charge:,.2f}.")]
+    for remittance in claim.remittances:
+        what = "Adjudicated" if remittance.kind == "Original" else f"{remittance.kind} payment"
+        rows.append((remittance.paid_on, what, f"Remittance {remittance.id}: paid {remittance.paid_amount:,.2f} "
+                                               f"({remittance.check_number})."))
+    events = db().scalars(select(ClaimEvent).where(ClaimEvent.claim_number == claim.claim_number).order_by(ClaimEvent.id))
+    rows += [(event.at, event.status, event.note) for event in events]
+    return rows
