@@ -2,21 +2,20 @@
 requests for information, supplier confirmations, and everyday noise.
 
 A denial letter quotes the criterion the request failed; a request for information asks
-for the records the service needs. `inbound_fax_pdf` renders a received fax exactly as
-the fax app stores it, so its sha256 is known from the world alone."""
+for the records the service needs. Each fax carries everything its stored PDF is rendered
+from (id, sender, arrival time, subject, page texts), so the fax app stores the same bytes
+and sha256 for it in every build."""
 
 from __future__ import annotations
 
-import hashlib
 import random
 from datetime import date, datetime, time, timedelta
-
-from admindesk.envs.common.pdf import render_pdf
 
 from .documents import us_date
 from .identifiers import phone_number
 from .models import Authorization, Facility, InboundFax, Order, Patient, Payer, Provider, Supplier
 from .org import AREA_CODES
+from .review_rules import service_rule
 
 _MISC = (
     ("Medical records request", "Records request from {org} for date of service {day}: please send office notes "
@@ -65,7 +64,9 @@ class FaxInbox:
                  f"Service: {order.code} {order.description}, {auth.units} unit(s)")
         if auth.status == "Pended":
             kind, subject = "request_for_information", f"Additional information needed - case {auth.case_number}"
-            items = "; ".join(auth.requested_items)
+            rule = service_rule(auth.code)
+            # A request written by hand (a task's case) may leave the items to the service's needs.
+            items = "; ".join(auth.requested_items or ((rule.records_needed,) if rule else ("the office notes",)))
             body = (f"{payer.name} has pended this request. To complete our review, fax {items} to "
                     f"{payer.pa_fax} within 14 days, referencing the case number above. If we do not receive it "
                     "the request may be denied.")
@@ -76,7 +77,8 @@ class FaxInbox:
                     "not a guarantee of payment; benefits depend on eligibility on the date of service.")
         else:
             kind, subject = "determination_letter", f"Adverse determination - case {auth.case_number}"
-            body = (f"The request is denied. Reason: {auth.decision_reason} You may request a peer-to-peer "
+            reason = auth.decision_reason or "The documentation submitted does not support medical necessity."
+            body = (f"The request is denied. Reason: {reason} You may request a peer-to-peer "
                     f"discussion by calling {payer.phone} or appeal within {payer.timely_appeal_days} days by fax "
                     f"to {payer.appeals_fax}.")
         facility = self.facilities[order.facility_id]
@@ -107,22 +109,3 @@ class FaxInbox:
         return tuple(InboundFax(f"FAX-{i + 1:06d}", f.from_number, f.from_name, f.to_number, f.received_at,
                                 f.subject, f.kind, f.mrn, f.pages_text) for i, f in enumerate(ordered))
 
-
-def _fax_number(digits: str) -> str:
-    """'7175550123' -> '(717) 555-0123', as the fax app shows numbers."""
-    return f"({digits[:3]}) {digits[3:6]}-{digits[6:]}" if len(digits) == 10 and digits.isdigit() else digits
-
-
-def inbound_fax_pdf(fax: InboundFax) -> bytes:
-    """The received fax as the fax app stores and serves it: one deterministic PDF of its pages."""
-    fields = [("From", f"{fax.from_name} {_fax_number(fax.from_number)}"), ("To", _fax_number(fax.to_number)),
-              ("Received", f"{fax.received_at:%m/%d/%Y %H:%M}"), ("Pages", str(fax.page_count)),
-              ("Fax ID", fax.id)]
-    body = "\n\n".join(f"--- Page {number} of {fax.page_count} ---\n{text}"
-                        for number, text in enumerate(fax.pages_text, start=1))
-    return render_pdf(fax.subject, fields, body, letterhead="Received facsimile", footer=f"Fax {fax.id}")
-
-
-def inbound_fax_sha256(fax: InboundFax) -> str:
-    """Hex sha256 of `inbound_fax_pdf(fax)`, the hash file checks compare."""
-    return hashlib.sha256(inbound_fax_pdf(fax)).hexdigest()

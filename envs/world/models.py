@@ -325,12 +325,3 @@ class InboundFax:
     kind: str
     mrn: str | None
     pages_text: tuple[str, ...]
-
-    @property
-    def page_count(self) -> int:
-        return len(self.pages_text)
-
-    @property
-    def file_name(self) -> str:
-        """The name the fax app stores and serves the received PDF under."""
-        return f"fax-{self.id}.pdf"

@@ -127,4 +127,4 @@ def test_the_command_exits_1_and_lists_the_finding_when_anything_is_inconsistent
     monkeypatch.setattr("admindesk.envs.world.audit.build_world", lambda seed: defective)
     assert main(["--seed", "1"]) == 1
     printed = capsys.readouterr().out
-    assert f"co18_without_original [" in printed and record in printed and "Total inconsistencies: 1" in printed
+    assert "co18_without_original [" in printed and record in printed and "Total inconsistencies: 1" in printed

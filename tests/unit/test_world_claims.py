@@ -128,6 +128,8 @@ def test_denial_letters_quote_the_failed_criterion_and_rfis_ask_for_what_the_ser
     assert denials and pended
     for fax, auth in denials:
         assert auth.decision_reason and auth.decision_reason in fax.pages_text[1]
+        payer = world.payer(auth.payer_id)
+        assert f"appeal within {payer.timely_appeal_days} days by fax to {payer.appeals_fax}" in fax.pages_text[1]
     needs = {service_rule(a.code).records_needed for _, a in pended}
     assert len(needs) >= 2  # not one generic sentence for every service
     for fax, auth in pended:
