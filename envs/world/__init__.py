@@ -2,6 +2,8 @@
 
     from admindesk.envs.world import build_world, World, WORLD_ANCHOR
     world = build_world()            # seed 20261129, cached
+
+`python -m admindesk.envs.world.audit` checks the built world against the payers' rules.
 """
 
 from __future__ import annotations

@@ -110,7 +110,7 @@ class PayerHistory:
         low, high = BASE_CHARGE[category]
         return round(self.rng.uniform(low, high) * units, 2)
 
-    def _submitted_lines(self, order: Order | None, code: str, category: str, units: int, dx) -> list[ClaimLine]:
+    def _submitted_lines(self, code: str, category: str, units: int, dx) -> list[ClaimLine]:
         """What the provider billed: the service, plus administration and a same-day visit for drugs."""
         rng = self.rng
         modifiers = ("26",) if category == "imaging" and rng.random() < 0.2 else ()
@@ -162,7 +162,7 @@ class PayerHistory:
         paid_on = submitted + timedelta(days=rng.randrange(12, 35))
         pending = paid_on > self.anchor or (rng.random() < 0.05 and submitted < self.anchor)
         dx = order.diagnosis_codes if order else enc.diagnosis_codes
-        submitted_lines = self._submitted_lines(order, code, category, units, dx)
+        submitted_lines = self._submitted_lines(code, category, units, dx)
         original = None
         if not pending and denial is not None and denial[1] == "18":
             original = self._original_of_duplicate(order, enc, coverage, service_date, submitted_lines,
