@@ -2,7 +2,10 @@
 
 Checked in order, first match decides:
 
-1. Duplicate: an Approved or Pended DME request for the same subscriber and HCPCS code.
+1. Duplicate (same or similar equipment): an Approved or Pended DME request, or a
+   precertification on file, for the subscriber and a code of the same medical policy
+   (E0601 and E0470 are both PAP devices), dated within the equipment's 5-year reasonable
+   useful lifetime before the order date. An older one does not block a replacement.
 2. Denied: coverage not active on the order date.
 3. Denied: no diagnosis code under the policy's covered diagnoses.
 4. Denied: the face-to-face evaluation is more than `face_to_face_days` (6 months)
@@ -11,7 +14,9 @@ Checked in order, first match decides:
    missing -> Pended; value outside the threshold -> Denied.
 6. Pended: a document type the policy requires (besides the detailed written order,
    which the form itself requires) is not attached.
-7. Approved for the requirement's rental months (0 = purchase).
+7. Approved for the requirement's rental months (0 = purchase). A non-contracted supplier
+   is refused on an HMO plan (no out-of-network DME benefit) and processed out of network
+   on the other plans (see views/dme.py, which records `supplier_network`).
 """
 from __future__ import annotations
 
@@ -23,11 +28,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .fields import DATE_FORMAT
-from .models import DmeRequest, DmeRequirement, MedicalPolicy, Subscriber
+from .models import DmeRequest, DmeRequirement, MedicalPolicy, PrecertRequest, Subscriber
 from .rules import ACTIVE_STATUSES, diagnosis_covered
 
 TEST_LABELS = {"ahi": "Apnea-Hypopnea Index (AHI)", "spo2_rest": "Resting SpO2 (%)"}
 _OPERATORS = {">=": operator.ge, "<=": operator.le}
+SAME_OR_SIMILAR_YEARS = 5
 
 
 @dataclass(frozen=True)
@@ -59,18 +65,39 @@ def requirement_text(requirement: DmeRequirement) -> str:
     return f"{TEST_LABELS[requirement.test_field]} {requirement.test_operator} {requirement.test_threshold:g}"
 
 
+def same_or_similar_on_file(session: Session, submission: DmeSubmission,
+                            requirement: DmeRequirement) -> str | None:
+    """The DME request or precertification on file that makes this one a duplicate, named."""
+    similar = list(session.scalars(select(DmeRequirement.code).where(
+        DmeRequirement.policy_number == requirement.policy_number)))
+    since = submission.order_date - timedelta(days=365 * SAME_OR_SIMILAR_YEARS)
+    request = session.scalars(
+        select(DmeRequest).where(DmeRequest.subscriber_id == submission.subscriber_id,
+                                 DmeRequest.hcpcs_code.in_(similar), DmeRequest.status.in_(ACTIVE_STATUSES),
+                                 DmeRequest.order_date >= since)
+        .order_by(DmeRequest.request_id)).first()
+    if request is not None:
+        return f"DME request {request.request_id} ({request.status}, {request.hcpcs_code})"
+    precert = session.scalars(
+        select(PrecertRequest).where(PrecertRequest.subscriber_id == submission.subscriber_id,
+                                     PrecertRequest.service_code.in_(similar),
+                                     PrecertRequest.status.in_(ACTIVE_STATUSES),
+                                     PrecertRequest.end_date >= since)
+        .order_by(PrecertRequest.reference_number)).first()
+    if precert is not None:
+        return f"Precertification {precert.reference_number} ({precert.status}, {precert.service_code})"
+    return None
+
+
 def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber,
              requirement: DmeRequirement) -> DmeDecision:
     """Apply the rules in the module docstring, in order."""
     policy = session.get(MedicalPolicy, requirement.policy_number)
-    duplicate = session.scalars(
-        select(DmeRequest).where(DmeRequest.subscriber_id == submission.subscriber_id,
-                                 DmeRequest.hcpcs_code == submission.hcpcs_code,
-                                 DmeRequest.status.in_(ACTIVE_STATUSES))
-        .order_by(DmeRequest.request_id)).first()
+    duplicate = same_or_similar_on_file(session, submission, requirement)
     if duplicate is not None:
-        return DmeDecision("Duplicate", f"DME request {duplicate.request_id} ({duplicate.status}) is already on "
-                           f"file for this subscriber and {submission.hcpcs_code}.")
+        return DmeDecision("Duplicate", f"{duplicate} is already on file for this subscriber and the same or "
+                           f"similar equipment (policy {requirement.policy_number}) within "
+                           f"{SAME_OR_SIMILAR_YEARS} years. No new request was opened.")
     if not subscriber.active_on(submission.order_date):
         return DmeDecision("Denied", "Subscriber coverage is not active on the order date "
                            f"{submission.order_date.strftime(DATE_FORMAT)}.")

@@ -354,15 +354,8 @@ class DmeRequest(Base):
     approved_months: Mapped[int | None] = mapped_column(Integer)
     submitted_by: Mapped[str] = mapped_column(String(64))
     submitted_at: Mapped[datetime] = mapped_column(DateTime)
-    # "Initial" or "Continued coverage" (CPAP after the 31-91 day trial, with adherence data).
-    request_kind: Mapped[str] = mapped_column(String(24), default="Initial")
+    # "Contracted", or "Out of network" for a non-contracted supplier on a plan that allows one.
     supplier_network: Mapped[str] = mapped_column(String(16), default="Contracted")
-    sleep_test_date: Mapped[date | None] = mapped_column(Date)
-    adherence_nights_4h: Mapped[int | None] = mapped_column(Integer)
-    adherence_period_start: Mapped[date | None] = mapped_column(Date)
-    spo2_exertion_on_oxygen: Mapped[int | None] = mapped_column(Integer)
-    pao2: Mapped[int | None] = mapped_column(Integer)
-    qualifying_condition: Mapped[str | None] = mapped_column(String(48))
 
 
 class Attachment(StoredFileColumns, Base):

@@ -1,11 +1,11 @@
 """Portal B's workflow tables: correspondence, precertification lines, events and peer-to-peer
-reviews, corrected claims. Same declarative base as models.py (one metadata, one snapshot).
+reviews. Same declarative base as models.py (one metadata, one snapshot).
 """
 from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, Date, DateTime, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from admindesk.envs.common.stored_files import StoredFileColumns
@@ -73,43 +73,3 @@ class PeerToPeer(Base):
     outcome_note: Mapped[str] = mapped_column(Text, default="")
     requested_by: Mapped[str] = mapped_column(String(64))
     requested_at: Mapped[datetime] = mapped_column(DateTime)
-
-
-class CorrectedClaim(Base):
-    """A replacement claim (frequency code 7) for an original Keystone already adjudicated.
-
-    `status` is "Received" (accepted for reprocessing) or "Denied" with its CAS group and
-    CARC (OA-22 when another coverage pays first and the primary EOB is missing).
-    """
-
-    __tablename__ = "corrected_claims"
-
-    corrected_claim_number: Mapped[str] = mapped_column(String(20), primary_key=True)
-    original_claim_number: Mapped[str] = mapped_column(ForeignKey("claims.claim_number"))
-    frequency_code: Mapped[str] = mapped_column(String(1))
-    subscriber_id: Mapped[str] = mapped_column(String(32))
-    service_date: Mapped[date] = mapped_column(Date)
-    diagnosis_codes: Mapped[list] = mapped_column(JSON)
-    authorization_number: Mapped[str | None] = mapped_column(String(20))
-    correction_reason: Mapped[str] = mapped_column(Text)
-    billed_amount: Mapped[float] = mapped_column(Float)
-    status: Mapped[str] = mapped_column(String(16))
-    group_code: Mapped[str | None] = mapped_column(String(4))
-    carc: Mapped[str | None] = mapped_column(String(8))
-    status_reason: Mapped[str] = mapped_column(Text)
-    submitted_by: Mapped[str] = mapped_column(String(64))
-    submitted_at: Mapped[datetime] = mapped_column(DateTime)
-
-
-class CorrectedClaimLine(Base):
-    """A service line of a corrected claim."""
-
-    __tablename__ = "corrected_claim_lines"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    corrected_claim_number: Mapped[str] = mapped_column(ForeignKey("corrected_claims.corrected_claim_number"))
-    line_no: Mapped[int] = mapped_column(Integer)
-    code: Mapped[str] = mapped_column(String(10))
-    modifiers: Mapped[str] = mapped_column(String(32))
-    units: Mapped[int] = mapped_column(Integer)
-    charge: Mapped[float] = mapped_column(Float)

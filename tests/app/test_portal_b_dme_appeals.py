@@ -106,7 +106,7 @@ def test_dme_evaluation(client, data, changes, status, reason):
 
 def test_dme_duplicate(client, data):
     submit_dme(client, data)
-    submit_dme(client, data)
+    submit_dme(client, data, ahi="23.0")  # a different post: an identical one is a double submit
     first, second = client.snapshot()["dme_requests"]
     assert second["status"] == "Duplicate" and first["request_id"] in second["decision_reason"]
 
@@ -192,7 +192,7 @@ def test_appeal_filed(client, data):
     assert audit["action"] == "file_appeal" and audit["record_id"] == "KAP-2026-00001"
     assert client.get(f"/appeals/KAP-2026-00001/attachments/{attachment['id']}").data == LETTER_PDF
     assert client.get(f"/appeals/KAP-2026-00002/attachments/{attachment['id']}").status_code == 404
-    second = file_appeal(client, claim)
+    second = file_appeal(client, claim, appellant_name="Jordan Ellis, again")
     assert second.status_code == 422 and "Appeal KAP-2026-00001 (level 1) is still in review" in second.get_data(as_text=True)
 
 

@@ -12,7 +12,7 @@ from admindesk.envs.common.web import current_username, db, get_or_404
 from ..dme_rules import DmeSubmission, evaluate, requirement_text
 from ..fields import split_codes
 from ..forms import DmeForm, options
-from ..models import DmeRequest, DmeRequirement, ProcedureCode, Provider, Supplier
+from ..models import DmeRequest, DmeRequirement, Plan, ProcedureCode, Provider, Supplier
 from ..numbering import next_authorization_number, next_dme_request_id
 from ..portal import attachment_response, attachments_of, check_uploads, has_errors, payer, store_attachment
 from ..precert_service import check_diagnoses, check_provider, check_subscriber
@@ -26,8 +26,9 @@ SORT_COLUMNS = {"request": DmeRequest.request_id, "subscriber": DmeRequest.subsc
 def _form() -> DmeForm:
     form = DmeForm()
     suppliers = db().scalars(select(Supplier).order_by(Supplier.name))
-    form.supplier_npi.choices = options([("", "Select a contracted supplier..."),
-                                         *((s.npi, f"{s.name} (NPI {s.npi})") for s in suppliers)])
+    form.supplier_npi.choices = options([("", "Select a supplier..."),
+                                         *((s.npi, f"{s.name} (NPI {s.npi}) - {s.network_status}")
+                                           for s in suppliers)])
     return form
 
 
@@ -50,6 +51,19 @@ def _check_code(form):
         form.hcpcs_code.errors.append(f"{code} is not a DME item requested here. Use New Precertification Request "
                                       "for other services.")
     return requirement, None
+
+
+def _check_supplier(form, subscriber) -> str:
+    """Keystone's network rule: a non-contracted supplier is refused on an HMO plan (no
+    out-of-network DME benefit) and processed "Out of network" on PPO and Medicare Advantage."""
+    supplier = db().get(Supplier, form.supplier_npi.data) if form.supplier_npi.data else None
+    if supplier is None or supplier.network_status == "Contracted":
+        return "Contracted"
+    if subscriber is not None and db().get(Plan, subscriber.plan_id).product == "HMO":
+        form.supplier_npi.errors.append(f"{supplier.name} is not contracted with Keystone Mutual, and the "
+                                        "subscriber's HMO plan has no out-of-network DME benefit. Choose a "
+                                        "contracted supplier.")
+    return "Out of network"
 
 
 def _render_form(form, fax_policy=None, status=200):
@@ -76,6 +90,7 @@ def new():
     check_provider(session, form.ordering_npi)
     if form.order_date.data and form.order_date.data > clock.today():
         form.order_date.errors.append("The written order date cannot be in the future.")
+    supplier_network = _check_supplier(form, subscriber)
     uploads = check_uploads([("Detailed written order", request.files.get("written_order"), form.written_order),
                              (form.document_type_2.data, request.files.get("attachment_2"), form.attachment_2)])
     if not form.written_order.errors and not request.files.get("written_order"):
@@ -99,7 +114,8 @@ def new():
         order_date=submission.order_date, ahi=submission.test_values["ahi"], spo2_rest=form.spo2_rest.data,
         spo2_exertion=form.spo2_exertion.data, status=decision.status, decision_reason=decision.reason,
         authorization_number=next_authorization_number(session) if decision.status == "Approved" else None,
-        approved_months=decision.approved_months, submitted_by=current_username(), submitted_at=clock.now())
+        approved_months=decision.approved_months, submitted_by=current_username(), submitted_at=clock.now(),
+        supplier_network=supplier_network)
     session.add(item)
     for document_type, upload in uploads:
         store_attachment("dme", item.request_id, document_type, upload)
