@@ -10,7 +10,9 @@ import time
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from . import clock
+from .seeding import SeedError
 from .snapshot import build_snapshot, dumps
+from .task_templates import UnknownTask
 
 bench = Blueprint("bench", __name__, url_prefix="/_bench")
 
@@ -30,10 +32,16 @@ def reset():
         now = clock.parse_now(body["now"]) if "now" in body else clock.DEFAULT_NOW
     except ValueError as exc:
         return jsonify(ok=False, error=str(exc)), 400
+    task = body.get("task")
+    if task is not None and (not isinstance(task, str) or not task):
+        return jsonify(ok=False, error="'task' must be a task id (a non-empty string) or null"), 400
     started = time.perf_counter()
     kit = current_app.extensions["admindesk"]
-    kit.reset(now)
-    return jsonify(ok=True, now=now.isoformat(), generation=kit.generation,
+    try:
+        kit.reset(now, task)
+    except (UnknownTask, SeedError) as exc:
+        return jsonify(ok=False, error=str(exc)), 400
+    return jsonify(ok=True, now=now.isoformat(), task=task, generation=kit.generation,
                    ms=round((time.perf_counter() - started) * 1000, 2))
 
 

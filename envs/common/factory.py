@@ -21,6 +21,7 @@ from .bench import bench
 from .database import Database, KitBase, make_engine
 from .filters import register_filters
 from .kit_models import BenchState
+from .task_templates import TaskTemplates
 from .request_guards import (BoundedIntConverter, DoubleSubmitGuard, guard_bench_paths,
                              refuse_overlong_fields)
 from .uploads import MAX_UPLOAD_BYTES
@@ -77,10 +78,11 @@ class Kit:
         self._live_name = f"{spec.name}-{os.getpid()}-{next(_KIT_SERIALS)}"
         self._reset_lock = threading.Lock()
         self.template = self._ensure_template()
+        self.task_templates = TaskTemplates(spec.name, spec.seed, self.db, self.template, config.tasks_dir,
+                                            config.world_seed)
 
     def _ensure_template(self) -> Path:
-        sections = seeding.task_seed_sections(self.spec.name, self.config.tasks_dir)
-        digest = seeding.content_hash(self.spec.package_dir, sections, self.config.world_seed)
+        digest = seeding.content_hash(self.spec.package_dir, self.config.world_seed)
         cache_dir = self.config.cache_dir or self.config.data_dir / "templates"
         target = cache_dir / f"{self.spec.name}-{digest}.sqlite"
 
@@ -90,8 +92,6 @@ class Kit:
             world = build_world(seed=self.config.world_seed)
             seeding.seed_staff(session, world.staff_for(self.spec.name))
             self.spec.seed(session, world)
-            session.flush()
-            seeding.insert_task_seeds(session, self.db, sections)
 
         return seeding.build_template(self.db, target, populate)
 
@@ -100,15 +100,18 @@ class Kit:
         """How many resets this app has had; a login belongs to one generation."""
         return self.db.generation
 
-    def reset(self, now: datetime = clock.DEFAULT_NOW) -> None:
-        """Fresh copy of the template, clock frozen at `now`; old sessions become void.
+    def reset(self, now: datetime = clock.DEFAULT_NOW, task: str | None = None) -> None:
+        """Fresh copy of the template (the world's, or task `task`'s: the world + its case),
+        clock frozen at `now`; old sessions become void.
 
         Requests in flight finish on the previous copy (see `Database`), so nothing they
-        write reaches the new episode.
+        write reaches the new episode. An unknown task raises UnknownTask, a bad one
+        SeedError, before anything changes.
         """
+        template = self.template if task is None else self.task_templates.template_for(task)
         with self._reset_lock:
             generation = self.db.generation + 1
-            path = seeding.copy_template(self.template, self.config.data_dir / "live",
+            path = seeding.copy_template(template, self.config.data_dir / "live",
                                          self._live_name, generation)
             engine = make_engine(path)
             with Session(bind=engine) as session:
@@ -170,7 +173,8 @@ def create_app(spec: AppSpec, config: AppConfig) -> Flask:
 
     @app.errorhandler(413)
     def too_large(_error):
-        if request.files or request.mimetype == "multipart/form-data":
+        # Only the headers: reading the body again would raise the same error.
+        if request.mimetype == "multipart/form-data":
             title, message = "File too large", "Uploads are limited to 10 MB. Choose a smaller file."
         else:
             title, message = "Text too long", ("This form holds more text than it can take. "

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-import yaml
 from sqlalchemy import Date, DateTime, Table
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 from werkzeug.security import generate_password_hash
 
-from .database import Database, make_engine
+from .database import Database, make_engine, remove_database_file
 from .kit_models import StaffUser
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
@@ -60,29 +59,11 @@ class WorldSeed:
 
 
 class SeedError(ValueError):
-    """A task file's seed section cannot be read or does not fit the app's tables."""
+    """A task file's case or seed section cannot be read or does not fit the world or the app's tables."""
 
 
-def task_seed_sections(app_name: str, tasks_dir: Path | None) -> list[tuple[str, dict]]:
-    """(task id, {table: [rows]}) for every task file that seeds rows into `app_name`."""
-    if tasks_dir is None or not tasks_dir.is_dir():
-        return []
-    sections = []
-    for path in sorted(tasks_dir.rglob("*.yaml")):
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (yaml.YAMLError, ValueError) as exc:  # PyYAML raises ValueError for bad dates
-            raise SeedError(f"{path}: not valid YAML ({exc})") from exc
-        if not isinstance(data, dict) or not isinstance(data.get("seed") or {}, dict):
-            raise SeedError(f"{path}: a task file is a mapping whose `seed` maps app names to tables")
-        seed = (data.get("seed") or {}).get(app_name)
-        if seed:
-            sections.append((str(data.get("id", path.stem)), seed))
-    return sections
-
-
-def content_hash(app_package: Path, sections: list[tuple[str, dict]], world_seed: int) -> str:
-    """Hash of every input of a template: kit, world and app sources, task seeds, seed."""
+def content_hash(app_package: Path, world_seed: int) -> str:
+    """Hash of every input of a world template: kit, world and app sources, world seed."""
     digest = hashlib.sha256(f"world-seed={world_seed}".encode())
     # Faker's data, fpdf2's output and SQLAlchemy's DDL change between releases.
     for package in ("faker", "fpdf2", "sqlalchemy"):
@@ -92,7 +73,6 @@ def content_hash(app_package: Path, sections: list[tuple[str, dict]], world_seed
             if path.suffix in HASHED_SUFFIXES and "__pycache__" not in path.parts:
                 digest.update(f"{folder.name}/{path.relative_to(folder)}".encode())
                 digest.update(path.read_bytes())
-    digest.update(repr(sections).encode())
     return digest.hexdigest()[:16]
 
 
@@ -157,7 +137,7 @@ def build_template(db: Database, target: Path, populate: Callable[[Session], Non
     tmp_path = Path(tmp_name)
     if start_from is not None:
         shutil.copyfile(start_from, tmp_path)
-    engine = make_engine(tmp_path)
+    engine = make_engine(tmp_path, create=True)
     try:
         db.create_all(engine)
         with Session(engine) as session:
@@ -189,7 +169,3 @@ def copy_template(template: Path, live_dir: Path, owner: str, generation: int) -
     shutil.copyfile(template, path)
     return path
 
-
-def remove_database_file(path: Path) -> None:
-    for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        candidate.unlink(missing_ok=True)

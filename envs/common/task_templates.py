@@ -35,6 +35,7 @@ class TaskTemplates:
         self.app_name, self.seed, self.db = app_name, seed, db
         self.world_template, self.tasks_dir, self.world_seed = world_template, tasks_dir, world_seed
         self._paths: dict[str, Path] = {}
+        self._unreadable: list[str] = []
         self._built: dict[tuple[Path, str], Path] = {}
         self._lock = threading.Lock()
 
@@ -46,7 +47,9 @@ class TaskTemplates:
                 self._paths = self._index()
                 path = self._paths.get(task_id)
             if path is None:
-                raise UnknownTask(f"unknown task {task_id!r}: no task file under {self.tasks_dir} has this id")
+                unreadable = "".join(f"; {error}" for error in self._unreadable)
+                raise UnknownTask(f"unknown task {task_id!r}: no task file under {self.tasks_dir} has this id"
+                                  + unreadable)
             raw = path.read_bytes()
             content = hashlib.sha256(raw).hexdigest()
             built = self._built.get((path, content))
@@ -56,14 +59,17 @@ class TaskTemplates:
             return built
 
     def _index(self) -> dict[str, Path]:
+        self._unreadable = []
         if self.tasks_dir is None or not self.tasks_dir.is_dir():
             return {}
         paths: dict[str, Path] = {}
         for path in sorted(self.tasks_dir.rglob("*.yaml")):
             try:
                 task_id = read_task_yaml(path).get("id", path.stem)
-            except TaskFileError:
-                continue  # a broken file is reported when its task is asked for by name
+            except TaskFileError as exc:
+                # Its id cannot be read: named when a task is not found, as it may be that one.
+                self._unreadable.append(str(exc))
+                continue
             paths.setdefault(str(task_id), path)
         return paths
 

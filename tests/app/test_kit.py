@@ -1,11 +1,12 @@
 """The app kit on a minimal app: bench API, reset, snapshot, login, CSRF, audit, seeding, sequences."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from admindesk.envs.common import sequences
 from admindesk.envs.common.factory import AppConfig
-from admindesk.envs.common.seeding import SeedError
 
 from . import kit_demo
 from .conftest import TOKEN, FormClient, build_app
@@ -127,7 +128,7 @@ def test_unknown_page_is_a_styled_404(client):
     assert response.status_code == 404 and "does not exist" in response.get_data(as_text=True)
 
 
-def test_template_is_built_once_and_task_seeds_are_added(tmp_path):
+def test_template_is_built_once_and_task_seeds_are_added_only_for_their_task(tmp_path):
     tasks = tmp_path / "tasks"
     tasks.mkdir()
     (tasks / "t1.yaml").write_text("id: demo-1\nseed:\n  kit_demo:\n    widgets:\n"
@@ -138,6 +139,9 @@ def test_template_is_built_once_and_task_seeds_are_added(tmp_path):
     second = kit_demo.create_app(config).extensions["admindesk"].template
     assert first == second and second.stat().st_mtime_ns == built_at
     client = FormClient(kit_demo.create_app(config))
+    assert "from-task" not in [w["name"] for w in client.snapshot()["widgets"]]  # the bare world
+    response = client.client.post("/_bench/reset", json={"task": "demo-1"}, headers={"X-Bench-Token": TOKEN})
+    assert response.status_code == 200 and response.get_json()["task"] == "demo-1"
     assert client.snapshot()["widgets"][-1]["name"] == "from-task"
 
 
@@ -146,21 +150,23 @@ def test_template_is_built_once_and_task_seeds_are_added(tmp_path):
     ("  kit_demo:\n    gadgets:\n      - {name: x}\n", "demo-bad.*unknown table 'gadgets'"),
     ("  kit_demo:\n    audit_events:\n      - {at: '2026-13-45', method: GET, path: /, action: view, status_code: 200}\n",
      "demo-bad.*'at'.*not an ISO date"),
-    ("  kit_demo:\n    audit_events:\n      - {at: 2026-13-45}\n", "not valid YAML"),
+    ("  kit_demo:\n    audit_events:\n      - {at: 2026-13-45}\n", "demo-bad.*'at'.*not an ISO date"),
     ("  kit_demo:\n    widgets: {name: x}\n", "demo-bad.*rows must be a list"),
     ("  kit_demo:\n    widgets:\n      - just a string\n", "demo-bad.*must map column names"),
     ("  kit_demo:\n    widgets:\n      - {id: 1, name: clash, created: '2026-01-01'}\n", "demo-bad.*UNIQUE constraint"),
-    ("  - not a mapping\n", "a task file is a mapping"),
-    ("  kit_demo:\n    widgets: [unclosed\n", "not valid YAML"),
+    ("  - not a mapping\n", "`seed` maps app names to tables"),
+    ("  kit_demo:\n    widgets: [unclosed\n", "cannot read the task file"),
 ])
-def test_a_bad_task_seed_is_a_clear_error_and_builds_nothing(tmp_path, seed_yaml, message):
+def test_a_bad_task_seed_is_a_clear_error_at_its_reset_and_builds_nothing(tmp_path, seed_yaml, message):
     tasks = tmp_path / "tasks"
     tasks.mkdir()
     (tasks / "bad.yaml").write_text("id: demo-bad\nseed:\n" + seed_yaml)
-    with pytest.raises(SeedError, match=message):
-        kit_demo.create_app(AppConfig(data_dir=tmp_path / "data", token=TOKEN, tasks_dir=tasks))
+    client = FormClient(kit_demo.create_app(AppConfig(data_dir=tmp_path / "data", token=TOKEN, tasks_dir=tasks)))
     templates = tmp_path / "data" / "templates"
-    assert not templates.exists() or list(templates.iterdir()) == []  # no half-built template left
+    before = sorted(templates.iterdir())
+    response = client.client.post("/_bench/reset", json={"task": "demo-bad"}, headers={"X-Bench-Token": TOKEN})
+    assert response.status_code == 400 and re.search(message, response.get_json()["error"])
+    assert sorted(templates.iterdir()) == before  # no half-built template left
 
 
 def test_an_anonymous_request_keeps_the_login_forms_csrf_token(client):
