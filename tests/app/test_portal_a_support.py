@@ -80,8 +80,11 @@ LUMBAR_NOT_MET = {"conservative_therapy_weeks": "2", "red_flag_symptoms": "None"
                   "prior_imaging_date": ""}
 
 
-def start_draft(client, member: dict) -> int:
-    response = client.post("/authorizations/new", {"payer_id": member["payer_id"], "member_id": member["member_id"],
+def start_draft(client, member: dict, typed_member_id: str | None = None) -> int:
+    """Start a draft; `typed_member_id` is the member ID as typed (a second draft for the same
+    member types it differently, or the kit would take it for a double click of the first)."""
+    response = client.post("/authorizations/new", {"payer_id": member["payer_id"],
+                                                   "member_id": typed_member_id or member["member_id"],
                                                    "dob": us(member["dob"])})
     assert response.status_code == 302, response.get_data(as_text=True)
     return draft_id(response)
@@ -89,9 +92,10 @@ def start_draft(client, member: dict) -> int:
 
 def build_draft(client, snapshot: dict, member: dict, *, code: str = "72148", dx: str = "M54.16",
                 answers: dict | None = None, documents: tuple[str, ...] = ("Clinical notes",),
-                start: str = "12/01/2026", end: str = "12/31/2026", pos: str = "22", units: str = "1") -> int:
+                start: str = "12/01/2026", end: str = "12/31/2026", pos: str = "22", units: str = "1",
+                typed_member_id: str | None = None) -> int:
     """Walk steps 1-5 with valid data; returns the draft id ready for review."""
-    request_id = start_draft(client, member)
+    request_id = start_draft(client, member, typed_member_id)
     requesting, facility = providers(snapshot)
     base = f"/authorizations/requests/{request_id}"
     assert client.post(f"{base}/providers", {"requesting_npi": requesting, "servicing_npi": facility}).status_code == 302
