@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from admindesk.harness.cli_tasks import tasks
 from admindesk.harness.env import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
 from admindesk.harness.services import APP_NAMES, ServiceError, Services, available_apps
 
@@ -69,3 +70,6 @@ def demo(out_dir: Path) -> None:
         click.echo("MISMATCH: the fax did not carry the downloaded file", err=True)
         sys.exit(1)
     click.echo("OK: the fax carried exactly the downloaded file")
+
+
+main.add_command(tasks)

@@ -10,8 +10,10 @@ resets copy that file. An app the task does not touch reuses the world's templat
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 import threading
 from pathlib import Path
+from urllib.parse import quote
 
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
@@ -127,3 +129,27 @@ def _seed_rows(path: Path, raw, app_name: str) -> dict:
         raise SeedError(f"{path}: `seed` maps app names to tables of rows")
     return raw.get(app_name) or {}
 
+
+
+def rows_added(db: Database, task_template: Path, world_template: Path) -> dict[str, list[dict]]:
+    """Rows of `task_template` that the world's template does not hold, by table, in key order.
+
+    This is exactly what a reset for the task adds to the app (its case and raw seed rows).
+    """
+    added: dict[str, list[dict]] = {}
+    if task_template == world_template:
+        return added
+    connection = sqlite3.connect(f"file:{quote(str(task_template))}?mode=ro", uri=True)
+    try:
+        connection.execute("ATTACH DATABASE ? AS world", (f"file:{quote(str(world_template))}?mode=ro",))
+        for table in db.tables():
+            columns = ", ".join(f'"{c.name}"' for c in table.columns)
+            order = ", ".join(f'"{c.name}"' for c in table.primary_key.columns) or "1"
+            cursor = connection.execute(f'SELECT {columns} FROM main."{table.name}" EXCEPT '
+                                        f'SELECT {columns} FROM world."{table.name}" ORDER BY {order}')
+            rows = [dict(zip((c.name for c in table.columns), row)) for row in cursor]
+            if rows:
+                added[table.name] = rows
+    finally:
+        connection.close()
+    return added
