@@ -1,6 +1,7 @@
 """Generated files: cover sheets and received faxes as PDFs, fax pages as PNG images.
 
-PDFs come from the kit's deterministic renderer (same inputs, same bytes). Page images
+PDFs are deterministic (pinned creation date: same inputs, same bytes). A received
+fax's PDF is rendered once, when the fax arrives, and stored with it. Page images
 are drawn with Pillow on request and kept in a small in-process cache; they are never
 stored, because the page text in the database is the source of truth.
 """
@@ -8,12 +9,16 @@ from __future__ import annotations
 
 import io
 import textwrap
+from collections.abc import Sequence
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from admindesk.envs.common.pdf import render_pdf
+from fpdf import FPDF
+
+from admindesk.envs.common.pdf import PINNED_CREATION_DATE, render_pdf
 
 from .models import FaxLine, InboundFax, OutboundFax
 from .numbers import format_fax_number
@@ -26,6 +31,12 @@ _MONO_FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
 CONFIDENTIALITY = ("CONFIDENTIALITY NOTICE: This facsimile contains protected health information that is "
                    "privileged and confidential under HIPAA. It is intended only for the recipient named "
                    "above. If you received it in error, notify the sender by telephone and destroy all copies.")
+
+
+def _latin1(text: str) -> str:
+    """Text the PDF core fonts can draw (they are Latin-1): dashes and quotes made plain."""
+    plain = text.replace("\u2013", "-").replace("\u2014", "-").replace("\u2019", "'")
+    return plain.encode("latin-1", "replace").decode("latin-1")
 
 
 @lru_cache(maxsize=4)
@@ -63,23 +74,38 @@ def render_page_png(header: str, text: str) -> bytes:
 
 def page_header(fax: InboundFax, page_no: int) -> str:
     """The transmit header a sending machine prints on top of every page."""
-    return (f"{fax.received_at:%m/%d/%Y %H:%M}  FROM: {fax.from_name[:34]}  "
-            f"{format_fax_number(fax.from_number)}   P.{page_no:03d}/{fax.page_count:03d}")
+    return transmit_header(fax.received_at, fax.from_name, fax.from_number, page_no, len(fax.page_texts))
 
 
-def inbound_pdf(fax: InboundFax) -> bytes:
-    """A received fax as one PDF (its pages in order), for download."""
-    fields = [("From", f"{fax.from_name} {format_fax_number(fax.from_number)}"),
-              ("To", format_fax_number(fax.to_number)),
-              ("Received", f"{fax.received_at:%m/%d/%Y %H:%M}"),
-              ("Pages", str(fax.page_count)), ("Fax ID", fax.id)]
-    body = "\n\n".join(f"--- Page {p.page_no} of {fax.page_count} ---\n{p.text}" for p in fax.pages)
-    return render_pdf(fax.subject, fields, body, letterhead="Received facsimile",
-                      footer=f"Fax {fax.id}")
+def transmit_header(received_at: datetime, from_name: str, from_number: str, page_no: int, page_total: int) -> str:
+    return (f"{received_at:%m/%d/%Y %H:%M}  FROM: {from_name[:34]}  "
+            f"{format_fax_number(from_number)}   P.{page_no:03d}/{page_total:03d}")
 
 
-def inbound_pdf_name(fax: InboundFax) -> str:
-    return f"fax-{fax.id}.pdf"
+def received_fax_pdf(fax_id: str, from_name: str, from_number: str, received_at: datetime, subject: str,
+                     page_texts: Sequence[str]) -> bytes:
+    """A received fax as the PDF the server stores: one PDF page per fax page, each under the
+    sender's transmit header (deterministic: the same fax always gives the same bytes)."""
+    pdf = FPDF(format="Letter")
+    pdf.set_creation_date(PINNED_CREATION_DATE)
+    pdf.set_title(_latin1(subject))
+    pdf.set_author(_latin1(f"Fax {fax_id}"))
+    pdf.set_margins(18, 14, 18)
+    pdf.set_auto_page_break(auto=True, margin=16)
+    for page_no, text in enumerate(page_texts, start=1):
+        pdf.add_page()
+        pdf.set_font("courier", "", 8)
+        pdf.cell(0, 4, _latin1(transmit_header(received_at, from_name, from_number, page_no, len(page_texts))),
+                 new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(6)
+        pdf.set_font("courier", "", 10)
+        pdf.multi_cell(0, 5, _latin1(text), new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+def received_fax_name(fax_id: str) -> str:
+    """The stored (and downloaded) file name of a received fax."""
+    return f"fax-{fax_id}.pdf"
 
 
 def cover_sheet_pdf(job: OutboundFax, line: FaxLine, sent_on: str) -> bytes:

@@ -18,6 +18,12 @@ UNREAD, READ = "Unread", "Read"
 QUEUED, SENT, FAILED = "Queued", "Sent", "Failed"
 ACTIVE, DISCONNECTED = "Active", "Disconnected"
 OPEN, SUBMITTED, DISCARDED = "Open", "Submitted", "Discarded"
+# What a DME supplier answers to an order packet, and the items it may find missing.
+ORDER_CONFIRMED, ITEMS_MISSING, PLAN_NOT_ACCEPTED = "Order Confirmation", "Missing Items", "Plan Not Accepted"
+REPLY_KINDS = (ORDER_CONFIRMED, ITEMS_MISSING, PLAN_NOT_ACCEPTED)
+MISSING_ITEMS = {"insurance": "Insurance: the patient's health plan named on the cover sheet",
+                 "written_order": "The signed written order for the item",
+                 "clinical_notes": "Supporting clinical notes (face-to-face evaluation, progress note or test report)"}
 
 CONTACT_TYPES = ("Payer - Prior Authorization", "Payer - Appeals", "DME Supplier",
                  "Provider Office", "Health System Site", "Other")
@@ -60,8 +66,12 @@ class DirectoryContact(Base):
     added_at: Mapped[datetime | None] = mapped_column(DateTime)
 
 
-class InboundFax(Base):
-    """A received fax waiting in the shared inbox."""
+class InboundFax(StoredFileColumns, Base):
+    """A received fax waiting in the shared inbox, with the PDF it arrived as.
+
+    The kit's stored-file columns hold that PDF (`content`, `sha256`, `pages`...), so a
+    check can compare a filed fax with the EHR document it became by `sha256`.
+    """
 
     __tablename__ = "inbound_faxes"
 
@@ -71,14 +81,13 @@ class InboundFax(Base):
     to_number: Mapped[str] = mapped_column(String(10))
     received_at: Mapped[datetime] = mapped_column(DateTime)
     subject: Mapped[str] = mapped_column(String(240))
-    page_count: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16), default=UNREAD)
     is_filed: Mapped[bool] = mapped_column(Boolean, default=False)
     filed_by: Mapped[str | None] = mapped_column(String(64))
     filed_at: Mapped[datetime | None] = mapped_column(DateTime)
     assigned_to: Mapped[str | None] = mapped_column(String(64))
 
-    pages: Mapped[list[InboundFaxPage]] = relationship(order_by="InboundFaxPage.page_no")
+    page_texts: Mapped[list[InboundFaxPage]] = relationship(order_by="InboundFaxPage.page_no")
     events: Mapped[list[InboundFaxEvent]] = relationship(order_by="InboundFaxEvent.id")
 
 
@@ -103,6 +112,8 @@ class InboundFaxEvent(Base):
     username: Mapped[str] = mapped_column(String(64))
     action: Mapped[str] = mapped_column(String(32))
     note: Mapped[str] = mapped_column(Text, default="")
+    # On a "Filed" row: the hash of the PDF that was filed (the fax's `sha256`).
+    sha256: Mapped[str | None] = mapped_column(String(64))
 
 
 class ComposeDraft(Base):
@@ -194,3 +205,34 @@ class TransmissionEvent(Base):
     at: Mapped[datetime] = mapped_column(DateTime)
     event: Mapped[str] = mapped_column(String(16))
     detail: Mapped[str] = mapped_column(Text, default="")
+
+
+class SupplierNetwork(Base):
+    """A health plan a DME supplier is contracted with (in network): the supplier accepts
+    orders for that payer's members, and refuses other payers' (see supplier_replies)."""
+
+    __tablename__ = "supplier_networks"
+
+    supplier_ref: Mapped[str] = mapped_column(String(32), primary_key=True)
+    payer_ref: Mapped[str] = mapped_column(String(32), primary_key=True)
+    payer_name: Mapped[str] = mapped_column(String(160))
+
+
+class SupplierReply(Base):
+    """A DME supplier's answer to an order packet faxed to it: what it decided and why.
+
+    `kind` is one of REPLY_KINDS; `missing_items` lists MISSING_ITEMS codes, comma-separated.
+    """
+
+    __tablename__ = "supplier_replies"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    outbound_fax_id: Mapped[int] = mapped_column(ForeignKey("outbound_faxes.id"), unique=True)
+    inbound_fax_id: Mapped[str] = mapped_column(ForeignKey("inbound_faxes.id"), unique=True)
+    supplier_ref: Mapped[str] = mapped_column(String(32))
+    supplier_name: Mapped[str] = mapped_column(String(160))
+    kind: Mapped[str] = mapped_column(String(24))
+    payer_name: Mapped[str | None] = mapped_column(String(160))
+    missing_items: Mapped[str] = mapped_column(String(120), default="")
+    supplier_order_number: Mapped[str | None] = mapped_column(String(24))
+    received_at: Mapped[datetime] = mapped_column(DateTime)

@@ -10,8 +10,10 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.common.seeding import WorldSeed
 
+from .fax_files import received_fax_file
 from .models import (DISCONNECTED, READ, UNREAD, DirectoryContact, FaxLine, InboundFax,
                      InboundFaxPage)
+from .supplier_replies import seed_supplier_networks
 
 # Payers and suppliers whose old intake line is still listed, marked disconnected:
 # a realistic trap (the stale entry sorts next to the current one).
@@ -89,6 +91,7 @@ def _reference_data(session: Session, world) -> None:
     contacts = _contacts(world)
     taken = {c.fax_number for c in contacts} | {f.from_number for f in world.faxes}
     session.add_all(contacts + _retired(world, taken))
+    seed_supplier_networks(session, world)
     session.flush()
 
 
@@ -103,8 +106,7 @@ def seed_records(session: Session, world) -> None:
         seen = newest is not None and (newest - fax.received_at).days > 14
         session.add(InboundFax(id=fax.id, from_number=fax.from_number, from_name=fax.from_name,
                                to_number=fax.to_number, received_at=fax.received_at, subject=fax.subject,
-                               page_count=len(fax.pages_text), status=READ if seen else UNREAD,
-                               is_filed=False))
+                               status=READ if seen else UNREAD, is_filed=False, **received_fax_file(fax)))
         session.add_all(InboundFaxPage(fax_id=fax.id, page_no=number, text=text)
                         for number, text in enumerate(fax.pages_text, start=1))
 

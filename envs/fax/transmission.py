@@ -10,6 +10,8 @@ Rules, checked in order (the first that matches decides):
    our own lines, not a number that has faxed us) does not answer: Failed, "No fax tone".
 5. Anything else is delivered: Sent.
 Timestamps are offsets from the frozen clock, so the same actions give the same log.
+Queued jobs go out when the outbox, a job or the inbox is opened; a job delivered to a
+DME supplier brings the supplier's reply into the inbox (see supplier_replies).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from sqlalchemy.orm import Session
 from .models import (ACTIVE, DISCONNECTED, FAILED, QUEUED, SENT, DirectoryContact, FaxLine,
                      InboundFax, OutboundFax, TransmissionEvent)
 from .numbers import format_fax_number
+from .supplier_replies import reply_to_order
 
 DIAL_DELAY = timedelta(seconds=12)
 SECONDS_PER_PAGE = 35
@@ -80,10 +83,12 @@ def transmit(session: Session, fax: OutboundFax) -> None:
         detail = outcome.reason or ""
     session.add(TransmissionEvent(outbound_fax_id=fax.id, at=done_at, event=outcome.status, detail=detail))
     fax.status, fax.failure_reason, fax.completed_at = outcome.status, outcome.reason, done_at
+    if outcome.status == SENT:
+        reply_to_order(session, fax)
 
 
 def transmit_queued(session: Session) -> int:
-    """Process every queued job (the outbox was opened); returns how many were processed."""
+    """Process every queued job (the outbox or inbox was opened); returns how many were processed."""
     queued = list(session.scalars(select(OutboundFax).where(OutboundFax.status == QUEUED)
                                   .order_by(OutboundFax.id)))
     for fax in queued:

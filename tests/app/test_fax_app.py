@@ -21,7 +21,7 @@ def test_seed_copies_the_inbox_and_lines_without_chart_data(client):
     assert [f["id"] for f in snapshot["inbound_faxes"]] == [f.id for f in world.faxes]
     first = world.faxes[0]
     row = snapshot["inbound_faxes"][0]
-    assert (row["from_number"], row["from_name"], row["subject"], row["page_count"]) == \
+    assert (row["from_number"], row["from_name"], row["subject"], row["pages"]) == \
         (first.from_number, first.from_name, first.subject, len(first.pages_text))
     pages = [p["text"] for p in snapshot["inbound_fax_pages"] if p["fax_id"] == first.id]
     assert pages == list(first.pages_text)

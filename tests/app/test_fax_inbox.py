@@ -86,7 +86,7 @@ def test_opening_a_fax_marks_it_read_and_shows_page_images(client):
     assert fax["status"] == "Unread"
     page = text(client.get(f"/inbox/{fax['id']}"))
     assert fax["subject"] in page
-    assert f'/inbox/{fax["id"]}/pages/1.png' in page and f"Page 1 of {fax['page_count']}" in page
+    assert f'/inbox/{fax["id"]}/pages/1.png' in page and f"Page 1 of {fax['pages']}" in page
     snapshot = client.snapshot()
     assert next(f for f in snapshot["inbound_faxes"] if f["id"] == fax["id"])["status"] == "Read"
     assert [e["action"] for e in snapshot["inbound_fax_events"] if e["fax_id"] == fax["id"]] == ["Opened"]
@@ -108,7 +108,7 @@ def test_unknown_and_malformed_fax_ids_are_not_found(client):
 
 
 def test_page_images_are_deterministic_pngs(client):
-    fax = next(f for f in client.snapshot()["inbound_faxes"] if f["page_count"] == 2)
+    fax = next(f for f in client.snapshot()["inbound_faxes"] if f["pages"] == 2)
     first = client.get(f"/inbox/{fax['id']}/pages/1.png")
     assert first.status_code == 200 and first.mimetype == "image/png" and first.data.startswith(PNG_MAGIC)
     assert first.headers["Cache-Control"] == "no-store"  # a page image is patient data
@@ -208,5 +208,5 @@ def test_forward_attaches_the_fax_pdf_to_a_new_draft(client):
     draft = snapshot["compose_drafts"][-1]
     attachment = snapshot["draft_attachments"][-1]
     assert draft["cover_re"] == f"Fwd: {fax['subject']}" and draft["owner"] == "coordinator"
-    assert (attachment["draft_id"], attachment["sha256"], attachment["pages"]) == (draft["id"], sha(pdf), fax["page_count"])
+    assert (attachment["draft_id"], attachment["sha256"], attachment["pages"]) == (draft["id"], sha(pdf), fax["pages"])
     assert audit_rows(snapshot, action="forward_fax", record_id=fax["id"])

@@ -12,7 +12,6 @@ from admindesk.envs.common.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
 from .. import drafts
-from ..documents import inbound_pdf, inbound_pdf_name
 from ..forms import ComposeForm
 from ..models import (ACTIVE, DISCARDED, OPEN, ComposeDraft, DirectoryContact, DraftAttachment,
                       InboundFax)
@@ -93,7 +92,7 @@ def forward(fax_id: str):
     fax = get_or_404(InboundFax, fax_id)
     draft = drafts.new_draft(db(), current_username(), g.user.display_name)
     draft.cover_re = f"Fwd: {fax.subject}"[:200]
-    drafts.attach_bytes(draft, inbound_pdf_name(fax), inbound_pdf(fax), fax.page_count)
+    drafts.attach_bytes(draft, fax.file_name, fax.content, fax.pages)
     db().commit()
     describe(action="forward_fax", record_type="inbound_fax", record_id=fax.id, draft_id=draft.id)
     flash(f"Fax {fax.id} attached to a new fax. Address it and send.", "success")

@@ -10,7 +10,7 @@ from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..forms import ContactForm
-from ..models import ACTIVE, CONTACT_TYPES, DISCONNECTED, DirectoryContact, OutboundFax
+from ..models import ACTIVE, CONTACT_TYPES, DISCONNECTED, DirectoryContact, OutboundFax, SupplierNetwork
 from ..numbers import digits_only
 
 bp = Blueprint("directory", __name__)
@@ -75,8 +75,11 @@ def show(contact_id: int):
     contact = get_or_404(DirectoryContact, contact_id)
     jobs = list(db().scalars(select(OutboundFax).where(OutboundFax.to_number == contact.fax_number)
                              .order_by(OutboundFax.id.desc()).limit(20)))
+    networks = list(db().scalars(select(SupplierNetwork.payer_name).where(
+        SupplierNetwork.supplier_ref == contact.external_ref).order_by(SupplierNetwork.payer_name))) \
+        if contact.contact_type == "DME Supplier" and contact.external_ref else []
     describe(record_type="contact", record_id=str(contact.id), tab="details")
-    return render_template("directory/contact.html", contact=contact, jobs=jobs)
+    return render_template("directory/contact.html", contact=contact, jobs=jobs, networks=networks)
 
 
 @bp.post("/directory/<int:contact_id>/line-status")

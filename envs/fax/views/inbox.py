@@ -5,16 +5,18 @@ import re
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from sqlalchemy import or_, select
+from sqlalchemy.orm import defer
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
 
-from ..documents import inbound_pdf, inbound_pdf_name, page_header, render_page_png
+from ..documents import page_header, render_page_png
 from ..forms import AssignFaxForm, FileFaxForm, ReadStateForm
 from ..models import READ, UNREAD, InboundFax, InboundFaxEvent, InboundFaxPage
 from ..numbers import digits_only
+from ..transmission import transmit_queued
 from . import assignee_choices, staff_names
 
 bp = Blueprint("inbox", __name__)
@@ -25,7 +27,7 @@ VIEWS = {"all": "All faxes", "unread": "Unread", "unfiled": "Not filed", "mine":
          "filed": "Filed"}
 TABS = ("pages", "details", "history")
 SORT_COLUMNS = {"received": InboundFax.received_at, "from": InboundFax.from_name,
-                "subject": InboundFax.subject, "pages": InboundFax.page_count, "status": InboundFax.status,
+                "subject": InboundFax.subject, "pages": InboundFax.pages, "status": InboundFax.status,
                 "id": InboundFax.id}
 
 
@@ -35,9 +37,9 @@ def _fax_or_404(fax_id: str) -> InboundFax:
     return get_or_404(InboundFax, fax_id)
 
 
-def _log(fax: InboundFax, action: str, note: str = "") -> None:
+def _log(fax: InboundFax, action: str, note: str = "", sha256: str | None = None) -> None:
     db().add(InboundFaxEvent(fax_id=fax.id, at=clock.now(), username=current_username(), action=action,
-                             note=note.strip()))
+                             note=note.strip(), sha256=sha256))
 
 
 @bp.get("/")
@@ -51,8 +53,11 @@ def index():
     """The shared inbox: search, views (unread, filed, mine), sort and pages."""
     view = request.args.get("view", "all")
     view = view if view in VIEWS else "all"
+    # Faxes sent since the last look have gone out, and suppliers' replies to them arrived.
+    if transmit_queued(db()):
+        db().commit()
     q = request.args.get("q", "").strip()[:100]
-    stmt = select(InboundFax)
+    stmt = select(InboundFax).options(defer(InboundFax.content))  # the list shows no PDF bytes
     if view == "unread":
         stmt = stmt.where(InboundFax.status == UNREAD)
     elif view == "unfiled":
@@ -112,11 +117,11 @@ def page_image(fax_id: str, page_no: int):
 
 @bp.get("/inbox/<fax_id>/download")
 def download(fax_id: str):
-    """The fax as a PDF file with a stable name and stable bytes."""
+    """The fax as the PDF it arrived as (its stored bytes, whose hash is the fax's `sha256`)."""
     fax = _fax_or_404(fax_id)
     describe(record_type="inbound_fax", record_id=fax.id, action="download_pdf")
-    response = Response(inbound_pdf(fax), mimetype="application/pdf")
-    response.headers["Content-Disposition"] = f'attachment; filename="{inbound_pdf_name(fax)}"'
+    response = Response(fax.content, mimetype="application/pdf")
+    response.headers["Content-Disposition"] = f'attachment; filename="{fax.file_name}"'
     return response
 
 
@@ -150,7 +155,7 @@ def file_fax(fax_id: str):
     if not form.validate_on_submit():
         return _render_fax(fax, "details", 422, file_form=form, open_dialog="file-dialog")
     fax.is_filed, fax.filed_by, fax.filed_at, fax.status = True, current_username(), clock.now(), READ
-    _log(fax, "Filed", form.note.data)
+    _log(fax, "Filed", form.note.data, sha256=fax.sha256)
     db().commit()
     flash(f"Fax {fax.id} filed.", "success")
     return redirect(url_for("inbox.show", fax_id=fax.id, tab="history"))

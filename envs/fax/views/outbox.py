@@ -10,7 +10,7 @@ from admindesk.envs.common.web import current_username, db, get_or_404
 
 from .. import drafts
 from ..forms import ResendForm
-from ..models import FAILED, QUEUED, SENT, FaxAttachment, OutboundFax
+from ..models import FAILED, MISSING_ITEMS, QUEUED, SENT, FaxAttachment, OutboundFax, SupplierReply
 from ..numbers import digits_only
 from ..transmission import transmit, transmit_queued
 from . import staff_names
@@ -64,8 +64,9 @@ def _render_job(fax: OutboundFax, form: ResendForm | None = None, status: int = 
     form = form or ResendForm(data={"to_number": fax.to_number})
     resent_as = list(db().scalars(select(OutboundFax.id).where(OutboundFax.resend_of == fax.id)
                                   .order_by(OutboundFax.id)))
-    return render_template("outbox/job.html", fax=fax, form=form, resent_as=resent_as,
-                           staff=staff_names()), status
+    reply = db().scalar(select(SupplierReply).where(SupplierReply.outbound_fax_id == fax.id))
+    return render_template("outbox/job.html", fax=fax, form=form, resent_as=resent_as, reply=reply,
+                           missing_labels=MISSING_ITEMS, staff=staff_names()), status
 
 
 @bp.get("/outbox/<int:job_id>")
