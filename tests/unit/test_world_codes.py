@@ -62,9 +62,6 @@ def _policy_billable_codes() -> dict[str, set[str]]:
     }
 
 
-# The portals' owners replace K0553/K0554 by A4239/E2103 in their policy files (issue 9); strict,
-# so this marker must go the day they do.
-@pytest.mark.xfail(strict=True, reason="portal A and B policy files still list deleted K0553/K0554")
 def test_payer_policies_list_no_header_or_deleted_code_as_a_service():
     offending = {path: sorted(codes & NOT_BILLABLE) for path, codes in _policy_billable_codes().items()}
     assert {path: codes for path, codes in offending.items() if codes} == {}

@@ -45,9 +45,6 @@ def test_decisions_on_file_are_what_portal_a_would_decide(world):
     assert checked >= 50
 
 
-# Portal A's owner adds A4239 (the CGM supply allowance that replaced K0553) to its policy (issue 9);
-# strict, so this marker must go the day they do.
-@pytest.mark.xfail(strict=True, reason="portal A policy does not list A4239 yet")
 def test_every_service_the_world_sends_to_portal_a_review_is_in_its_policy(world):
     policy = load_policy()
     codes = {order.code for order in world.orders if (rule := service_rule(order.code)) and "a" in rule.criteria}
