@@ -13,7 +13,7 @@ from admindesk.envs.common.factory import AppConfig, AppSpec
 from admindesk.envs.common.factory import create_app as create_kit_app
 
 from .fields import DATE_FORMAT, format_phone
-from . import workflow_models  # noqa: F401  (registers the workflow tables on Base)
+from . import claim_models, workflow_models  # noqa: F401  (register their tables on Base)
 from .models import Base
 from .seed import seed
 from .session_timeout import count_page_view, session_bp

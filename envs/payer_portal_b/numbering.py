@@ -3,7 +3,7 @@
 Keystone Mutual formats (different from portal A's on purpose):
 precertification reference `PRC-2026-00001`, authorization number `KMH26900001`,
 appeal id `KAP-2026-00001`, DME request `DME-2026-00001`, eligibility inquiry `ELG-0000001`,
-letter `KLT-2026-00001`, peer-to-peer `P2P-2026-00001`.
+letter `KLT-2026-00001`, peer-to-peer `P2P-2026-00001`, corrected claim `KCC-2026-00001`.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common import clock, sequences
 
 SEQUENCES = {"precert": 1, "authorization": 900001, "appeal": 1, "dme": 1, "eligibility": 1,
-             "letter": 1, "p2p": 1}
+             "letter": 1, "p2p": 1, "corrected_claim": 1}
 
 
 def _take(session: Session, name: str) -> int:
@@ -46,3 +46,7 @@ def next_letter_id(session: Session) -> str:
 def next_p2p_id(session: Session) -> str:
     return f"P2P-{clock.today().year}-{_take(session, 'p2p'):05d}"
 
+
+
+def next_corrected_claim_number(session: Session) -> str:
+    return f"KCC-{clock.today().year}-{_take(session, 'corrected_claim'):05d}"

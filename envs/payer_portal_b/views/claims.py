@@ -10,10 +10,11 @@ from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db, get_or_404
 
 from ..forms import ClaimSearchForm
+from ..claim_models import CorrectedClaim
 from ..models import AdjustmentCode, Appeal, Claim, ClaimAdjustment, ClaimLine, ExplanationOfBenefits, Provider
 
 claims = Blueprint("claims", __name__, url_prefix="/claims")
-TABS = ("summary", "eob", "appeals")
+TABS = ("summary", "eob", "appeals", "corrected")
 SORT_COLUMNS = {"claim": Claim.claim_number, "subscriber": Claim.subscriber_id, "dos": Claim.service_date,
                 "billed": Claim.billed_amount, "status": Claim.status, "received": Claim.received_on}
 
@@ -48,7 +49,7 @@ def search():
 
 @claims.get("/<claim_number>")
 def detail(claim_number: str):
-    """One claim; tabs: summary (lines), eob (adjustments and appeal deadline), appeals."""
+    """One claim; tabs: summary (lines), eob (adjustments and appeal deadline), appeals, corrected claims."""
     claim = get_or_404(Claim, claim_number)
     tab = request.args.get("tab", "summary")
     tab = tab if tab in TABS else "summary"
@@ -60,9 +61,11 @@ def detail(claim_number: str):
     eob = session.scalars(select(ExplanationOfBenefits).where(ExplanationOfBenefits.claim_number == claim_number)).first()
     descriptions = {(a.code_set, a.code): a.description for a in session.scalars(select(AdjustmentCode))}
     appeals = list(session.scalars(select(Appeal).where(Appeal.claim_number == claim_number).order_by(Appeal.appeal_id)))
+    corrected = list(session.scalars(select(CorrectedClaim).where(CorrectedClaim.original_claim_number == claim_number)
+                                     .order_by(CorrectedClaim.corrected_claim_number)))
     rendering = session.get(Provider, claim.rendering_npi)
     days_left = (eob.appeal_deadline - clock.today()).days if eob else None
     describe(record_type="claim", record_id=claim_number, tab=tab)
     return render_template("claim_detail.html", claim=claim, tab=tab, lines=lines, adjustments=adjustments,
-                           eob=eob, descriptions=descriptions, appeals=appeals, rendering=rendering,
+                           eob=eob, descriptions=descriptions, appeals=appeals, corrected=corrected, rendering=rendering,
                            days_left=days_left)
