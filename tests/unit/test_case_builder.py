@@ -124,3 +124,31 @@ def test_a_case_that_does_not_fit_the_world_names_the_field(world, built, path, 
     with pytest.raises(CaseError) as caught:
         build_case(world, task.id, type(task.case).model_validate(data))
     assert message in str(caught.value)
+
+
+def with_documents(task, documents: list[dict]):
+    data = task.case.model_dump()
+    data["documents"] = [*data["documents"], *documents]
+    return type(task.case).model_validate(data)
+
+
+def test_an_addendum_corrects_and_a_contradicting_note_disagrees(world, built):
+    task, _records = built["case-pa-shortfall"]
+    case = with_documents(task, [
+        {"key": "fix", "type": "addendum", "date": "2026-11-12", "author": "Orthopedics", "corrects": "visit",
+         "facts": {"conservative_therapy_weeks": 7}, "narrative": "Weeks were miscounted at the visit."},
+        {"key": "other", "type": "progress_note", "date": "2026-11-13", "author": "Primary Care",
+         "contradicts": "visit", "facts": {"red_flags": "new urinary retention"}}])
+    visit, _pt, fix, other = build_case(world, task.id, case).chart.documents
+    assert f"document {visit.id}" in fix.text and "Conservative therapy: 7 weeks" in fix.text
+    assert fix.order_id == visit.order_id  # an addendum belongs where the note it corrects does
+    assert fix.fact("conservative_therapy_weeks") == "7" and visit.fact("conservative_therapy_weeks") == "3"
+    assert other.fact("red_flags") != visit.fact("red_flags")
+
+
+def test_a_contradiction_that_agrees_is_refused(world, built):
+    task, _records = built["case-pa-shortfall"]
+    case = with_documents(task, [{"key": "other", "type": "progress_note", "date": "2026-11-13",
+                                  "author": "Primary Care", "contradicts": "visit", "facts": {"red_flags": "none"}}])
+    with pytest.raises(CaseError, match="case.documents.2.contradicts: must state a fact"):
+        build_case(world, task.id, case)

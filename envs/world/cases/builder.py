@@ -226,7 +226,7 @@ class _Builder:
         for index, spec in enumerate(self.case.documents):
             field = f"documents.{index}"
             author = self._provider(f"{field}.author", spec.author)
-            if spec.type in ("progress_note", "face_to_face", "written_order") and author is None:
+            if spec.type in VISIT_DOCUMENTS and author is None:
                 self._fail(f"{field}.author", f"a {spec.type} is signed by a clinician: give an NPI or a specialty")
             order = self.order_by_key.get(spec.order) if spec.order else None
             typed = spec.facts.model_dump()
@@ -257,8 +257,9 @@ class _Builder:
                 extra = self._written_order_sections(order, author, spec) if spec.type == "written_order" else ()
                 body = text.write_text(spec.type, title, patient, author, spec.date, facts, spec.narrative, order,
                                        self.codes.icd10, doc_rng, extra)
+            order_id = order.id if order else (by_key[spec.corrects].order_id if spec.corrects else None)
             doc = Document(id=doc_id, mrn=patient.mrn, encounter_id=enc.id if enc else None,
-                           order_id=order.id if order else None, kind=spec.type, title=title,
+                           order_id=order_id, kind=spec.type, title=title,
                            author_npi=author.npi if author else None, date=spec.date, text=body,
                            facts=tuple(facts.items()))
             by_key[spec.key] = doc
