@@ -10,8 +10,11 @@ Checked in order, first match decides:
 3. Denied: no diagnosis code under the policy's covered diagnoses.
 4. Denied: the face-to-face evaluation is more than `face_to_face_days` (6 months)
    before the order date.
-5. Qualifying test (e.g. AHI >= 15 for CPAP, resting SpO2 <= 88 for oxygen): value
-   missing -> Pended; value outside the threshold -> Denied.
+5. Qualifying test: value missing -> Pended; then the clinical criteria of the
+   requirement's `clinical_rule` (dme_clinical.py: PAP sleep test and comorbidities,
+   oxygen Group I at rest / with exertion and Group II) -> Denied quoting the failed one.
+   A PAP continued-coverage request skips the duplicate check (it continues an approved
+   trial) and is decided on adherence alone.
 6. Pended: a document type the policy requires (besides the detailed written order,
    which the form itself requires) is not attached.
 7. Approved for the requirement's rental months (0 = purchase). A non-contracted supplier
@@ -21,12 +24,13 @@ Checked in order, first match decides:
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from .dme_clinical import oxygen_problem, pap_continued_problem, pap_initial_problem
 from .fields import DATE_FORMAT
 from .models import DmeRequest, DmeRequirement, MedicalPolicy, PrecertRequest, Subscriber
 from .rules import ACTIVE_STATUSES, diagnosis_covered
@@ -34,6 +38,7 @@ from .rules import ACTIVE_STATUSES, diagnosis_covered
 TEST_LABELS = {"ahi": "Apnea-Hypopnea Index (AHI)", "spo2_rest": "Resting SpO2 (%)"}
 _OPERATORS = {">=": operator.ge, "<=": operator.le}
 SAME_OR_SIMILAR_YEARS = 5
+PAP_CONTINUED_MONTHS = 10  # the rest of the 13-month rental after the 3-month trial
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,10 @@ class DmeSubmission:
     order_date: date
     test_values: dict
     document_types: frozenset[str]
+    # Clinical facts: sleep_test_date, comorbidities, spo2_exertion, spo2_on_oxygen, pao2,
+    # oxygen_conditions, hematocrit; continued coverage: device_setup_date, adherence_start, nights_4h.
+    clinical: dict = field(default_factory=dict)
+    request_kind: str = "Initial"
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,14 @@ def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber
              requirement: DmeRequirement) -> DmeDecision:
     """Apply the rules in the module docstring, in order."""
     policy = session.get(MedicalPolicy, requirement.policy_number)
+    if submission.request_kind == "Continued coverage":
+        facts = submission.clinical
+        problem = pap_continued_problem(facts["device_setup_date"], facts["adherence_start"], facts["nights_4h"],
+                                        submission.order_date)
+        if problem is not None:
+            return DmeDecision("Denied", f"Continued coverage denied: {problem}")
+        return DmeDecision("Approved", f"Adherence meets medical policy {policy.policy_number}; continued coverage "
+                           f"approved for {PAP_CONTINUED_MONTHS} more rental months.", PAP_CONTINUED_MONTHS)
     duplicate = same_or_similar_on_file(session, submission, requirement)
     if duplicate is not None:
         return DmeDecision("Duplicate", f"{duplicate} is already on file for this subscriber and the same or "
@@ -110,11 +127,11 @@ def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber
                            "is more than 6 months before the order date.")
     if requirement.test_field:
         value = submission.test_values.get(requirement.test_field)
-        if value is None:
+        problem = _clinical_problem(requirement, submission, value)
+        if problem == "missing":
             return DmeDecision("Pended", f"Qualifying test result required: {requirement_text(requirement)}.")
-        if not _OPERATORS[requirement.test_operator](value, requirement.test_threshold):
-            return DmeDecision("Denied", f"The qualifying test value {value:g} does not meet the requirement "
-                               f"{requirement_text(requirement)}.")
+        if problem is not None:
+            return DmeDecision("Denied", problem)
     missing = [kind for kind in policy.required_document_types if kind not in submission.document_types]
     if missing:
         return DmeDecision("Pended", f"Pended for documentation. Upload: {', '.join(missing)}.")
@@ -122,3 +139,21 @@ def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber
     term = f"a {months}-month rental" if months else "purchase"
     return DmeDecision("Approved", f"Meets medical policy {policy.policy_number}; approved for {term}.",
                        approved_months=months)
+
+
+def _clinical_problem(requirement: DmeRequirement, submission: DmeSubmission, value) -> str | None:
+    """The failed criterion, "missing" when the qualifying value is not given, or None."""
+    facts = {**submission.test_values, **submission.clinical}
+    if requirement.clinical_rule == "oxygen":
+        given = [facts.get(key) for key in ("spo2_rest", "spo2_exertion", "pao2")]
+        return "missing" if all(v is None for v in given) else oxygen_problem(facts)
+    if value is None:
+        return "missing"
+    if requirement.clinical_rule == "pap":
+        if facts.get("sleep_test_date") is None:
+            return "missing"
+        return pap_initial_problem(value, facts.get("comorbidities") or [], submission.face_to_face_date,
+                                   facts["sleep_test_date"])
+    if not _OPERATORS[requirement.test_operator](value, requirement.test_threshold):
+        return f"The qualifying test value {value:g} does not meet the requirement {requirement_text(requirement)}."
+    return None

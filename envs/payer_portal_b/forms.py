@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
-from wtforms import (BooleanField, DecimalField, IntegerField, SelectChoice, SelectField, StringField,
+from wtforms import (BooleanField, DecimalField, IntegerField, SelectChoice, SelectField, SelectMultipleField, StringField,
                      TextAreaField, ValidationError)
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp
 
+from .dme_clinical import OXYGEN_GROUP_II_CONDITIONS, PAP_COMORBIDITIES
 from .fields import MoneyField, PortalDateField, split_codes, valid_npi
 from .portal import DOCUMENT_TYPES
 
@@ -33,6 +34,7 @@ PLACES_OF_SERVICE = options([("11", "11 - Office"), ("12", "12 - Home"), ("19", 
                              ("21", "21 - Inpatient hospital")])
 DOC_TYPE_CHOICES = options(DOCUMENT_TYPES)
 ATTACHMENT_SLOTS = 3
+REQUEST_KINDS = ("Initial", "Continued coverage")
 
 
 def diagnosis_list(form, field) -> None:
@@ -225,6 +227,21 @@ class DmeForm(FlaskForm):
                              [Optional(), NumberRange(50, 100, "Enter an SpO2 between 50 and 100.")])
     spo2_exertion = IntegerField("SpO2 with exertion (%)",
                                  [Optional(), NumberRange(50, 100, "Enter an SpO2 between 50 and 100.")])
+    request_kind = SelectField("Request Type", choices=options(REQUEST_KINDS), default="Initial")
+    sleep_test_date = PortalDateField("Sleep Test Date (DD-MMM-YYYY)", [Optional()])
+    comorbidities = SelectMultipleField("Documented Comorbidities (AHI 5-14)", choices=options(PAP_COMORBIDITIES),
+                                        validate_choice=True)
+    spo2_on_oxygen = IntegerField("SpO2 with exertion on oxygen (%)",
+                                  [Optional(), NumberRange(50, 100, "Enter an SpO2 between 50 and 100.")])
+    pao2 = IntegerField("PaO2 on room air (mmHg)", [Optional(), NumberRange(20, 150, "Enter a PaO2 between 20 and 150.")])
+    oxygen_conditions = SelectMultipleField("Group II Findings", choices=options(OXYGEN_GROUP_II_CONDITIONS))
+    hematocrit = DecimalField("Hematocrit (%)", [Optional(), NumberRange(10, 80, "Enter a hematocrit between 10 and 80.")],
+                              places=1)
+    initial_request_id = StringField("Approved Trial DME Request ID (continued coverage)", [Optional(), Length(max=20)])
+    device_setup_date = PortalDateField("Device Setup Date (DD-MMM-YYYY)", [Optional()])
+    adherence_start = PortalDateField("Adherence Period Start (DD-MMM-YYYY, 30 days)", [Optional()])
+    nights_4h = IntegerField("Nights with 4+ Hours of Use in the Period",
+                             [Optional(), NumberRange(0, 30, "Enter 0 to 30 nights.")])
     written_order = FileField("Detailed Written Order (PDF, required)")
     document_type_2 = SelectField("Supporting document type", choices=DOC_TYPE_CHOICES, default="Sleep study report")
     attachment_2 = FileField("Supporting document (PDF)")
@@ -232,3 +249,9 @@ class DmeForm(FlaskForm):
     def validate_face_to_face_date(self, field) -> None:
         if field.data and self.order_date.data and field.data > self.order_date.data:
             raise ValidationError("The face-to-face evaluation must be on or before the order date.")
+
+    def validate_request_kind(self, field) -> None:
+        if field.data == "Continued coverage" and not (self.initial_request_id.data and self.device_setup_date.data
+                                                       and self.adherence_start.data and self.nights_4h.data is not None):
+            raise ValidationError("A continued-coverage request needs the approved trial's DME request ID, the device "
+                                  "setup date, the adherence period start and the nights with 4+ hours of use.")

@@ -158,6 +158,8 @@ class DmeRequirement(Base):
     test_operator: Mapped[str | None] = mapped_column(String(4))
     test_threshold: Mapped[float | None] = mapped_column(Float)
     rental_months: Mapped[int] = mapped_column(Integer)
+    # "pap" or "oxygen": the clinical criteria of dme_clinical.py beyond the qualifying test.
+    clinical_rule: Mapped[str | None] = mapped_column(String(16))
 
 
 class Announcement(Base):
@@ -356,6 +358,19 @@ class DmeRequest(Base):
     submitted_at: Mapped[datetime] = mapped_column(DateTime)
     # "Contracted", or "Out of network" for a non-contracted supplier on a plan that allows one.
     supplier_network: Mapped[str] = mapped_column(String(16), default="Contracted")
+    # Clinical facts of Keystone's PAP and oxygen criteria (dme_clinical.py).
+    request_kind: Mapped[str] = mapped_column(String(24), default="Initial")
+    sleep_test_date: Mapped[date | None] = mapped_column(Date)
+    comorbidities: Mapped[list] = mapped_column(JSON, default=list)
+    spo2_on_oxygen: Mapped[int | None] = mapped_column(Integer)
+    pao2: Mapped[int | None] = mapped_column(Integer)
+    oxygen_conditions: Mapped[list] = mapped_column(JSON, default=list)
+    hematocrit: Mapped[float | None] = mapped_column(Float)
+    # Continued coverage: the approved trial it continues, and the adherence download.
+    initial_request_id: Mapped[str | None] = mapped_column(String(20))
+    device_setup_date: Mapped[date | None] = mapped_column(Date)
+    adherence_start: Mapped[date | None] = mapped_column(Date)
+    nights_4h: Mapped[int | None] = mapped_column(Integer)
 
 
 class Attachment(StoredFileColumns, Base):

@@ -51,7 +51,7 @@ def dme_form(data, **changes) -> dict:
     form = {"subscriber_id": subscriber.subscriber_id, "subscriber_dob": subscriber.dob.strftime("%d-%b-%Y"),
             "hcpcs_code": "E0601", "quantity": "1", "diagnosis_codes": "G47.33", "ordering_npi": data["npi"],
             "supplier_npi": data["supplier"], "face_to_face_date": "01-Nov-2026", "order_date": "05-Nov-2026",
-            "ahi": "22.4", "spo2_rest": "", "spo2_exertion": "",
+            "ahi": "22.4", "spo2_rest": "", "spo2_exertion": "", "sleep_test_date": "03-Nov-2026",
             "written_order": pdf(ORDER_PDF, "written order.pdf"),
             "document_type_2": "Sleep study report", "attachment_2": pdf(LETTER_PDF, "psg.pdf")}
     form.update(changes)
@@ -88,12 +88,12 @@ def test_dme_cpap_approved(client, data):
 
 
 @pytest.mark.parametrize("changes, status, reason", [
-    ({"ahi": "12.0"}, "Denied", "12 does not meet the requirement Apnea-Hypopnea Index (AHI) >= 15"),
+    ({"ahi": "12.0"}, "Denied", "AHI 12 does not meet the criterion AHI >= 15, or AHI 5-14 with a documented comorbidity"),
     ({"ahi": ""}, "Pended", "Qualifying test result required"),
     ({"face_to_face_date": "01-Apr-2026"}, "Denied", "more than 6 months before the order date"),
     ({"diagnosis_codes": "I10"}, "Denied", "not covered indications"),
     ({"attachment_2": (io.BytesIO(b""), "")}, "Pended", "Upload: Sleep study report"),
-    ({"hcpcs_code": "E1390", "diagnosis_codes": "J44.9", "ahi": "", "spo2_rest": "90"}, "Denied", "Resting SpO2 (%) <= 88"),
+    ({"hcpcs_code": "E1390", "diagnosis_codes": "J44.9", "ahi": "", "spo2_rest": "90"}, "Denied", "does not meet the criterion: SpO2 <= 88% on room air at rest"),
     ({"hcpcs_code": "E1390", "diagnosis_codes": "J44.9", "ahi": "", "spo2_rest": "87"}, "Approved", "12-month rental"),
     ({"hcpcs_code": "E0143", "diagnosis_codes": "R26.2", "ahi": ""}, "Approved", "purchase"),
 ])

@@ -66,6 +66,28 @@ def _check_supplier(form, subscriber) -> str:
     return "Out of network"
 
 
+def _clinical_facts(form) -> dict:
+    """The PAP and oxygen facts of the form, named as DmeRequest's columns."""
+    return {"sleep_test_date": form.sleep_test_date.data, "comorbidities": list(form.comorbidities.data or []),
+            "spo2_exertion": form.spo2_exertion.data, "spo2_on_oxygen": form.spo2_on_oxygen.data,
+            "pao2": form.pao2.data, "oxygen_conditions": list(form.oxygen_conditions.data or []),
+            "hematocrit": float(form.hematocrit.data) if form.hematocrit.data is not None else None,
+            "device_setup_date": form.device_setup_date.data, "adherence_start": form.adherence_start.data,
+            "nights_4h": form.nights_4h.data}
+
+
+def _check_trial(form, subscriber, requirement) -> None:
+    """Continued coverage continues an approved PAP trial of the same subscriber."""
+    trial_id = (form.initial_request_id.data or "").strip().upper()
+    trial = db().get(DmeRequest, trial_id) if trial_id else None
+    if requirement.clinical_rule != "pap":
+        form.request_kind.errors.append("Continued coverage after a trial applies to PAP devices (E0601, E0470) only.")
+    elif trial is None or trial.subscriber_id != subscriber.subscriber_id or trial.status != "Approved" \
+            or trial.request_kind != "Initial" or db().get(DmeRequirement, trial.hcpcs_code).clinical_rule != "pap":
+        form.initial_request_id.errors.append(f"{trial_id or 'The request ID'} is not an approved initial PAP request "
+                                              f"of subscriber {subscriber.subscriber_id}.")
+
+
 def _render_form(form, fax_policy=None, status=200):
     return render_template("dme_form.html", form=form, fax_policy=fax_policy, payer=payer(),
                            requirements=_requirements_table()), status
@@ -95,6 +117,8 @@ def new():
                              (form.document_type_2.data, request.files.get("attachment_2"), form.attachment_2)])
     if not form.written_order.errors and not request.files.get("written_order"):
         form.written_order.errors = ["Attach the detailed written order (PDF)."]
+    if form.request_kind.data == "Continued coverage" and requirement is not None and subscriber is not None:
+        _check_trial(form, subscriber, requirement)
     if not valid or has_errors(form):
         describe(action="submit_dme_rejected", record_type="dme_request", fax_only=fax_policy is not None)
         return _render_form(form, fax_policy, 422)
@@ -104,7 +128,8 @@ def new():
         order_date=form.order_date.data,
         test_values={"ahi": float(form.ahi.data) if form.ahi.data is not None else None,
                      "spo2_rest": form.spo2_rest.data},
-        document_types=frozenset(kind for kind, _ in uploads))
+        document_types=frozenset(kind for kind, _ in uploads), clinical=_clinical_facts(form),
+        request_kind=form.request_kind.data)
     decision = evaluate(session, submission, subscriber, requirement)
     item = DmeRequest(
         request_id=next_dme_request_id(session), subscriber_id=subscriber.subscriber_id,
@@ -112,10 +137,11 @@ def new():
         diagnosis_codes=list(submission.diagnosis_codes), ordering_npi=form.ordering_npi.data.strip(),
         supplier_npi=form.supplier_npi.data, face_to_face_date=submission.face_to_face_date,
         order_date=submission.order_date, ahi=submission.test_values["ahi"], spo2_rest=form.spo2_rest.data,
-        spo2_exertion=form.spo2_exertion.data, status=decision.status, decision_reason=decision.reason,
+        status=decision.status, decision_reason=decision.reason,
         authorization_number=next_authorization_number(session) if decision.status == "Approved" else None,
         approved_months=decision.approved_months, submitted_by=current_username(), submitted_at=clock.now(),
-        supplier_network=supplier_network)
+        supplier_network=supplier_network, request_kind=form.request_kind.data,
+        initial_request_id=(form.initial_request_id.data or "").strip().upper() or None, **_clinical_facts(form))
     session.add(item)
     for document_type, upload in uploads:
         store_attachment("dme", item.request_id, document_type, upload)
