@@ -1,4 +1,4 @@
-"""Forms of the precertification workflow: withdraw, change an approval, peer-to-peer."""
+"""Forms of the precertification workflow: withdraw, change an approval, peer-to-peer and its outcome."""
 from __future__ import annotations
 
 from flask_wtf import FlaskForm
@@ -7,7 +7,7 @@ from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 from .fields import PortalDateField
 from .forms import PHONE, with_prompt
-from .precert_rules import CHANGE_TYPES
+from .precert_rules import CHANGE_TYPES, P2P_OUTCOMES
 
 
 
@@ -35,3 +35,10 @@ class PeerToPeerForm(FlaskForm):
     physician_name = StringField("Treating Physician", [DataRequired("Enter the physician who will take the call."),
                                                         Length(max=128)])
     callback_phone = StringField("Callback Phone", [DataRequired("Enter the callback phone number."), PHONE])
+
+
+class PeerToPeerOutcomeForm(FlaskForm):
+    outcome = SelectField("Peer-to-Peer Outcome", choices=with_prompt(P2P_OUTCOMES),
+                          validators=[DataRequired("Select the outcome of the call.")])
+    note = TextAreaField("Outcome Note", [DataRequired("Summarize the call."),
+                                          Length(5, 1000, "The note must be 5 to 1000 characters.")])

@@ -12,7 +12,9 @@
   units increase stays within the code's limit in billing units (drugs: the HCPCS unit,
   so a 560 mg dose of J3262, per 1 mg, is 560 units).
 - Peer-to-peer: for a denied request, within 14 calendar days of the denial, before an
-  appeal is filed, one at a time, in a slot Keystone offers (next 3 business days).
+  appeal is filed, one at a time, in a slot Keystone offers (next 3 business days). Its
+  outcome (Upheld, Overturned) is recorded once the slot time has passed; a scheduled
+  review may be withdrawn any time. An overturned peer-to-peer approves the request.
 
 Every refusal is a sentence quoting the rule; nothing is written when one is returned.
 """
@@ -35,6 +37,7 @@ P2P_REVIEWERS = ("Dr. Helen Marsh, MD (Medical Director)", "Dr. Raj Patel, MD (P
                  "Dr. Carla Benson, DO (Physician Reviewer)")
 CHANGE_TYPES = ("Extension", "Date change", "Units increase")
 SLOT_FORMAT = "%Y-%m-%dT%H:%M"
+P2P_OUTCOMES = ("Upheld", "Overturned", "Withdrawn")
 
 
 def decision_due(urgency: str, received: datetime) -> datetime:
@@ -176,3 +179,13 @@ def add_event(session: Session, item: PrecertRequest, event: str, detail: str, a
 def _has_event(session: Session, item: PrecertRequest, event: str) -> bool:
     return session.scalars(select(PrecertEvent.id).where(PrecertEvent.reference_number == item.reference_number,
                                                          PrecertEvent.event == event)).first() is not None
+
+
+def p2p_outcome_problem(review: PeerToPeer, outcome: str, now: datetime) -> str | None:
+    """Why this outcome cannot be recorded for the review, or None."""
+    if review.status != "Scheduled":
+        return f"Peer-to-peer {review.p2p_id} is {review.status}; its outcome is already on file."
+    if outcome != "Withdrawn" and now < review.slot:
+        return (f"Peer-to-peer {review.p2p_id} is scheduled for {review.slot.strftime(DATE_FORMAT + ' %H:%M')}; "
+                "record its outcome after the call.")
+    return None

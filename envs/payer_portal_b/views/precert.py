@@ -10,7 +10,7 @@ from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db, get_or_404
 
 from ..forms import AdditionalInfoForm, PrecertForm, RequirementLookupForm
-from ..forms_workflow import ChangeForm, PeerToPeerForm, WithdrawForm
+from ..forms_workflow import ChangeForm, PeerToPeerForm, PeerToPeerOutcomeForm, WithdrawForm
 from ..models import Appeal, PrecertRequest, ProcedureCode, Provider
 from ..precert_rules import slot_choices
 from ..workflow_models import PeerToPeer, PrecertEvent, PrecertLine
@@ -117,6 +117,7 @@ def render_detail(item: PrecertRequest, status: int = 200, refusal: str = "", **
         info_form=forms.get("info_form") or AdditionalInfoForm(formdata=None),
         withdraw_form=forms.get("withdraw_form") or WithdrawForm(formdata=None),
         change_form=forms.get("change_form") or ChangeForm(formdata=None), p2p_form=p2p_form,
+        outcome_form=forms.get("outcome_form") or PeerToPeerOutcomeForm(formdata=None),
         lines=list(session.scalars(select(PrecertLine).where(PrecertLine.reference_number == ref)
                                    .order_by(PrecertLine.line_no))),
         events=list(session.scalars(select(PrecertEvent).where(PrecertEvent.reference_number == ref)

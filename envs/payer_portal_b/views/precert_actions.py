@@ -1,21 +1,23 @@
-"""Actions on a precertification: withdraw, change an approval, request a peer-to-peer review.
+"""Actions on a precertification: withdraw, change an approval, request a peer-to-peer review
+and record its outcome.
 
 The rules are precert_rules'; a refusal re-renders the detail page with the rule quoted
 on the form (422) and writes nothing.
 """
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, url_for
+from flask import Blueprint, abort, flash, redirect, url_for
 from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db, get_or_404
 
-from ..forms_workflow import ChangeForm, PeerToPeerForm, WithdrawForm
+from ..forms_workflow import ChangeForm, PeerToPeerForm, PeerToPeerOutcomeForm, WithdrawForm
 from ..models import Appeal, PrecertRequest
-from ..numbering import next_p2p_id
-from ..precert_rules import (SLOT_FORMAT, add_event, apply_change, change_problem, offered_slots, p2p_problem,
+from ..numbering import next_authorization_number, next_p2p_id
+from ..precert_rules import (SLOT_FORMAT, add_event, apply_change, change_problem, offered_slots, p2p_outcome_problem,
+                             p2p_problem,
                              slot_choices, withdraw_problem)
 from ..workflow_models import PeerToPeer
 from .precert import render_detail
@@ -95,3 +97,36 @@ def peer_to_peer(reference: str):
             return redirect(url_for("precert.detail", reference=reference))
         form.slot.errors.append(problem)
     return _refuse(item, "request_peer_to_peer", p2p_form=form)
+
+
+@precert_actions.post("/<reference>/peer-to-peer/<p2p_id>/outcome")
+def peer_to_peer_outcome(reference: str, p2p_id: str):
+    """Record a held (or withdrawn) peer-to-peer; an overturn approves the precertification."""
+    item = get_or_404(PrecertRequest, reference)
+    review = get_or_404(PeerToPeer, p2p_id)
+    if review.precert_reference != reference:
+        abort(404)
+    form = PeerToPeerOutcomeForm()
+    if form.validate():
+        problem = p2p_outcome_problem(review, form.outcome.data, clock.now())
+        if problem is None:
+            outcome, note, now = form.outcome.data, form.note.data.strip(), clock.now()
+            review.status = "Withdrawn" if outcome == "Withdrawn" else "Held"
+            review.outcome, review.outcome_note = outcome, note
+            add_event(db(), item, f"Peer-to-peer {outcome.lower()}", f"{p2p_id} with {review.reviewer}: {note}",
+                      current_username(), now)
+            if outcome == "Overturned":
+                item.status, item.decision_reason = "Approved", f"Approved after peer-to-peer {p2p_id}."
+                item.authorization_number = item.authorization_number or next_authorization_number(db())
+                item.approved_units = item.units
+                item.approved_start, item.approved_end = max(item.start_date, now.date()), item.end_date
+                add_event(db(), item, "Approved", f"Denial overturned on peer-to-peer {p2p_id}.", current_username(),
+                          now, {"status": ["Denied", "Approved"]})
+            item.updated_at = now
+            db().commit()
+            describe(action="record_peer_to_peer_outcome", record_type="precert", record_id=reference,
+                     p2p_id=p2p_id, outcome=outcome)
+            flash(f"Peer-to-peer {p2p_id}: {outcome}.", "success")
+            return redirect(url_for("precert.detail", reference=reference))
+        form.outcome.errors.append(problem)
+    return _refuse(item, "record_peer_to_peer_outcome", outcome_form=form)
