@@ -12,13 +12,20 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from admindesk.verifiers.case_model import Case
 
 AppName = Literal["ehr_web", "payer_portal_a", "payer_portal_b", "fax"]
 APP_NAMES: tuple[str, ...] = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")
 DEFAULT_NOW = datetime(2026, 11, 16, 9, 0, 0)
+# The interruptions each app can show when a task turns them on (all are off by default).
+INTERRUPTIONS: dict[str, tuple[str, ...]] = {
+    "ehr_web": ("best_practice_alert", "chart_lock"),
+    "payer_portal_a": ("whats_new", "announcement"),
+    "payer_portal_b": ("whats_new",),
+    "fax": ("line_busy",),
+}
 TASKS_ROOT = Path(__file__).resolve().parent.parent / "tasks"
 
 
@@ -46,6 +53,17 @@ class Task(BaseModel):
     max_steps: int = Field(default=50, ge=1)
     case: Case | None = None
     seed: dict[AppName, dict[str, list[dict[str, Any]]]] = Field(default_factory=dict)
+    interruptions: dict[AppName, list[str]] = Field(default_factory=dict)
+
+    @field_validator("interruptions")
+    @classmethod
+    def _known_interruptions(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for app, names in value.items():
+            unknown = sorted(set(names) - set(INTERRUPTIONS[app]))
+            if unknown:
+                raise ValueError(f"{app} has no interruption {', '.join(unknown)} "
+                                 f"(it has: {', '.join(INTERRUPTIONS[app])})")
+        return value
 
 
 class TaskFileError(ValueError):

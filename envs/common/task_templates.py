@@ -19,9 +19,10 @@ from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
 from admindesk.verifiers.case_model import Case
-from admindesk.verifiers.task_model import TaskFileError, describe_errors, read_task_yaml
+from admindesk.verifiers.task_model import Task, TaskFileError, describe_errors, read_task_yaml
 
 from .database import Database
+from .interruptions import state_row as interruption_state
 from .seeding import SeedError, WorldSeed, build_template, insert_task_seeds
 
 
@@ -82,10 +83,11 @@ class TaskTemplates:
             raise SeedError(str(exc)) from exc
         case = _validated_case(path, data.get("case"))
         rows = _seed_rows(path, data.get("seed"), self.app_name)
+        interruptions = _interruptions(path, data, self.app_name)
         records = None
         if case is not None:
             records = self._case_world(path, task_id, case)
-        if records is None and not rows:
+        if records is None and not rows and not interruptions:
             return self.world_template
         digest = hashlib.sha256(f"{self.world_template.name}|{task_id}|{content}".encode()).hexdigest()[:16]
         target = self.world_template.with_name(f"{self.world_template.stem}-task-{digest}.sqlite")
@@ -95,6 +97,8 @@ class TaskTemplates:
                 self.seed.records(session, records)
                 session.flush()
             insert_task_seeds(session, self.db, [(f"{task_id} ({path})", rows)] if rows else [])
+            if interruptions:
+                session.add(interruption_state(interruptions))
 
         return build_template(self.db, target, populate, start_from=self.world_template)
 
@@ -120,6 +124,15 @@ def _validated_case(path: Path, raw) -> Case | None:
         return Case.model_validate(raw)
     except ValidationError as exc:
         raise SeedError(f"{path}: {describe_errors(exc, 'case')}") from exc
+
+
+def _interruptions(path: Path, data: dict, app_name: str) -> list[str]:
+    """The interruptions the task turns on in this app, checked like the task model does."""
+    try:
+        task = Task.model_validate({"id": "check", "interruptions": data.get("interruptions") or {}})
+    except ValidationError as exc:
+        raise SeedError(f"{path}: {describe_errors(exc)}") from exc
+    return task.interruptions.get(app_name, [])
 
 
 def _seed_rows(path: Path, raw, app_name: str) -> dict:
