@@ -19,6 +19,7 @@ from .audit import STATIC_ENDPOINTS, record_request
 from .auth import auth, require_login
 from .bench import bench
 from .database import Database, KitBase, make_engine
+from .feedback import post_feedback_state
 from .filters import register_filters
 from .kit_models import BenchState
 from .task_templates import TaskTemplates
@@ -161,6 +162,8 @@ def create_app(spec: AppSpec, config: AppConfig) -> Flask:
     app.after_request(forbid_caching_of_pages)
     app.teardown_appcontext(kit.db.end_request)
     register_filters(app, spec.date_format)
+    # A global, not a context value: the layouts' imported macros see globals only.
+    app.jinja_env.globals["post_feedback_state"] = post_feedback_state
 
     @app.context_processor
     def kit_globals():
