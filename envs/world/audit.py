@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from . import DEFAULT_SEED, build_world
+from . import DEFAULT_SEED, WORLD_ANCHOR, build_world
 from .claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
 from .claims import DENIED_ALTHOUGH_MET, SUPPLIER_CATEGORY
 from .models import Claim
@@ -41,6 +41,7 @@ KINDS = {
     "medicare_remark_on_non_medicare_plan": "N386/N115 on a plan that is not Medicare or Medicare Advantage",
     "co97_not_em_into_procedure": "a CO-97 bundling that is not an E/M without modifier 25 next to a procedure",
     "appeal_deadline_mismatch": "a remittance appeal deadline that is not the payer's appeal window",
+    "dated_after_today": "a claim serviced or submitted, or a remittance paid, after the world's today",
 }
 OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
 _RETIRED_IN_TEXT = re.compile(r"(?<![\w.])(" + "|".join(re.escape(c) for c in NOT_BILLABLE_2026) + r")(?!\.?\w)")
@@ -168,6 +169,10 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
         carcs = {a.carc for line in claim.lines for a in line.adjustments}
         report.family_counts[family]["claims"] += 1
         report.family_counts[family]["denied claims"] += claim.status == "Denied"
+        remittance = world.remittance_for(claim.claim_number)
+        latest = max(claim.service_date, claim.submitted_on, remittance.paid_on if remittance else claim.service_date)
+        if latest > WORLD_ANCHOR.date():
+            report.add("dated_after_today", family, record, f"dated {latest}, after {WORLD_ANCHOR.date()}")
         if claim.paid_amount > 0 and not active:
             report.add("paid_outside_coverage", family, record, f"paid on {claim.service_date} outside coverage")
         if active and carcs & {"26", "27"}:

@@ -27,6 +27,8 @@ from .review_rules import COVERAGE_INACTIVE, MET, NOT_MET, NOT_REVIEWED, Review,
 SUPPLIER_CATEGORY = {"E0601": "cpap", "E1390": "oxygen", "K0001": "mobility", "E0143": "mobility",
                      "E0260": "beds", "E2103": "diabetes", "A9276": "diabetes", "A4239": "diabetes"}
 DENIED_ALTHOUGH_MET = "denied_although_criteria_met"
+# A claim filed this many days or more after its service is past every payer's filing limit.
+LATE_FILING_DAYS = 200
 _GENERIC_DENIAL = "The documentation submitted does not support medical necessity under our clinical policy."
 
 
@@ -157,8 +159,17 @@ class PayerHistory:
         if denial is None and rng.random() < 0.22:
             denial = pick_denial(rng, product=product, units=units, has_auth=auth_number is not None,
                                  other_coverage_active=self._other_coverage_active(coverage, service_date))
+        # Nothing is submitted after the world's today: a service too recent to be filed late
+        # cannot be a timely-filing denial, so it is denied for missing information instead.
+        days_until_today = (self.anchor - service_date).days
+        if denial is not None and denial[1] == "29" and days_until_today < LATE_FILING_DAYS:
+            denial = ("CO", "16", "MA130")
         late = denial is not None and denial[1] == "29"
-        submitted = service_date + timedelta(days=rng.randrange(200, 400) if late else rng.randrange(2, 21))
+        if late:
+            lag = rng.randrange(LATE_FILING_DAYS, min(400, days_until_today + 1))
+        else:
+            lag = min(rng.randrange(2, 21), days_until_today)
+        submitted = service_date + timedelta(days=lag)
         paid_on = submitted + timedelta(days=rng.randrange(12, 35))
         pending = paid_on > self.anchor or (rng.random() < 0.05 and submitted < self.anchor)
         dx = order.diagnosis_codes if order else enc.diagnosis_codes
@@ -167,7 +178,7 @@ class PayerHistory:
         if not pending and denial is not None and denial[1] == "18":
             original = self._original_of_duplicate(order, enc, coverage, service_date, submitted_lines,
                                                    auth_number, category)
-            submitted = original.submitted_on + timedelta(days=rng.randrange(20, 45))
+            submitted = min(original.submitted_on + timedelta(days=rng.randrange(20, 45)), self.anchor)
             paid_on = submitted + timedelta(days=rng.randrange(7, 20))
             pending = paid_on > self.anchor
         if pending:

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from admindesk.envs.world import build_world
+from admindesk.envs.world import WORLD_ANCHOR
 from admindesk.envs.world.audit import KINDS, audit_world, format_report, main
 from admindesk.envs.world.models import Adjustment
 from admindesk.envs.world.review_rules import MET, NOT_MET, review
@@ -98,6 +99,10 @@ def _inject(world, kind):
         remit = world.remittances[0]
         bad = replace(remit, appeal_deadline=remit.appeal_deadline + timedelta(days=30))
         return _swap(world, "remittances", remit, bad), remit.claim_number
+    if kind == "dated_after_today":
+        claim = next(c for c in world.claims if c.status == "Pending")
+        bad = replace(claim, submitted_on=WORLD_ANCHOR.date() + timedelta(days=30))
+        return _swap(world, "claims", claim, bad), claim.claim_number
     raise AssertionError(f"no injection for {kind}")
 
 
