@@ -8,9 +8,8 @@ from flask_wtf.file import FileField
 from wtforms import BooleanField, IntegerField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
 
-from admindesk.envs.common.npi import is_valid_npi
-
 from .appeal_decisions import KINDS, LEVELS
+from .organizations import REQUEST_TYPES, SERVICE_TYPES
 
 DATE_FORMAT = "%m/%d/%Y"
 PLACES_OF_SERVICE = {
@@ -51,11 +50,6 @@ def _required(what: str) -> InputRequired:
     return InputRequired(message=f"Enter {what}.")
 
 
-def _npi(form, field) -> None:
-    if field.data and not is_valid_npi(field.data.strip()):
-        raise ValidationError("An NPI is 10 digits with a valid check digit. Check the number and try again.")
-
-
 # The shape of a member ID, for the required field of a transaction and the optional one of a search.
 MEMBER_ID_FORMAT = [Length(max=20, message="A member ID is at most 20 characters."),
                     Regexp(r"^\s*[A-Za-z0-9]+\s*$", message="A member ID has letters and digits only.")]
@@ -73,9 +67,24 @@ class PayerForm(FlaskForm):
             raise ValidationError("Select a payer.")
 
 
-class EligibilityForm(PayerForm):
-    member_id = StringField("Member ID", validators=MEMBER_ID)
+class PatientSearchForm(PayerForm):
+    """Find a patient by member ID, or by last and first name; the date of birth always."""
+
+    member_id = StringField("Member ID", validators=[Optional(), *MEMBER_ID_FORMAT])
+    last_name = StringField("Patient last name", validators=[Optional(), Length(max=64, message="At most 64 characters.")])
+    first_name = StringField("Patient first name", validators=[Optional(), Length(max=64, message="At most 64 characters.")])
     dob = USDateField("Patient date of birth", validators=[_required("the date of birth")])
+
+    def validate(self, extra_validators=None) -> bool:
+        valid = super().validate(extra_validators)
+        named = (self.last_name.data or "").strip() and (self.first_name.data or "").strip()
+        if not (self.member_id.data or "").strip() and not named:
+            self.member_id.errors = [*self.member_id.errors, "Enter the member ID, or the patient's last and first name."]
+            return False
+        return valid
+
+
+class EligibilityForm(PatientSearchForm):
     service_date = USDateField("Date of service", validators=[_required("the date of service")])
 
 
@@ -86,15 +95,38 @@ class AuthLookupForm(PayerForm):
                                    validators=[InputRequired(message="Select a place of service.")])
 
 
-class MemberStepForm(PayerForm):
-    member_id = StringField("Member ID", validators=MEMBER_ID)
-    dob = USDateField("Patient date of birth", validators=[_required("the date of birth")])
+def _select(message: str) -> list:
+    return [InputRequired(message=message)]
+
+
+class RegisteredSelect(SelectField):
+    """A select of the account's registrations; a value not offered is refused with `message`."""
+
+    def __init__(self, label, message: str, **kwargs):
+        super().__init__(label, validators=_select(message), validate_choice=False, **kwargs)
+        self.refusal = message
+
+    def pre_validate(self, form):
+        if self.data and self.data not in dict(self.choices):
+            raise ValidationError(self.refusal)
+
+
+class RequestHeaderForm(PatientSearchForm):
+    """Step 1: who submits (organization, TIN), to whom, what kind of request, for whom."""
+
+    organization_npi = RegisteredSelect("Organization", "Select a registered organization.")
+    tin = RegisteredSelect("Tax ID (TIN)", "Select the organization's tax ID.")
+    request_type = SelectField("Request type", choices={"": "Select a request type", **{t: t for t in REQUEST_TYPES}},
+                               validators=_select("Select a request type."))
+    service_type = SelectField("Service type", choices={"": "Select a service type", **{t: t for t in SERVICE_TYPES}},
+                               validators=_select("Select a service type."))
+    place_of_service = SelectField("Place of service", choices=PLACES_OF_SERVICE,
+                                   validators=_select("Select a place of service."))
 
 
 class ProviderStepForm(FlaskForm):
-    requesting_npi = StringField("Requesting provider NPI", validators=[_required("the requesting provider NPI"), _npi])
-    servicing_npi = StringField("Servicing provider or facility NPI",
-                                validators=[_required("the servicing provider NPI"), _npi])
+    requesting_npi = RegisteredSelect("Requesting (ordering) provider", "Select a registered requesting provider.")
+    servicing_npi = RegisteredSelect("Rendering provider or facility", "Select the rendering provider or facility.")
     contact_name = StringField("Office contact name", validators=[Optional(), Length(max=80, message="At most 80 characters.")])
     contact_phone = StringField("Office contact phone", validators=[
         Optional(), Regexp(r"^\D*(\d\D*){10}$", message="Enter a 10-digit phone number.")])

@@ -170,6 +170,13 @@ class PaRequest(Base):
     member_name: Mapped[str | None] = mapped_column(String(128))
     member_dob: Mapped[date | None] = mapped_column(Date)
     plan_id: Mapped[str | None] = mapped_column(String(32))
+    # The request header: who submits (organization and its TIN) and what kind of request.
+    organization_npi: Mapped[str | None] = mapped_column(String(10))
+    organization_name: Mapped[str | None] = mapped_column(String(160))
+    tin: Mapped[str | None] = mapped_column(String(10))
+    request_type: Mapped[str | None] = mapped_column(String(16))  # Outpatient / Inpatient / Referral
+    service_type: Mapped[str | None] = mapped_column(String(48))
+    place_of_service: Mapped[str | None] = mapped_column(String(2))
     requesting_npi: Mapped[str | None] = mapped_column(String(10))
     requesting_name: Mapped[str | None] = mapped_column(String(160))
     servicing_npi: Mapped[str | None] = mapped_column(String(10))

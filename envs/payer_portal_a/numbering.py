@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common import clock, sequences
 
 # Counter name -> first value issued after a reset.
-SEQUENCE_STARTS = {"case": 1, "auth": 1, "appeal": 1, "letter": 1, "auth_lookup": 1, "eligibility": 1,
+SEQUENCE_STARTS = {"case": 3000001, "auth": 1, "appeal": 1, "letter": 1, "auth_lookup": 1, "eligibility": 1,
                    "remittance": 1, "corrected_claim": 1, "auth_change": 1, "peer_to_peer": 1, "auth_appeal": 1}
 
 
@@ -20,7 +20,8 @@ def next_value(session: Session, name: str) -> int:
 
 
 def case_number(session: Session) -> str:
-    return f"PA{clock.today():%y%m%d}{next_value(session, 'case'):04d}"
+    """PL-<year>-<7 digits>: ProviderLink's own format (cases on file carry 8 digits)."""
+    return f"PL-{clock.today():%Y}-{next_value(session, 'case'):07d}"
 
 
 def auth_number(session: Session, payer_code: str) -> str:

@@ -171,8 +171,7 @@ def _seed_requests(session: Session, world, payer_ids: set[str], policy) -> None
             request.decision_reason = ("Pended for additional information: " + "; ".join(request.missing_items)
                                        + ". Upload the missing documentation to this case.")
         elif auth.status == "Denied":
-            request.decision_reason = (service.criteria[0].deny_reason if service and service.criteria
-                                       else "The documentation submitted does not support medical necessity.")
+            request.decision_reason = _denial_reason(auth, service)
         else:
             request.decision_reason = "Request cancelled by the provider's office."
         request.history = [
@@ -182,3 +181,15 @@ def _seed_requests(session: Session, world, payer_ids: set[str], policy) -> None
         session.flush()
         if auth.status == "Pended" or order.ordered_on >= anchor - timedelta(days=RECENT_LETTER_DAYS):
             determination_letter(session, request, determined)
+
+
+GENERIC_DENIAL = "The documentation submitted does not support medical necessity."
+
+
+def _denial_reason(auth, service) -> str:
+    """The reason the payer wrote on a denial on file: the world's own (it names the
+    criterion that failed), else that criterion's wording in this portal's policy."""
+    if auth.decision_reason:
+        return auth.decision_reason
+    failed = next((c for c in (service.criteria if service else ()) if c.id == auth.failed_criterion), None)
+    return failed.deny_reason if failed else GENERIC_DENIAL

@@ -17,7 +17,7 @@ from datetime import date, timedelta
 from .claim_lines import (ADMINISTRATION, BASE_CHARGE, DEFAULT_ADMINISTRATION, EVALUATION_AND_MANAGEMENT,
                           denied_line, paid_line, pending_line, pick_denial)
 from .clinical import DONE, OPEN
-from .identifiers import UniqueIds
+from .identifiers import UniqueIds, case_number_format
 from .models import (Authorization, Claim, ClaimLine, Coverage, Document, Encounter, Facility, Order, Payer,
                      Plan, Remittance, Supplier)
 from .people import billing_coverage
@@ -72,7 +72,8 @@ class PayerHistory:
             code=order.code, units=order.units, start=order.planned_date - timedelta(days=3),
             end=order.planned_date + timedelta(days=self.rng.choice((30, 60, 90, 180))),
             status=status, order_id=order.id,
-            case_number=self.ids.draw(lambda r: f"CS{r.randrange(10000000, 99999999)}"),
+            case_number=self.ids.draw(lambda r: case_number_format(self.payers[coverage.payer_id].portal, decided,
+                                                                   r.randrange(10000000, 99999999))),
             decision_reason=reason, failed_criterion=failed_criterion, deliberate_error=deliberate_error,
             requested_items=requested_items,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from datetime import date
 
 from admindesk.envs.common.npi import npi_check_digit
 
@@ -16,6 +17,12 @@ def make_npi(rng: random.Random, first_digit: str) -> str:
 def phone_number(rng: random.Random, area_codes: tuple[str, ...]) -> str:
     """A 10-digit phone number in the fictional 555-01xx exchange range."""
     return f"{rng.choice(area_codes)}555{rng.randrange(100, 200):04d}"
+
+
+def case_number_format(portal: str, decided: date, serial: int) -> str:
+    """A prior-auth case number as the payer's portal issues it: ProviderLink (portal "a")
+    numbers cases PL-<year>-<serial>, the payer's own portal (portal "b") CS<serial>."""
+    return f"PL-{decided:%Y}-{serial:08d}" if portal == "a" else f"CS{serial:08d}"
 
 
 class UniqueIds:

@@ -7,6 +7,7 @@ import re
 from datetime import date
 
 from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.payer_portal_a.organizations import tax_id
 
 NOW = date(2026, 11, 16)  # the kit's default frozen clock
 
@@ -80,12 +81,25 @@ LUMBAR_NOT_MET = {"conservative_therapy_weeks": "2", "red_flag_symptoms": "None"
                   "prior_imaging_date": ""}
 
 
-def start_draft(client, member: dict, typed_member_id: str | None = None) -> int:
+def organization(snapshot: dict) -> dict:
+    """The first registered organization (a directory facility) by name."""
+    return min((p for p in snapshot["providers"] if p["entity_type"] == "Organization"), key=lambda p: p["name"])
+
+
+def header(snapshot: dict, member: dict, **change) -> dict:
+    """A valid step-1 header for `member` (organization, its TIN, an outpatient imaging request)."""
+    org = organization(snapshot)
+    return {"organization_npi": org["npi"], "tin": tax_id(org["npi"]), "payer_id": member["payer_id"],
+            "request_type": "Outpatient", "service_type": "Diagnostic imaging", "place_of_service": "22",
+            "member_id": member["member_id"], "dob": us(member["dob"]), **change}
+
+
+def start_draft(client, member: dict, typed_member_id: str | None = None, snapshot: dict | None = None) -> int:
     """Start a draft; `typed_member_id` is the member ID as typed (a second draft for the same
     member types it differently, or the kit would take it for a double click of the first)."""
-    response = client.post("/authorizations/new", {"payer_id": member["payer_id"],
-                                                   "member_id": typed_member_id or member["member_id"],
-                                                   "dob": us(member["dob"])})
+    snapshot = snapshot or client.snapshot()
+    response = client.post("/authorizations/new", header(snapshot, member,
+                                                         member_id=typed_member_id or member["member_id"]))
     assert response.status_code == 302, response.get_data(as_text=True)
     return draft_id(response)
 
@@ -95,7 +109,7 @@ def build_draft(client, snapshot: dict, member: dict, *, code: str = "72148", dx
                 start: str = "12/01/2026", end: str = "12/31/2026", pos: str = "22", units: str = "1",
                 typed_member_id: str | None = None) -> int:
     """Walk steps 1-5 with valid data; returns the draft id ready for review."""
-    request_id = start_draft(client, member, typed_member_id)
+    request_id = start_draft(client, member, typed_member_id, snapshot)
     requesting, facility = providers(snapshot)
     base = f"/authorizations/requests/{request_id}"
     assert client.post(f"{base}/providers", {"requesting_npi": requesting, "servicing_npi": facility}).status_code == 302

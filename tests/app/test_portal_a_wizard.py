@@ -6,10 +6,12 @@ import io
 import pytest
 
 from admindesk.envs.payer_portal_a import create_app
+from admindesk.envs.payer_portal_a.organizations import tax_id
 
 from .conftest import build_app
 from .test_portal_a_support import (LUMBAR_MET, LUMBAR_NOT_MET, active_member, approved_lumbar_case, build_draft,
-                                    lines_of, pdf_file, providers, request_by_id, start_draft, submit,
+                                    draft_id, header, lines_of, organization, pdf_file, providers, request_by_id,
+                                    start_draft, submit,
                                     terminated_member, us)
 
 
@@ -38,18 +40,49 @@ def test_member_step_creates_a_draft_and_audits_it(client, snap):
     ({"member_id": "ZZ0000000"}, "No member with this ID was found"),
     ({"dob": "01/01/1900"}, "date of birth does not match"),
     ({"dob": "13/45/2020"}, "Enter a valid date as MM/DD/YYYY."),
-    ({"member_id": ""}, "Enter the member ID."),
+    ({"member_id": ""}, "Enter the member ID, or the patient&#39;s last and first name."),
+    ({"member_id": "", "last_name": "Nobody", "first_name": "Here"}, "No member with this name and date of birth"),
     ({"member_id": "ABC-123"}, "letters and digits only"),
     ({"payer_id": ""}, "Select a payer."),
     ({"payer_id": "PYR-KMH"}, "Select a payer."),  # a portal B payer is not served here
+    ({"organization_npi": ""}, "Select a registered organization."),
+    ({"organization_npi": "1234567893"}, "Select a registered organization."),
+    ({"tin": "99-0000000"}, "Select the organization&#39;s tax ID."),
+    ({"request_type": "Urgent"}, "Not a valid choice"),
+    ({"service_type": ""}, "Select a service type."),
+    ({"place_of_service": ""}, "Select a place of service."),
 ])
 def test_member_step_bad_input_changes_nothing(client, snap, change, message):
     member = active_member(snap)
-    data = {"payer_id": member["payer_id"], "member_id": member["member_id"], "dob": us(member["dob"]), **change}
-    response = client.post("/authorizations/new", data)
+    response = client.post("/authorizations/new", header(snap, member, **change))
     assert response.status_code == 422
     assert message in response.get_data(as_text=True)
     assert _drafts(client.snapshot()) == []
+
+
+def test_a_tin_of_another_organization_is_refused(client, snap):
+    member = active_member(snap)
+    others = [p for p in snap["providers"] if p["entity_type"] == "Organization" and p["npi"] != organization(snap)["npi"]]
+    response = client.post("/authorizations/new", header(snap, member, tin=tax_id(others[0]["npi"])))
+    assert response.status_code == 422
+    assert "This tax ID is not registered for the selected organization." in response.get_data(as_text=True)
+    assert _drafts(client.snapshot()) == []
+
+
+def test_header_is_stored_and_patient_found_by_name_and_dob(client, snap):
+    member = active_member(snap)
+    org = organization(snap)
+    response = client.post("/authorizations/new", header(snap, member, member_id="", request_type="Referral",
+                                                         last_name=member["last_name"].upper(),
+                                                         first_name=member["first_name"]))
+    assert response.status_code == 302, response.get_data(as_text=True)
+    draft = request_by_id(client.snapshot(), draft_id(response))
+    assert (draft["member_id"], draft["organization_npi"], draft["organization_name"], draft["tin"]) == (
+        member["member_id"], org["npi"], org["name"], tax_id(org["npi"]))
+    assert (draft["request_type"], draft["service_type"], draft["place_of_service"]) == (
+        "Referral", "Diagnostic imaging", "22")
+    page = client.get(response.location).get_data(as_text=True)
+    assert org["name"] in page and "Referral" in page
 
 
 def test_start_page_prefills_from_eligibility_link(client, snap):
@@ -60,18 +93,26 @@ def test_start_page_prefills_from_eligibility_link(client, snap):
 
 # ---- step 2: providers ------------------------------------------------------------------
 @pytest.mark.parametrize("npi, message", [
-    ("123456789", "An NPI is 10 digits"),
-    ("1234567890", "An NPI is 10 digits"),   # fails the Luhn check
-    ("1234567893", "is not in the payer&#39;s provider directory"),  # valid check digit, unknown
-    ("", "Enter the requesting provider NPI."),
+    ("123456789", "Select a registered requesting provider."),
+    ("1234567893", "Select a registered requesting provider."),  # a valid NPI not registered on the account
+    ("", "Select a registered requesting provider."),
 ])
-def test_provider_step_validates_npi(client, snap, npi, message):
+def test_provider_step_takes_registered_providers_only(client, snap, npi, message):
     request_id = start_draft(client, active_member(snap))
     _, facility = providers(snap)
     response = client.post(f"/authorizations/requests/{request_id}/providers",
                            {"requesting_npi": npi, "servicing_npi": facility})
     assert response.status_code == 422 and message in response.get_data(as_text=True)
     assert request_by_id(client.snapshot(), request_id)["requesting_npi"] is None
+
+
+def test_a_facility_cannot_be_the_requesting_provider(client, snap):
+    request_id = start_draft(client, active_member(snap))
+    _, facility = providers(snap)
+    response = client.post(f"/authorizations/requests/{request_id}/providers",
+                           {"requesting_npi": facility, "servicing_npi": facility})
+    assert response.status_code == 422
+    assert "Select a registered requesting provider." in response.get_data(as_text=True)
 
 
 def test_provider_step_stores_names_from_directory_and_back_keeps_them(client, snap):
@@ -224,7 +265,7 @@ def test_criteria_met_is_approved_with_auth_number_and_letter(client, snap):
     assert response.status_code == 302
     after = client.snapshot()
     case = request_by_id(after, request_id)
-    assert case["status"] == "Approved" and case["case_number"] == "PA2611160001"
+    assert case["status"] == "Approved" and case["case_number"] == "PL-2026-3000001"
     assert case["auth_number"].endswith("26P00001") and case["approved_units"] == 1
     assert (case["approved_start"], case["approved_end"]) == ("2026-12-01", "2026-12-31")
     assert any(letter["case_number"] == case["case_number"] and letter["category"] == "Authorization Approval"

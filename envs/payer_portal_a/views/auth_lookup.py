@@ -33,9 +33,9 @@ def requirement(plan: Plan, code: ProcedureCode, place_of_service: str) -> tuple
     """("Required" | "Not required", explanation) from the medical policy."""
     service = load_policy().service(code.code)
     if service is not None and service.requires_auth(plan.product, place_of_service):
-        documents = ", ".join(service.required_documents)
         return "Required", (f"Prior authorization is required for {code.code} ({code.description}) under "
-                            f"{plan.name} at place of service {place_of_service}. Submit a request with: {documents}.")
+                            f"{plan.name} at place of service {place_of_service}. Submit a request with the "
+                            "clinical documentation the payer's medical policy asks for.")
     if service is None and code.category in NEVER_REVIEWED_CATEGORIES:
         why = "this service category is never reviewed in advance"
     elif service is None:

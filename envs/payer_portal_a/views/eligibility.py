@@ -17,10 +17,13 @@ eligibility = Blueprint("eligibility", __name__, url_prefix="/eligibility")
 
 
 def find_member(form) -> Member | None:
-    """The member for the form's payer/id/DOB; adds the field error when there is none."""
-    member = db().scalar(select(Member).where(Member.payer_id == form.payer_id.data,
-                                              func.upper(Member.member_id) == form.member_id.data.strip().upper())
-                         .order_by(Member.effective.desc()))
+    """The member for the form's payer and member ID, or last + first name, with the
+    date of birth; adds the field error when there is none (or more than one)."""
+    query = select(Member).where(Member.payer_id == form.payer_id.data).order_by(Member.effective.desc())
+    member_id = (form.member_id.data or "").strip().upper()
+    if not member_id:
+        return _member_by_name(form, query)
+    member = db().scalar(query.where(func.upper(Member.member_id) == member_id))
     if member is None:
         form.member_id.errors.append("No member with this ID was found for the selected payer. Check the ID "
                                      "on the member's card and the payer.")
@@ -29,6 +32,19 @@ def find_member(form) -> Member | None:
         form.dob.errors.append("The date of birth does not match our records for this member ID.")
         return None
     return member
+
+
+def _member_by_name(form, query) -> Member | None:
+    matches = list(db().scalars(query.where(func.upper(Member.last_name) == form.last_name.data.strip().upper(),
+                                            func.upper(Member.first_name) == form.first_name.data.strip().upper(),
+                                            Member.dob == form.dob.data)))
+    if not matches:
+        form.last_name.errors.append("No member with this name and date of birth was found for the selected payer.")
+        return None
+    if len({m.member_id for m in matches}) > 1:
+        form.member_id.errors.append("More than one member matches this name and date of birth; enter the member ID.")
+        return None
+    return matches[0]
 
 
 def _recent_checks():

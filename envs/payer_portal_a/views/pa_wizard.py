@@ -11,8 +11,9 @@ from admindesk.envs.common.stored_files import stored_file_values
 from admindesk.envs.common.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
-from ..forms import AttachmentForm, MemberStepForm, ProviderStepForm, ReviewForm, ServiceLineForm
+from ..forms import AttachmentForm, ProviderStepForm, RequestHeaderForm, ReviewForm, ServiceLineForm
 from ..models import Member, PaAttachment, PaRequest, PaServiceLine, ProcedureCode, Provider
+from ..organizations import organization_choices, rendering_choices, requesting_choices, tax_id, tin_choices
 from ..policy import load_policy
 from ..questionnaire_form import answers_from_form, questionnaire_form
 from ..rules import find_duplicates
@@ -23,7 +24,7 @@ from ..web import attachment_form, payer_choices
 from .eligibility import find_member
 
 pa_wizard = Blueprint("pa_wizard", __name__, url_prefix="/authorizations")
-STEPS = (("member", "Member"), ("providers", "Providers"), ("services", "Services"),
+STEPS = (("member", "Request & patient"), ("providers", "Providers"), ("services", "Services"),
          ("questionnaire", "Clinical questions"), ("attachments", "Attachments"), ("review", "Review & submit"))
 STEP_NAMES = [name for name, _ in STEPS]
 MAX_LINES = 5
@@ -31,7 +32,7 @@ MAX_LINES = 5
 
 def _first_incomplete(pa: PaRequest) -> str | None:
     """The earliest step whose data is still missing (attachments are optional)."""
-    if not pa.coverage_id:
+    if not (pa.coverage_id and pa.organization_npi):
         return "member"
     if not (pa.requesting_npi and pa.servicing_npi):
         return "providers"
@@ -59,26 +60,47 @@ def _render(step: str, pa: PaRequest | None, status: int = 200, **context):
                            pa=pa, incomplete=_first_incomplete(pa) if pa else "member", **context), status
 
 
-def _apply_member(pa: PaRequest, member: Member) -> None:
+def _header_form(data: dict | None) -> RequestHeaderForm:
+    form = RequestHeaderForm(data=data)
+    form.payer_id.choices, form.organization_npi.choices = payer_choices(), organization_choices()
+    form.tin.choices = tin_choices()
+    return form
+
+
+def _header_member(form: RequestHeaderForm) -> Member | None:
+    """The member the valid header finds; a TIN of another organization is refused."""
+    if not form.validate():
+        return None
+    if form.tin.data != tax_id(form.organization_npi.data):
+        form.tin.errors.append("This tax ID is not registered for the selected organization.")
+        return None
+    return find_member(form)
+
+
+def _apply_header(pa: PaRequest, form: RequestHeaderForm, member: Member) -> None:
+    organization = db().get(Provider, form.organization_npi.data)
+    pa.organization_npi, pa.organization_name, pa.tin = organization.npi, organization.name, form.tin.data
+    pa.request_type, pa.service_type = form.request_type.data, form.service_type.data
+    pa.place_of_service = form.place_of_service.data
     pa.payer_id, pa.coverage_id, pa.member_id = member.payer_id, member.coverage_id, member.member_id
     pa.member_name, pa.member_dob, pa.plan_id = member.full_name, member.dob, member.plan_id
 
 
 @pa_wizard.route("/new", methods=["GET", "POST"])
 def start():
-    """Step 1 of a new request: find the member; a valid member creates the draft."""
+    """Step 1 of a new request: the header (organization, TIN, payer, request type, service
+    type, place of service) and the patient; a valid header creates the draft."""
     describe(tab="pa_wizard", step="member")
-    form = MemberStepForm(data={"payer_id": request.args.get("payer_id", ""),
-                                "member_id": request.args.get("member_id", "")} if request.method == "GET" else None)
-    form.payer_id.choices = payer_choices()
+    form = _header_form({"payer_id": request.args.get("payer_id", ""), "member_id": request.args.get("member_id", "")}
+                        if request.method == "GET" else None)
     if not form.is_submitted():
         return _render("member", None, form=form)
-    member = find_member(form) if form.validate() else None
+    member = _header_member(form)
     if member is None:
         return _render("member", None, 422, form=form)
     session = db()
     pa = PaRequest(status="Draft", payer_id=member.payer_id, created_at=clock.now(), created_by=current_username())
-    _apply_member(pa, member)
+    _apply_header(pa, form, member)
     session.add(pa)
     session.commit()
     describe(action="create_pa_draft", record_type="pa_request", record_id=str(pa.id), tab="pa_wizard", step="member")
@@ -100,15 +122,16 @@ def step(request_id: int, step: str):
 
 
 def _member_step(pa: PaRequest):
-    form = MemberStepForm(data={"payer_id": pa.payer_id, "member_id": pa.member_id, "dob": pa.member_dob}
-                          if request.method == "GET" else None)
-    form.payer_id.choices = payer_choices()
+    form = _header_form({"payer_id": pa.payer_id, "member_id": pa.member_id, "dob": pa.member_dob,
+                         "organization_npi": pa.organization_npi, "tin": pa.tin, "request_type": pa.request_type,
+                         "service_type": pa.service_type, "place_of_service": pa.place_of_service}
+                        if request.method == "GET" else None)
     if not form.is_submitted():
         return _render("member", pa, form=form)
-    member = find_member(form) if form.validate() else None
+    member = _header_member(form)
     if member is None:
         return _render("member", pa, 422, form=form)
-    _apply_member(pa, member)
+    _apply_header(pa, form, member)
     db().commit()
     describe(action="save_pa_step")
     return redirect(url_for("pa_wizard.step", request_id=pa.id, step="providers"))
@@ -116,17 +139,13 @@ def _member_step(pa: PaRequest):
 
 def _provider_step(pa: PaRequest):
     form = ProviderStepForm(obj=pa if request.method == "GET" else None)
+    form.requesting_npi.choices, form.servicing_npi.choices = requesting_choices(), rendering_choices()
     if not form.is_submitted():
         return _render("providers", pa, form=form)
-    session = db()
-    found = {}
-    if form.validate():
-        for field in (form.requesting_npi, form.servicing_npi):
-            found[field.name] = session.get(Provider, field.data.strip())
-            if found[field.name] is None:
-                field.errors.append("This NPI is not in the payer's provider directory.")
-    if not found or None in found.values():
+    if not form.validate():
         return _render("providers", pa, 422, form=form)
+    session = db()
+    found = {field.name: session.get(Provider, field.data) for field in (form.requesting_npi, form.servicing_npi)}
     pa.requesting_npi, pa.requesting_name = found["requesting_npi"].npi, found["requesting_npi"].name
     pa.servicing_npi, pa.servicing_name = found["servicing_npi"].npi, found["servicing_npi"].name
     pa.contact_name = (form.contact_name.data or "").strip() or None
@@ -142,7 +161,7 @@ def _services_step(pa: PaRequest, form: ServiceLineForm | None = None, status: i
             flash("Add at least one service line.", "error")
             return _services_step(pa, ServiceLineForm(formdata=None), 422)
         return redirect(url_for("pa_wizard.step", request_id=pa.id, step="questionnaire"))
-    return _render("services", pa, status, form=form or ServiceLineForm(formdata=None),
+    return _render("services", pa, status, form=form or ServiceLineForm(formdata=None, place_of_service=pa.place_of_service),
                    duplicates=find_duplicates(db(), pa), max_lines=MAX_LINES, descriptions=_descriptions(pa))
 
 
@@ -212,9 +231,7 @@ def _questionnaire_step(pa: PaRequest):
 def _attachments_step(pa: PaRequest, form: AttachmentForm | None = None, status: int = 200):
     if request.method == "POST" and form is None:
         return redirect(url_for("pa_wizard.step", request_id=pa.id, step="review"))
-    services = [load_policy().service(line.code) for line in pa.lines]
-    required = dict.fromkeys(doc for service in services if service for doc in service.required_documents)
-    return _render("attachments", pa, status, form=form or attachment_form(), required=tuple(required))
+    return _render("attachments", pa, status, form=form or attachment_form())
 
 
 @pa_wizard.post("/requests/<int:request_id>/attachments/add")

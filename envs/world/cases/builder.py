@@ -292,7 +292,7 @@ class _Builder:
             auth = Authorization(
                 auth_number=self.ids.auth_number(payer.payer_code, order.ordered_on, index), payer_id=payer.id,
                 member_id=coverage.member_id, mrn=patient.mrn, code=order.code, units=spec.units or order.units,
-                start=start, end=end, status=spec.status, order_id=order.id, case_number=self.ids.case_number(index))
+                start=start, end=end, status=spec.status, order_id=order.id, case_number=self.ids.case_number(payer.portal, order.ordered_on, index))
             self.auth_by_key[spec.key] = auth
             auths.append(auth)
         return auths

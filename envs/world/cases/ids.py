@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 from datetime import date
 
+from ..identifiers import case_number_format
+
 SLOTS = 10_000
 
 
@@ -55,8 +57,8 @@ class CaseIds:
     def auth_number(self, payer_code: str, decided: date, index: int) -> str:
         return f"{payer_code[:3]}{decided:%y}0{self._tail(index, 1)}"
 
-    def case_number(self, index: int) -> str:
-        return f"CS0{self._tail(index, 3)}"
+    def case_number(self, portal: str, decided: date, index: int) -> str:
+        return case_number_format(portal, decided, int(self._tail(index, 3)))
 
     def claim_number(self, service_date: date, index: int) -> str:
         return f"CLM{service_date:%y}-0{self._tail(index, 2)}"
