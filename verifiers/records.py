@@ -34,9 +34,12 @@ class EpisodeRecord(BaseModel):
 
 
 class CheckResult(BaseModel):
-    """The outcome of one check: pass/fail, a score in [0, 1], and why."""
+    """The outcome of one check: pass/fail, a score in [0, 1], why, and whether it was judged."""
 
     passed: bool
     score: float = Field(ge=0.0, le=1.0)
     explanation: str = ""
     evidence: dict[str, Any] = Field(default_factory=dict)
+    # False only for a rubric check no judge has read: it is then not passed, but not
+    # the agent's failure either (the task's result is `unjudged`, not `fail`).
+    judged: bool = True

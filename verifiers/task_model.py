@@ -1,7 +1,8 @@
 """The task file model: what a task asks, where it starts, its budget, and its case.
 
-Subtasks, checks and guards join this model in a later issue. `extra="forbid"` makes a
-typo in a task file an error rather than a silently ignored key. `case` is the task's
+Subtasks (each with its checks, see check_kinds) and guards (harm checks, see guards)
+say how an episode is scored. `extra="forbid"` makes a typo in a task file an error
+rather than a silently ignored key. `case` is the task's
 situation in domain terms (see case_model); `seed` holds raw rows per app and table for
 the odd row a case cannot express. Both exist only in the task's own episodes.
 """
@@ -12,12 +13,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from admindesk.verifiers.app_names import APP_NAMES, AppName
 from admindesk.verifiers.case_model import Case
+from admindesk.verifiers.check_kinds import Check
+from admindesk.verifiers.guards import Guard
 
-AppName = Literal["ehr_web", "payer_portal_a", "payer_portal_b", "fax"]
-APP_NAMES: tuple[str, ...] = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")
+__all__ = ["APP_NAMES", "AppName", "Category", "Challenge", "StartPage", "Subtask", "Task",
+           "TaskFileError", "load_task_file", "load_tasks"]
 DEFAULT_NOW = datetime(2026, 11, 16, 9, 0, 0)
 # The interruptions each app can show when a task turns them on (all are off by default).
 INTERRUPTIONS: dict[str, tuple[str, ...]] = {
@@ -39,6 +43,27 @@ class StartPage(BaseModel):
     login: bool = True
 
 
+Category = Literal["information_retrieval", "form_completion", "document_handling", "documentation",
+                   "clinical_reasoning", "resolution"]
+# The trap a task sets (none: the plain path is right).
+Challenge = Literal["none", "no_auth_required", "duplicate_on_file", "coverage_termed", "fax_only_payer",
+                    "pended_for_info", "deadline_passed", "wrong_code_on_order", "lookalike_patient",
+                    "conflicting_documents", "secondary_payer"]
+Ident = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+
+
+class Subtask(BaseModel):
+    """One step of the work, scored by its checks; it may depend on earlier steps."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Ident
+    description: str = Field(min_length=1)
+    depends_on: list[str] = Field(default_factory=list)
+    category: Category
+    checks: list[Check] = Field(min_length=1)
+
+
 class Task(BaseModel):
     """One benchmark task as written in a task file (or given ad hoc as a dict)."""
 
@@ -54,6 +79,15 @@ class Task(BaseModel):
     case: Case | None = None
     seed: dict[AppName, dict[str, list[dict[str, Any]]]] = Field(default_factory=dict)
     interruptions: dict[AppName, list[str]] = Field(default_factory=dict)
+    challenge: Challenge = "none"
+    # False when the right work is to stop and write down why (e.g. an appeal past its deadline).
+    feasible: bool = True
+    revision: int = Field(default=1, ge=1)
+    template: str | None = None
+    # The step-by-step plan shown in the `task_specific` prompt mode (never the answers).
+    guidance: list[str] = Field(default_factory=list)
+    subtasks: list[Subtask] = Field(default_factory=list)
+    guards: list[Guard] = Field(default_factory=list)
 
     @field_validator("interruptions")
     @classmethod
@@ -64,6 +98,49 @@ class Task(BaseModel):
                 raise ValueError(f"{app} has no interruption {', '.join(unknown)} "
                                  f"(it has: {', '.join(INTERRUPTIONS[app])})")
         return value
+
+    @model_validator(mode="after")
+    def _subtasks_form_a_graph(self):
+        order_subtasks(self.subtasks)
+        seen: set[str] = set()
+        for subtask in self.subtasks:
+            for index, check in enumerate(subtask.checks, start=1):
+                check.id = check.id or f"{subtask.id}.{index}"
+        for index, guard in enumerate(self.guards, start=1):
+            guard.id = guard.id or f"guard.{index}"
+        for item in [c for s in self.subtasks for c in s.checks] + list(self.guards):
+            if item.id in seen:
+                raise ValueError(f"check id {item.id!r} is used twice")
+            seen.add(item.id)
+        return self
+
+    def checks(self) -> list:
+        """Every check of every subtask, in file order."""
+        return [check for subtask in self.subtasks for check in subtask.checks]
+
+
+def order_subtasks(subtasks: list[Subtask]) -> list[Subtask]:
+    """Subtasks in dependency order (file order among equals); ValueError on a bad graph."""
+    by_id: dict[str, Subtask] = {}
+    for subtask in subtasks:
+        if subtask.id in by_id:
+            raise ValueError(f"subtask id {subtask.id!r} is used twice")
+        by_id[subtask.id] = subtask
+    for subtask in subtasks:
+        unknown = [dep for dep in subtask.depends_on if dep not in by_id]
+        if unknown:
+            raise ValueError(f"subtask {subtask.id} depends_on {', '.join(unknown)}, which is not a "
+                             f"subtask (known: {', '.join(by_id)})")
+    ordered: list[Subtask] = []
+    placed: set[str] = set()
+    while len(ordered) < len(subtasks):
+        ready = [s for s in subtasks if s.id not in placed and set(s.depends_on) <= placed]
+        if not ready:
+            cycle = sorted(s.id for s in subtasks if s.id not in placed)
+            raise ValueError(f"subtasks {', '.join(cycle)} depend on each other in a cycle")
+        ordered.append(ready[0])
+        placed.add(ready[0].id)
+    return ordered
 
 
 class TaskFileError(ValueError):

@@ -1,0 +1,148 @@
+"""Scoring: a task's checks and guards run over one record, and tallies over many.
+
+A task passes end to end only when every check and guard passes. When every
+deterministic check and every guard passes but some rubric check had no judge, the
+result is `unjudged` (the run says nothing yet about the writing). Anything else fails,
+and the failure is put on the first failing subtask in dependency order.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from admindesk.verifiers.episode import EpisodeView
+from admindesk.verifiers.judge import Judge
+from admindesk.verifiers.records import CheckResult, EpisodeRecord
+from admindesk.verifiers.task_model import Task, order_subtasks
+
+Outcome = Literal["pass", "unjudged", "fail"]
+
+
+class NamedResult(BaseModel):
+    """A check's (or guard's) result with the id and kind it came from."""
+
+    id: str
+    kind: str
+    deterministic: bool
+    result: CheckResult
+
+
+class SubtaskResult(BaseModel):
+    """A subtask's checks; `pass` only when all pass, `unjudged` when only rubrics are open."""
+
+    id: str
+    category: str
+    outcome: Outcome
+    checks: list[NamedResult]
+
+
+class TaskResult(BaseModel):
+    """One task scored against one record."""
+
+    task_id: str
+    workflow: str
+    difficulty: str | None
+    challenge: str
+    feasible: bool
+    outcome: Outcome
+    subtask_pass_rate: float = Field(ge=0.0, le=1.0)
+    first_failing_subtask: str | None
+    subtasks: list[SubtaskResult]
+    guards: list[NamedResult]
+    n_checks: int
+    n_checks_passed: int
+    n_unjudged: int
+
+
+def _outcome(results: list[NamedResult]) -> Outcome:
+    if all(item.result.passed for item in results):
+        return "pass"
+    if all(item.result.passed or not item.result.judged for item in results):
+        return "unjudged"
+    return "fail"
+
+
+def score_task(task: Task, record: EpisodeRecord, judge: Judge | None = None) -> TaskResult:
+    """Every check and guard of `task` over `record` (rubric checks go to `judge`, if any).
+
+    Raises QueryError or CaseReferenceError when the task itself is broken (a query that
+    does not compile, a case path that leads nowhere): that is no verdict on the agent.
+    """
+    if record.task_id != task.id:
+        raise ValueError(f"the record is of task {record.task_id}, not {task.id}")
+    view = EpisodeView(record=record, case=task.case.model_dump(mode="json") if task.case else None,
+                       judge=judge)
+    subtasks = []
+    for subtask in order_subtasks(task.subtasks):
+        checks = [NamedResult(id=check.id, kind=check.kind, deterministic=check.deterministic,
+                              result=check.run(view)) for check in subtask.checks]
+        subtasks.append(SubtaskResult(id=subtask.id, category=subtask.category,
+                                      outcome=_outcome(checks), checks=checks))
+    guards = [NamedResult(id=guard.id, kind=guard.kind, deterministic=True, result=guard.run(view))
+              for guard in task.guards]
+    everything = [item for subtask in subtasks for item in subtask.checks] + guards
+    checks = [item for subtask in subtasks for item in subtask.checks]
+    first_failing = next((s.id for s in subtasks if s.outcome == "fail"), None)
+    return TaskResult(
+        task_id=task.id, workflow=task.workflow, difficulty=task.difficulty, challenge=task.challenge,
+        feasible=task.feasible,
+        # No checks at all is no evidence of success.
+        outcome=_outcome(everything) if checks else "fail",
+        subtask_pass_rate=(sum(s.outcome == "pass" for s in subtasks) / len(subtasks)) if subtasks else 0.0,
+        first_failing_subtask=first_failing, subtasks=subtasks, guards=guards,
+        n_checks=len(checks), n_checks_passed=sum(item.result.passed for item in checks),
+        n_unjudged=sum(not item.result.judged for item in everything))
+
+
+class Tally(BaseModel):
+    """How many of a group passed, were unjudged, or failed."""
+
+    total: int = 0
+    passed: int = 0
+    unjudged: int = 0
+    failed: int = 0
+
+    def add(self, outcome: Outcome) -> None:
+        self.total += 1
+        if outcome == "pass":
+            self.passed += 1
+        elif outcome == "unjudged":
+            self.unjudged += 1
+        else:
+            self.failed += 1
+
+
+class RunSummary(BaseModel):
+    """Tallies over many task results: end to end, subtasks per category, tasks per challenge."""
+
+    tasks: Tally = Field(default_factory=Tally)
+    subtask_pass_rate: float = 0.0
+    by_category: dict[str, Tally] = Field(default_factory=dict)
+    by_challenge: dict[str, Tally] = Field(default_factory=dict)
+    guard_failures: dict[str, int] = Field(default_factory=dict)
+    # Category of each failed task's first failing subtask: where runs break down.
+    first_failing_category: dict[str, int] = Field(default_factory=dict)
+
+
+def summarise(results: list[TaskResult]) -> RunSummary:
+    """Tallies per category (subtask outcomes) and per challenge kind (task outcomes)."""
+    summary = RunSummary()
+    rates = []
+    guard_failures: Counter = Counter()
+    first_failing: Counter = Counter()
+    for result in results:
+        summary.tasks.add(result.outcome)
+        summary.by_challenge.setdefault(result.challenge, Tally()).add(result.outcome)
+        rates.append(result.subtask_pass_rate)
+        for subtask in result.subtasks:
+            summary.by_category.setdefault(subtask.category, Tally()).add(subtask.outcome)
+        guard_failures.update(g.kind for g in result.guards if not g.result.passed)
+        first = next((s for s in result.subtasks if s.id == result.first_failing_subtask), None)
+        if first is not None:
+            first_failing[first.category] += 1
+    summary.subtask_pass_rate = sum(rates) / len(rates) if rates else 0.0
+    summary.guard_failures = dict(sorted(guard_failures.items()))
+    summary.first_failing_category = dict(first_failing.most_common())
+    return summary

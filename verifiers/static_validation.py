@@ -1,0 +1,135 @@
+"""Static validation of a task's checks, without any app running.
+
+Loading a task already proves its shape (unknown keys and kinds, `depends_on` that does
+not resolve, cycles). This adds what needs the apps' snapshot schema and the case:
+every JMESPath query compiles and names only tables and fields that app's snapshot has;
+every table and field a check or guard names exists; every `{case: ...}` reference
+resolves; and no expected value retypes a value the case already states.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from admindesk.verifiers.check_base import AppQuery, CheckBase
+from admindesk.verifiers.checks_state import StateDiffCheck
+from admindesk.verifiers.episode import QueryError, compile_query, fill_params
+from admindesk.verifiers.guards import CollateralGuard, _RowsGuard, RecipientGuard
+from admindesk.verifiers.snapshot_schema import SnapshotSchema, load_schema
+from admindesk.verifiers.task_model import Task, describe_errors
+from admindesk.verifiers.values import CaseRef, CaseReferenceError, normalise_text, resolve
+
+META_FIELDS = {"_meta", "app", "now", "schema_version"}
+# A case value shorter than this (a unit count, "F") may match a literal by chance.
+RETYPE_MIN_LENGTH = 4
+
+
+def _field_names(node: dict, json_columns: set[str]) -> list[str]:
+    """Field names a parsed query reads, leaving out names inside JSON columns."""
+    if node.get("type") == "field":
+        return [node["value"]]
+    children = node.get("children", [])
+    if node.get("type") == "subexpression" and children and children[0].get("type") == "field" \
+            and children[0]["value"] in json_columns:
+        return [children[0]["value"]]
+    return [name for child in children if isinstance(child, dict)
+            for name in _field_names(child, json_columns)]
+
+
+def check_query(query: AppQuery, case: dict | None, schema: SnapshotSchema) -> list[str]:
+    """Problems of one query: case params, compilation, names unknown to the app's snapshot."""
+    tables = schema.get(query.app, {})
+    try:
+        values = {name: resolve(spec, case) for name, spec in query.params.items()}
+        parsed = compile_query(fill_params(query.query, values)).parsed
+    except (QueryError, CaseReferenceError) as exc:
+        return [str(exc)]
+    json_columns = {c for table in tables.values() for c in table.json_columns}
+    names = _field_names(parsed, json_columns)
+    used = [name for name in names if name in tables]
+    if not used:
+        return [f"{query.app} query {query.query!r} reads no table of {query.app}"]
+    columns = {column for name in used for column in tables[name].columns}
+    unknown = sorted({name for name in names if name not in tables and name not in columns
+                      and name not in META_FIELDS})
+    if unknown:
+        return [f"{query.app} query {query.query!r}: {', '.join(unknown)} is not a field of "
+                f"{', '.join(sorted(set(used)))}"]
+    return []
+
+
+def _table_fields(app: str, table: str, fields: list[str], schema: SnapshotSchema, what: str) -> list[str]:
+    known = schema.get(app, {}).get(table)
+    if known is None:
+        return [f"{what}: {app} has no table {table}"]
+    unknown = sorted(set(fields) - set(known.columns))
+    return [f"{what}: {app} {table} has no field {', '.join(unknown)}"] if unknown else []
+
+
+def _named_tables(item: CheckBase, schema: SnapshotSchema, what: str) -> list[str]:
+    problems: list[str] = []
+    if isinstance(item, (StateDiffCheck, CollateralGuard)):
+        for table, row_filter in item.allowed.items():
+            problems += _table_fields(item.app, table, list(row_filter or {}), schema, what)
+    if isinstance(item, _RowsGuard):
+        extra = [item.field] if isinstance(item, RecipientGuard) else []
+        problems += _table_fields(item.app, item.table, list(item.where) + extra, schema, what)
+    return problems
+
+
+def _case_strings(value: Any, path: str = "") -> dict[str, str]:
+    """normalised text -> case path, for the case's text and date values worth retyping."""
+    found: dict[str, str] = {}
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found.update(_case_strings(item, f"{path}.{key}" if path else key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.update(_case_strings(item, f"{path}.{index}"))
+    elif isinstance(value, str) and len(value) >= RETYPE_MIN_LENGTH:
+        found.setdefault(normalise_text(value), path)
+    return found
+
+
+def _specs_problems(item: CheckBase, case: dict | None, case_texts: dict[str, str], what: str) -> list[str]:
+    problems = []
+    for spec in item.expected_specs():
+        if isinstance(spec, CaseRef):
+            try:
+                resolve(spec, case)
+            except CaseReferenceError as exc:
+                problems.append(f"{what}: {exc}")
+        elif isinstance(spec, str) and normalise_text(spec) in case_texts:
+            path = case_texts[normalise_text(spec)]
+            problems.append(f"{what}: expected value {spec!r} retypes the case's {path}; "
+                            f"write {{case: {path}}}")
+    return problems
+
+
+def validate_task(task: Task, schema: SnapshotSchema | None = None) -> list[str]:
+    """Every problem of the task's checks and guards, as `check-id: message` lines (none: valid)."""
+    schema = schema if schema is not None else load_schema()
+    case = task.case.model_dump(mode="json") if task.case is not None else None
+    case_texts = _case_strings(case) if case is not None else {}
+    problems: list[str] = []
+    for item in [*task.checks(), *task.guards]:
+        what = f"{task.id} {item.id}"
+        for query in item.app_queries():
+            problems += [f"{what}: {problem}" for problem in check_query(query, case, schema)]
+            for spec in query.params.values():
+                if isinstance(spec, str) and normalise_text(spec) in case_texts:
+                    problems.append(f"{what}: query param {spec!r} retypes the case's "
+                                    f"{case_texts[normalise_text(spec)]}")
+        problems += _named_tables(item, schema, what)
+        problems += _specs_problems(item, case, case_texts, what)
+    return problems
+
+
+def validate_task_data(data: dict, source: str = "task") -> list[str]:
+    """Problems of a raw task mapping: its shape first, then `validate_task`."""
+    try:
+        task = Task.model_validate(data)
+    except ValidationError as exc:
+        return [f"{source}: {describe_errors(exc)}"]
+    return validate_task(task)
