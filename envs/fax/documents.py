@@ -20,6 +20,7 @@ from fpdf import FPDF
 
 from admindesk.envs.common.pdf import PINNED_CREATION_DATE, render_pdf
 
+from .cover_templates import template
 from .models import FaxLine, InboundFax, OutboundFax
 from .numbers import format_fax_number
 
@@ -109,14 +110,15 @@ def received_fax_name(fax_id: str) -> str:
 
 
 def cover_sheet_pdf(job: OutboundFax, line: FaxLine, sent_on: str) -> bytes:
-    """The cover sheet of a send job, from its cover fields."""
-    title = "URGENT - FAX COVER SHEET" if job.urgent else "FAX COVER SHEET"
+    """The cover sheet of a send job, from its cover fields and its cover-sheet template."""
+    layout = template(job.cover_template)
+    title = f"URGENT - {layout.title}" if job.urgent else layout.title
     fields = [("Date", sent_on), ("To", job.cover_to or job.recipient_name),
               ("Recipient", job.recipient_name), ("Fax", format_fax_number(job.to_number)),
               ("From", job.cover_from), ("From fax", format_fax_number(line.number)),
               ("Phone", format_fax_number(line.phone)), ("Re", job.cover_re),
               ("Pages (incl. cover)", str(job.total_pages)),
               ("Urgent", "Yes" if job.urgent else "No")]
-    body = (job.comments.strip() + "\n\n" if job.comments.strip() else "") + CONFIDENTIALITY
+    body = "".join(part + "\n\n" for part in (layout.notice, job.comments.strip()) if part) + CONFIDENTIALITY
     return render_pdf(title, fields, body, letterhead=f"{line.label}\n{line.address}",
                       footer=line.label)

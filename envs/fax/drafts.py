@@ -10,6 +10,7 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.stored_files import stored_file_values
 from admindesk.envs.common.uploads import PdfUpload
 
+from .cover_templates import DEFAULT_TEMPLATE
 from .documents import cover_sheet_pdf
 from .models import (OPEN, QUEUED, SUBMITTED, ComposeDraft, DirectoryContact, DraftAttachment,
                      FaxAttachment, FaxLine, OutboundFax)
@@ -29,7 +30,8 @@ def new_draft(session: Session, owner: str, display_name: str,
     now = clock.now()
     draft = ComposeDraft(owner=owner, status=OPEN, from_number=default_line(session).number,
                          cover_from=display_name, created_at=now, updated_at=now,
-                         to_number="", recipient_name="", cover_to="", cover_re="", urgent=False, comments="")
+                         to_number="", recipient_name="", cover_to="", cover_re="", urgent=False, comments="",
+                         cover_template=DEFAULT_TEMPLATE)
     session.add(draft)
     if contact is not None:
         address_to(draft, contact)
@@ -80,7 +82,8 @@ def send(session: Session, draft: ComposeDraft, sent_by: str) -> OutboundFax:
                       recipient_name=draft.recipient_name.strip(), contact_id=draft.contact_id,
                       cover_to=draft.cover_to.strip(), cover_from=draft.cover_from.strip(),
                       cover_re=draft.cover_re.strip(), urgent=draft.urgent, comments=draft.comments.strip(),
-                      total_pages=draft.total_pages, status=QUEUED, queued_at=now)
+                      cover_template=draft.cover_template, total_pages=draft.total_pages, status=QUEUED,
+                      queued_at=now, attempts=0)
     _set_cover(session, fax)
     session.add(fax)
     session.flush()
@@ -98,8 +101,9 @@ def resend(session: Session, original: OutboundFax, to_number: str, sent_by: str
                       recipient_name=original.recipient_name,
                       contact_id=original.contact_id if to_number == original.to_number else None,
                       cover_to=original.cover_to, cover_from=original.cover_from, cover_re=original.cover_re,
-                      urgent=original.urgent, comments=original.comments, total_pages=original.total_pages,
-                      status=QUEUED, queued_at=now, resend_of=original.id)
+                      urgent=original.urgent, comments=original.comments, cover_template=original.cover_template,
+                      total_pages=original.total_pages, status=QUEUED, queued_at=now, attempts=0,
+                      resend_of=original.id)
     _set_cover(session, fax)
     session.add(fax)
     session.flush()

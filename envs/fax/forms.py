@@ -5,6 +5,7 @@ from flask_wtf import FlaskForm
 from wtforms import BooleanField, FileField, SelectChoice, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length, Optional, ValidationError
 
+from .cover_templates import DEFAULT_TEMPLATE, TEMPLATES
 from .models import CONTACT_TYPES
 from .numbers import FaxNumberError, parse_fax_number
 
@@ -41,6 +42,8 @@ class ComposeForm(FlaskForm):
     cover_to = StringField("Attention (cover To)", validators=[_length("Attention", 160)])
     cover_from = StringField("From (cover)", validators=[_length("From", 160)])
     cover_re = StringField("Re (subject)", validators=[_length("Re", 200)])
+    cover_template = SelectField("Cover sheet template", validate_choice=True, default=DEFAULT_TEMPLATE,
+                                 choices=options((t.key, t.name) for t in TEMPLATES.values()))
     urgent = BooleanField("Urgent")
     comments = TextAreaField("Cover sheet comments", validators=[_length("Comments", COMMENTS_MAX)])
     attachment = FileField("PDF to attach")

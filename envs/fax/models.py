@@ -15,7 +15,11 @@ from admindesk.envs.common.stored_files import StoredFileColumns
 
 # Inbound fax read states, outbound job states, directory line states.
 UNREAD, READ = "Unread", "Read"
-QUEUED, SENT, FAILED = "Queued", "Sent", "Failed"
+QUEUED, RETRYING, SENT, FAILED = "Queued", "Retrying", "Sent", "Failed"
+# Transmission log events besides the statuses: a dial, and a busy signal with a retry scheduled.
+DIALING, LINE_BUSY = "Dialing", "Line busy"
+# Inbox folders a received fax is sorted into on arrival (by what kind of fax it is).
+INBOX_FOLDERS = ("Payer determinations", "Requests for information", "Supplier orders", "General")
 ACTIVE, DISCONNECTED = "Active", "Disconnected"
 OPEN, SUBMITTED, DISCARDED = "Open", "Submitted", "Discarded"
 # What a DME supplier answers to an order packet, and the items it may find missing.
@@ -86,6 +90,7 @@ class InboundFax(StoredFileColumns, Base):
     filed_by: Mapped[str | None] = mapped_column(String(64))
     filed_at: Mapped[datetime | None] = mapped_column(DateTime)
     assigned_to: Mapped[str | None] = mapped_column(String(64))
+    folder: Mapped[str] = mapped_column(String(40), default="General")
 
     page_texts: Mapped[list[InboundFaxPage]] = relationship(order_by="InboundFaxPage.page_no")
     events: Mapped[list[InboundFaxEvent]] = relationship(order_by="InboundFaxEvent.id")
@@ -133,6 +138,8 @@ class ComposeDraft(Base):
     cover_re: Mapped[str] = mapped_column(String(200), default="")
     urgent: Mapped[bool] = mapped_column(Boolean, default=False)
     comments: Mapped[str] = mapped_column(Text, default="")
+    # A key of cover_templates.TEMPLATES: the cover sheet's title and notice.
+    cover_template: Mapped[str] = mapped_column(String(24), default="standard")
     created_at: Mapped[datetime] = mapped_column(DateTime)
     updated_at: Mapped[datetime] = mapped_column(DateTime)
     outbound_fax_id: Mapped[int | None] = mapped_column(Integer)
@@ -173,7 +180,11 @@ class OutboundFax(Base):
     urgent: Mapped[bool] = mapped_column(Boolean)
     comments: Mapped[str] = mapped_column(Text)
     total_pages: Mapped[int] = mapped_column(Integer)
+    cover_template: Mapped[str] = mapped_column(String(24), default="standard")
     status: Mapped[str] = mapped_column(String(16), default=QUEUED)
+    # Dial attempts made so far, and when the next one is due while the job is Retrying.
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime)
     failure_reason: Mapped[str | None] = mapped_column(Text)
     queued_at: Mapped[datetime] = mapped_column(DateTime)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime)
@@ -196,7 +207,7 @@ class FaxAttachment(StoredFileColumns, Base):
 
 
 class TransmissionEvent(Base):
-    """One step of a send job's transmission log (Queued, Dialing, Sent / Failed)."""
+    """One step of a send job's transmission log (Queued, Dialing, Line busy, Sent / Failed)."""
 
     __tablename__ = "transmission_events"
 

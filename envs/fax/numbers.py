@@ -1,4 +1,5 @@
-"""Fax numbers: parsing what users type, and showing stored numbers the US way."""
+"""Fax numbers: parsing what users type, and showing stored numbers the way Tessera does
+(E.164 style with the country code: +1 717-555-0123)."""
 from __future__ import annotations
 
 import re
@@ -18,20 +19,23 @@ def parse_fax_number(text: str) -> str:
     if not text:
         raise FaxNumberError("Enter the fax number.")
     if not _ALLOWED.match(text):
-        raise FaxNumberError("Use only digits, spaces, dashes, dots and parentheses in the number.")
+        raise FaxNumberError("Use only digits, spaces, dashes, dots, parentheses and a leading + in the number.")
     digits = _PUNCTUATION.sub("", text)
+    # The country code, as the server itself shows numbers (+1 717-555-0123), may be typed too.
+    if len(digits) == 11 and digits.startswith("1"):
+        digits = digits[1:]
     if len(digits) != 10:
-        raise FaxNumberError(f"Enter exactly 10 digits (area code and number), e.g. (717) 555-0123; "
+        raise FaxNumberError(f"Enter exactly 10 digits (area code and number), e.g. +1 717-555-0123; "
                              f"you entered {len(digits)} digit{'s' if len(digits) != 1 else ''}.")
     return digits
 
 
 def format_fax_number(digits: str | None) -> str:
-    """'7175550123' -> '(717) 555-0123'; anything else is shown unchanged."""
+    """'7175550123' -> '+1 717-555-0123'; anything else is shown unchanged."""
     if not digits:
         return ""
     if len(digits) == 10 and digits.isdigit():
-        return f"({digits[:3]}) {digits[3:6]}-{digits[6:]}"
+        return f"+1 {digits[:3]}-{digits[3:6]}-{digits[6:]}"
     return digits
 
 

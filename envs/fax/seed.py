@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common.seeding import WorldSeed
 
 from .fax_files import received_fax_file
+from .history import seed_outbox_history
 from .models import (DISCONNECTED, READ, UNREAD, DirectoryContact, FaxLine, InboundFax,
                      InboundFaxPage)
 from .supplier_replies import seed_supplier_networks
@@ -18,6 +19,9 @@ from .supplier_replies import seed_supplier_networks
 # Payers and suppliers whose old intake line is still listed, marked disconnected:
 # a realistic trap (the stale entry sorts next to the current one).
 _RETIRED_LINES = ("PYR-NWH", "PYR-ACH", "SUP-BRH")
+# The inbox folder each kind of world fax is sorted into on arrival.
+_FOLDERS = {"determination_letter": "Payer determinations", "request_for_information": "Requests for information",
+            "supplier_confirmation": "Supplier orders"}
 _TITLE_CATEGORIES = {"cpap": "CPAP/BiPAP", "oxygen": "Oxygen", "mobility": "Mobility",
                      "beds": "Hospital beds", "diabetes": "Diabetes supplies"}
 
@@ -106,9 +110,11 @@ def seed_records(session: Session, world) -> None:
         seen = newest is not None and (newest - fax.received_at).days > 14
         session.add(InboundFax(id=fax.id, from_number=fax.from_number, from_name=fax.from_name,
                                to_number=fax.to_number, received_at=fax.received_at, subject=fax.subject,
-                               status=READ if seen else UNREAD, is_filed=False, **received_fax_file(fax)))
+                               status=READ if seen else UNREAD, is_filed=False,
+                               folder=_FOLDERS.get(fax.kind, "General"), **received_fax_file(fax)))
         session.add_all(InboundFaxPage(fax_id=fax.id, page_no=number, text=text)
                         for number, text in enumerate(fax.pages_text, start=1))
+    seed_outbox_history(session, world.faxes)
 
 
 # A fax server holds no charts: a case touches it only with faxes in the inbox.

@@ -162,7 +162,7 @@ def reply_to_order(session: Session, job: OutboundFax) -> SupplierReply | None:
                         job.completed_at + REPLY_DELAY, subject, (text,))
     session.add(InboundFax(id=arrival.id, from_number=arrival.from_number, from_name=arrival.from_name,
                            to_number=job.from_number, received_at=arrival.received_at, subject=subject,
-                           status=UNREAD, is_filed=False, **received_fax_file(arrival)))
+                           status=UNREAD, is_filed=False, folder="Supplier orders", **received_fax_file(arrival)))
     session.add(InboundFaxPage(fax_id=arrival.id, page_no=1, text=text))
     session.flush()  # the reply row refers to the new fax
     reply = SupplierReply(outbound_fax_id=job.id, inbound_fax_id=arrival.id, supplier_ref=supplier.external_ref,

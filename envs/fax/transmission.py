@@ -12,6 +12,14 @@ Rules, checked in order (the first that matches decides):
 Timestamps are offsets from the frozen clock, so the same actions give the same log.
 Queued jobs go out when the outbox, a job or the inbox is opened; a job delivered to a
 DME supplier brings the supplier's reply into the inbox (see supplier_replies).
+
+The `line_busy` interruption (on only when a task turns it on): the episode's first
+dial meets a busy signal. The job is then Retrying, with its attempt count and the
+time of the next retry (RETRY_INTERVAL after the busy signal) in its log; the next
+view that lets jobs go out dials again, and the rules above decide. "First dial of the
+episode" means no busy signal has been logged at or after the job was queued: seeded
+history is older than the episode's frozen clock, and every job of an episode is queued
+at that clock.
 """
 from __future__ import annotations
 
@@ -21,14 +29,17 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from .models import (ACTIVE, DISCONNECTED, FAILED, QUEUED, SENT, DirectoryContact, FaxLine,
-                     InboundFax, OutboundFax, TransmissionEvent)
+from .models import (ACTIVE, DIALING, DISCONNECTED, FAILED, LINE_BUSY, QUEUED, RETRYING, SENT,
+                     DirectoryContact, FaxLine, InboundFax, OutboundFax, TransmissionEvent)
 from .numbers import format_fax_number
 from .supplier_replies import reply_to_order
 
 DIAL_DELAY = timedelta(seconds=12)
 SECONDS_PER_PAGE = 35
 RETRIES = 3
+BUSY_SIGNAL = timedelta(seconds=20)
+RETRY_INTERVAL = timedelta(minutes=2)
+PENDING = (QUEUED, RETRYING)
 
 
 @dataclass(frozen=True)
@@ -66,15 +77,36 @@ def decide(session: Session, number: str) -> Outcome:
     return Outcome(SENT)
 
 
-def transmit(session: Session, fax: OutboundFax) -> None:
-    """Run a queued job through the carrier: log dialing and the result, set the status."""
-    if fax.status != QUEUED:
+def _busy_signal_given(session: Session, since: datetime) -> bool:
+    return session.scalar(select(TransmissionEvent.id).where(
+        TransmissionEvent.event == LINE_BUSY, TransmissionEvent.at >= since).limit(1)) is not None
+
+
+def retry_note(attempt: int, retry_at: datetime) -> str:
+    """What a busy signal's log row (and the job screen) says about the retry."""
+    return (f"Line busy \u2014 retrying. Attempt {attempt} of {RETRIES} got a busy signal; "
+            f"next retry at {retry_at:%m/%d/%Y %H:%M:%S}.")
+
+
+def transmit(session: Session, fax: OutboundFax, line_busy: bool = False) -> None:
+    """Dial a pending job once: log the attempt and its result, set the status.
+
+    `line_busy`: the task turned the busy-line interruption on (see the module docstring)."""
+    if fax.status not in PENDING:
+        return
+    dialing_at = fax.next_attempt_at if fax.status == RETRYING and fax.next_attempt_at else fax.queued_at + DIAL_DELAY
+    fax.attempts = (fax.attempts or 0) + 1
+    session.add(TransmissionEvent(outbound_fax_id=fax.id, at=dialing_at, event=DIALING,
+                                  detail=f"Attempt {fax.attempts} of {RETRIES}: dialing "
+                                         f"{format_fax_number(fax.to_number)} from line "
+                                         f"{format_fax_number(fax.from_number)}"))
+    if line_busy and fax.attempts == 1 and not _busy_signal_given(session, fax.queued_at):
+        busy_at = dialing_at + BUSY_SIGNAL
+        fax.status, fax.next_attempt_at = RETRYING, busy_at + RETRY_INTERVAL
+        session.add(TransmissionEvent(outbound_fax_id=fax.id, at=busy_at, event=LINE_BUSY,
+                                      detail=retry_note(fax.attempts, fax.next_attempt_at)))
         return
     outcome = decide(session, fax.to_number)
-    dialing_at = fax.queued_at + DIAL_DELAY
-    session.add(TransmissionEvent(outbound_fax_id=fax.id, at=dialing_at, event="Dialing",
-                                  detail=f"Dialing {format_fax_number(fax.to_number)} from line "
-                                         f"{format_fax_number(fax.from_number)}"))
     if outcome.status == SENT:
         done_at = dialing_at + timedelta(seconds=SECONDS_PER_PAGE * fax.total_pages)
         detail = f"{fax.total_pages} page(s) transmitted, remote CSID {format_fax_number(fax.to_number)}"
@@ -83,17 +115,18 @@ def transmit(session: Session, fax: OutboundFax) -> None:
         detail = outcome.reason or ""
     session.add(TransmissionEvent(outbound_fax_id=fax.id, at=done_at, event=outcome.status, detail=detail))
     fax.status, fax.failure_reason, fax.completed_at = outcome.status, outcome.reason, done_at
+    fax.next_attempt_at = None
     if outcome.status == SENT:
         reply_to_order(session, fax)
 
 
-def transmit_queued(session: Session) -> int:
-    """Process every queued job (the outbox or inbox was opened); returns how many were processed."""
-    queued = list(session.scalars(select(OutboundFax).where(OutboundFax.status == QUEUED)
-                                  .order_by(OutboundFax.id)))
-    for fax in queued:
-        transmit(session, fax)
-    return len(queued)
+def transmit_queued(session: Session, line_busy: bool = False) -> int:
+    """Dial every pending job once (the outbox or inbox was opened); returns how many were dialed."""
+    pending = list(session.scalars(select(OutboundFax).where(OutboundFax.status.in_(PENDING))
+                                   .order_by(OutboundFax.id)))
+    for fax in pending:
+        transmit(session, fax, line_busy)
+    return len(pending)
 
 
 def queue_event(fax: OutboundFax, at: datetime) -> TransmissionEvent:

@@ -42,14 +42,14 @@ def test_save_stores_digits_and_cover_fields(client):
     row = draft_row(client, draft_id)
     assert (row["to_number"], row["recipient_name"], row["urgent"]) == ("7175550123", "Keystone Appeals", True)
     assert row["cover_re"] == "Appeal for claim CLM-1" and row["contact_id"] is None
-    assert 'value="(717) 555-0123"' in text(client.get(f"/drafts/{draft_id}"))
+    assert 'value="+1 717-555-0123"' in text(client.get(f"/drafts/{draft_id}"))
     assert audit_rows(client.snapshot(), action="draft_save", record_id=str(draft_id))
 
 
 @pytest.mark.parametrize("number, message", [
     ("717-555-012", "Enter exactly 10 digits"),
-    ("1 (717) 555-0123", "Enter exactly 10 digits"),
-    ("717-555-CALL", "Use only digits, spaces, dashes, dots and parentheses"),
+    ("2 (717) 555-0123", "Enter exactly 10 digits"),
+    ("717-555-CALL", "Use only digits, spaces, dashes, dots, parentheses and a leading +"),
     ("7175550123#", "Use only digits"),
 ])
 def test_bad_fax_numbers_are_refused_and_change_nothing(client, number, message):
@@ -184,7 +184,8 @@ def test_send_with_missing_fields_is_refused_and_changes_nothing(client):
     for message in ("Enter the fax number to send to.", "Enter the recipient&#39;s name."):
         assert message in page
     after = client.snapshot()
-    assert after["outbound_faxes"] == [] and after["draft_attachments"] == before["draft_attachments"]
+    assert after["outbound_faxes"] == before["outbound_faxes"]
+    assert after["draft_attachments"] == before["draft_attachments"]
     assert after["compose_drafts"] == before["compose_drafts"]
 
 
@@ -211,7 +212,7 @@ def test_send_queues_a_job_with_attachments_and_cover_sheet(client):
     assert (job["status"], job["sent_by"], job["queued_at"]) == ("Queued", "coordinator", "2026-11-16T09:00:00")
     assert job["to_number"] == appeals_contact(snapshot)["fax_number"]
     assert job["cover_sheet"] == "sha256:" + job["cover_sha256"]
-    assert [e["event"] for e in snapshot["transmission_events"]] == ["Queued"]
+    assert [e["event"] for e in snapshot["transmission_events"] if e["outbound_fax_id"] == job["id"]] == ["Queued"]
     draft = draft_row(client, draft_id)
     assert (draft["status"], draft["outbound_fax_id"]) == ("Submitted", job["id"])
     page = text(client.get(f"/drafts/{draft_id}"))

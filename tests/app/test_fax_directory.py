@@ -69,7 +69,7 @@ def test_directory_type_filter_and_sort(client):
     page = text(client.get("/directory", query_string={"type": "Payer - Appeals", "sort": "fax", "dir": "desc"}))
     rows = page.split("<tbody>")[1]
     assert "Payer - Appeals" in rows and "DME Supplier" not in rows and "Provider Office" not in rows
-    shown = [n for n in (f"({d[:3]}) {d[3:6]}-{d[6:]}" for d in appeals) if n in rows]
+    shown = [n for n in (f"+1 {d[:3]}-{d[3:6]}-{d[6:]}" for d in appeals) if n in rows]
     assert len(shown) == len(appeals) and rows.index(shown[-1]) < rows.index(shown[0])
     assert 'aria-sort="descending"' in page
     assert audit_rows(client.snapshot(), endpoint="directory.index", tab="Payer - Appeals")
@@ -115,9 +115,14 @@ def test_add_contact_rejects_a_number_already_listed(client):
 
 
 def test_contact_card_shows_faxes_sent_to_it(client):
-    contact = client.snapshot()["directory_contacts"][0]
+    snapshot = client.snapshot()
+    sent_to = {job["to_number"] for job in snapshot["outbound_faxes"]}
+    never = next(c for c in snapshot["directory_contacts"] if c["fax_number"] not in sent_to)
+    assert "No faxes have been sent to this number." in text(client.get(f"/directory/{never['id']}"))
+    job = snapshot["outbound_faxes"][0]
+    contact = next(c for c in snapshot["directory_contacts"] if c["fax_number"] == job["to_number"])
     page = text(client.get(f"/directory/{contact['id']}"))
-    assert contact["name"] in page and "No faxes have been sent to this number." in page
+    assert contact["name"] in page and f">Job {job['id']}<" in page
     assert audit_rows(client.snapshot(), record_type="contact", record_id=str(contact["id"]))
     assert client.get("/directory/999999").status_code == 404
 

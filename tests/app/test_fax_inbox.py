@@ -24,7 +24,7 @@ def test_inbox_lists_newest_first_with_formatted_numbers_and_pages(client):
     page = text(client.get("/inbox"))
     assert page.index(fax["subject"]) < page.index("Page 1 of")
     digits = fax["from_number"]
-    assert f"({digits[:3]}) {digits[3:6]}-{digits[6:]}" in page
+    assert f"+1 {digits[:3]}-{digits[3:6]}-{digits[6:]}" in page
     assert f"1&ndash;20 of {len(snapshot['inbound_faxes'])}" in page
     second = text(client.get("/inbox?page=2"))
     assert "Page 2 of" in second and f'>{fax["id"]}<' not in second

@@ -5,12 +5,14 @@ from flask import Blueprint, g
 from wtforms import SelectChoice
 from sqlalchemy import func, select
 
+from admindesk.envs.common import interruptions
 from admindesk.envs.common.kit_models import StaffUser
 from admindesk.envs.common.web import db
 
 from ..forms import options
 from ..models import FAILED, OPEN, UNREAD, ComposeDraft, FaxLine, InboundFax, OutboundFax
 from ..numbers import format_fax_number
+from ..transmission import PENDING, transmit, transmit_queued
 
 # Jinja filters and globals of the fax server (registered once on the app).
 helpers = Blueprint("fax_helpers", __name__)
@@ -30,6 +32,18 @@ def line_choices() -> list[SelectChoice]:
 def assignee_choices() -> list[SelectChoice]:
     """Who a received fax can be assigned to, after the shared inbox."""
     return options([("", "Unassigned (shared inbox)"), *staff_names().items()])
+
+
+def send_pending(job: OutboundFax | None = None) -> None:
+    """Let pending jobs (all, or just `job`) go out, as the carrier does on every look."""
+    busy = interruptions.enabled("line_busy")
+    if job is None:
+        dialed = transmit_queued(db(), busy)
+    else:
+        dialed = job.status in PENDING
+        transmit(db(), job, busy)
+    if dialed:
+        db().commit()
 
 
 @helpers.app_template_filter("fax_number")

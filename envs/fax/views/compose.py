@@ -114,6 +114,7 @@ def _apply(draft: ComposeDraft, form: ComposeForm) -> None:
     draft.recipient_name = form.recipient_name.data.strip()
     draft.cover_to, draft.cover_from = form.cover_to.data.strip(), form.cover_from.data.strip()
     draft.cover_re, draft.urgent = form.cover_re.data.strip(), form.urgent.data
+    draft.cover_template = form.cover_template.data
     draft.comments, draft.updated_at = form.comments.data.strip(), clock.now()
 
 

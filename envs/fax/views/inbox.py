@@ -16,8 +16,7 @@ from ..documents import page_header, render_page_png
 from ..forms import AssignFaxForm, FileFaxForm, ReadStateForm
 from ..models import READ, UNREAD, InboundFax, InboundFaxEvent, InboundFaxPage
 from ..numbers import digits_only
-from ..transmission import transmit_queued
-from . import assignee_choices, staff_names
+from . import assignee_choices, send_pending, staff_names
 
 bp = Blueprint("inbox", __name__)
 
@@ -54,8 +53,7 @@ def index():
     view = request.args.get("view", "all")
     view = view if view in VIEWS else "all"
     # Faxes sent since the last look have gone out, and suppliers' replies to them arrived.
-    if transmit_queued(db()):
-        db().commit()
+    send_pending()
     q = request.args.get("q", "").strip()[:100]
     stmt = select(InboundFax).options(defer(InboundFax.content))  # the list shows no PDF bytes
     if view == "unread":

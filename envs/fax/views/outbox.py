@@ -12,8 +12,7 @@ from .. import drafts
 from ..forms import ResendForm
 from ..models import FAILED, MISSING_ITEMS, QUEUED, SENT, FaxAttachment, OutboundFax, SupplierReply
 from ..numbers import digits_only
-from ..transmission import transmit, transmit_queued
-from . import staff_names
+from . import send_pending, staff_names
 
 bp = Blueprint("outbox", __name__)
 
@@ -30,8 +29,7 @@ def index():
     """All send jobs (or one status folder); opening it lets queued jobs go out."""
     folder = request.args.get("folder", "all")
     folder = folder if folder in FOLDERS else "all"
-    if transmit_queued(db()):
-        db().commit()
+    send_pending()
     q = request.args.get("q", "").strip()[:100]
     stmt = select(OutboundFax)
     status = FOLDERS[folder][1]
@@ -73,9 +71,7 @@ def _render_job(fax: OutboundFax, form: ResendForm | None = None, status: int = 
 def show(job_id: int):
     """One send job: status, transmission log, cover fields and attachments."""
     fax = _job(job_id)
-    if fax.status == QUEUED:
-        transmit(db(), fax)
-        db().commit()
+    send_pending(fax)
     describe(record_type="outbound_fax", record_id=str(fax.id), tab="details")
     return _render_job(fax)
 
