@@ -18,6 +18,7 @@ from .lifecycle_models import AuthAppeal, AuthChange, PeerToPeer
 from .models import PaRequest, PaServiceLine, PaStatusEvent
 from .payer_rules import rules_for, timing
 from .policy import load_policy
+from .preservice_decisions import decide_preservice_appeal
 from .rules import AUTHORIZED_STATUSES, PARTIALLY_APPROVED, PENDED, WITHDRAWN
 
 CHANGE_KINDS = ("Extension", "Date change", "Units increase")
@@ -227,7 +228,10 @@ def file_preservice_appeal(session: Session, pa: PaRequest, urgency: str, argume
                         contact_phone=phone, status="In Review", decision_due_at=due, submitted_at=clock.now(),
                         submitted_by=username)
     session.add(appeal)
+    appeal.request = pa
     note = f"{urgency} pre-service appeal {appeal.reference_number} received; decision due {due:%m/%d/%Y %H:%M}."
     _event(pa, "Appeal received", note, username)
     _letter(session, pa, f"Pre-service appeal received - {appeal.reference_number}", note)
+    if rules_for(pa.payer_id).immediate_preservice_appeal:
+        decide_preservice_appeal(session, appeal)
     return appeal

@@ -129,7 +129,7 @@ class AuthAppeal(Base):
     """A pre-service appeal of a denied request (the service has not happened yet).
 
     Status "In Review" with `decision_due_at` (72 h expedited, 30 days standard), then
-    "Decided" with `decision` Upheld / Overturned.
+    "Decided" with `decision` Upheld / Overturned (see preservice_decisions.py for when).
     """
 
     __tablename__ = "auth_appeals"
@@ -146,5 +146,7 @@ class AuthAppeal(Base):
     decision: Mapped[str | None] = mapped_column(String(24))
     decision_reason: Mapped[str | None] = mapped_column(Text)
     decision_due_at: Mapped[datetime] = mapped_column(DateTime)
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime)
     submitted_at: Mapped[datetime] = mapped_column(DateTime)
     submitted_by: Mapped[str] = mapped_column(String(64))
+    request: Mapped[PaRequest] = relationship()

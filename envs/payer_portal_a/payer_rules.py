@@ -21,6 +21,7 @@ class PayerRules(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     immediate_reconsideration: bool
+    immediate_preservice_appeal: bool
     appeal_review_days: int = Field(gt=0)
     claim_filing_days: int = Field(gt=0)
     corrected_claim_days: int = Field(gt=0)

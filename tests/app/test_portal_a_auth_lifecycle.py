@@ -33,8 +33,8 @@ def _member(snap, payer_id: str) -> dict:
                 and m["member_id"] not in busy and m["effective"] < "2025-06-01")
 
 
-def _denied_case(client, snap) -> dict:
-    request_id = build_draft(client, snap, _member(snap, "PYR-NWH"), answers=LUMBAR_NOT_MET)
+def _denied_case(client, snap, payer_id: str = "PYR-NWH") -> dict:
+    request_id = build_draft(client, snap, _member(snap, payer_id), answers=LUMBAR_NOT_MET)
     assert submit(client, request_id).status_code == 302
     case = request_by_id(client.snapshot(), request_id)
     assert case["status"] == "Denied"
@@ -145,7 +145,7 @@ def test_peer_to_peer_refused_for_an_approved_case(client, snap):
 
 
 def test_expedited_preservice_appeal_is_due_in_72_hours(client, snap):
-    case = _denied_case(client, snap)
+    case = _denied_case(client, snap, "PYR-CSH")  # a payer that decides pre-service appeals when due
     url = f"/authorizations/cases/{case['case_number']}/appeal"
     data = {"urgency": "Expedited", "argument": "Progressive weakness documented on 11/10.",
             "contact_name": "Jordan Ellis", "contact_phone": "7175550100"}

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from admindesk.envs.payer_portal_a.organizations import tax_id
 from admindesk.harness.scripted import ScriptedActor
 from admindesk.harness.services import available_apps
 from tests.e2e.prior_auth_case import (PORTAL_A_DOCUMENT_TYPE, PriorAuthCase, find_approvable_case,
@@ -75,12 +76,18 @@ def request_auth_in_portal_a(actor: ScriptedActor, case: PriorAuthCase, order: d
     actor.login()
     actor.click("nav.top-tabs a:text-is('Authorizations')")
     actor.click("nav.sub-tabs a:text-is('New Request')")
+    # The header: the order's site submits under its own TIN, an outpatient request at its place of service.
+    select_by_value(actor, "select[name=organization_npi]", order["servicing_npi"])
+    select_by_value(actor, "select[name=tin]", tax_id(order["servicing_npi"]))
     actor.select_option("select[name=payer_id]", case.payer_name)
+    actor.select_option("select[name=request_type]", "Outpatient")
+    actor.select_option("select[name=service_type]", "Other outpatient service")
+    select_by_value(actor, "select[name=place_of_service]", order["place_of_service"])
     actor.fill("input[name=member_id]", order["member_id"])
     actor.fill("input[name=dob]", order["dob"])
     actor.click("button:text-is('Next: Providers')")
-    actor.fill("input[name=requesting_npi]", order["requesting_npi"])
-    actor.fill("input[name=servicing_npi]", order["servicing_npi"])
+    select_by_value(actor, "select[name=requesting_npi]", order["requesting_npi"])
+    select_by_value(actor, "select[name=servicing_npi]", order["servicing_npi"])
     actor.click("button:text-is('Next: Services')")
     planned = datetime.strptime(order["planned"], "%m/%d/%Y").date()
     actor.fill("input[name=code]", order["code"])

@@ -140,5 +140,7 @@ def preservice_appeal(case_number: str):
         "".join(ch for ch in form.contact_phone.data if ch.isdigit()), current_username())
     db().commit()
     describe(action="file_preservice_appeal", reference_number=appeal.reference_number)
+    if appeal.decision:
+        return _done(pa, f"Pre-service appeal {appeal.reference_number} decided: {appeal.decision}.")
     return _done(pa, f"Pre-service appeal {appeal.reference_number} received; decision due "
                      f"{appeal.decision_due_at:%m/%d/%Y %H:%M}.")

@@ -19,6 +19,7 @@ from ..forms import MEMBER_ID_FORMAT, AttachmentForm
 from ..lifecycle_models import AuthAppeal, AuthChange, PeerToPeer
 from ..models import Letter, PaAttachment, PaRequest
 from ..policy import load_policy
+from ..preservice_decisions import settle_due_preservice_appeals
 from ..submission import reevaluate_after_documents
 from ..web import attachment_form, payer_choices
 
@@ -82,6 +83,7 @@ def _case(case_number: str) -> PaRequest:
 @pa_cases.get("/cases/<case_number>")
 def case_detail(case_number: str):
     """A case: determination, lines, answers, documents, history and letters (tabs)."""
+    settle_due_preservice_appeals(db())  # an appeal due by now is decided before the case is shown
     pa = _case(case_number)
     tab = request.args.get("tab", "summary")
     tab = tab if tab in CASE_TABS else "summary"
