@@ -6,6 +6,7 @@ creation date is pinned and nothing time- or random-dependent enters the file.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from fpdf import FPDF
@@ -48,9 +49,30 @@ def _wrapped_lines(pdf: FPDF, paragraph: str, width: float) -> list[str]:
     return lines
 
 
-def render_pdf(title: str, fields: Sequence[tuple[str, str]], body: str,
-               letterhead: str = "", footer: str = "") -> bytes:
-    """A one-or-more page document: letterhead, title, a label/value block, then prose."""
+@dataclass(frozen=True)
+class PageLine:
+    """One line as a rendered PDF draws it: `kind` is letterhead, title, field or body;
+    `top` is its distance from the top of its page in millimetres; a field line carries
+    its label apart from the value (the first line of a wrapped value only)."""
+
+    kind: str
+    text: str
+    top: float
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class RenderedPdf:
+    """A rendered document: its PDF bytes and the lines each PDF page holds."""
+
+    content: bytes
+    pages: tuple[tuple[PageLine, ...], ...]
+
+
+def layout_pdf(title: str, fields: Sequence[tuple[str, str]], body: str,
+               letterhead: str = "", footer: str = "") -> RenderedPdf:
+    """Render a document and record where every line landed, so that page images of it
+    draw the very lines (and page breaks) of its PDF."""
     pdf = FPDF(format="Letter")
     pdf.set_creation_date(PINNED_CREATION_DATE)
     pdf.set_title(_latin1(title))
@@ -59,23 +81,43 @@ def render_pdf(title: str, fields: Sequence[tuple[str, str]], body: str,
     if footer:
         pdf.set_author(_latin1(footer))
     pdf.add_page()
+    pages: list[list[PageLine]] = [[]]
+
+    def record(kind: str, lines: Sequence[str], line_height: float, label: str = "") -> None:
+        # Called after drawing: the lines sit just above the cursor, on the current page.
+        while len(pages) < pdf.page:
+            pages.append([])
+        top = pdf.y - line_height * len(lines)
+        for index, line in enumerate(lines):
+            pages[pdf.page - 1].append(PageLine(kind, line, round(top + index * line_height, 2),
+                                                label if index == 0 else ""))
+
     if letterhead:
         pdf.set_font("helvetica", "B", 10)
-        pdf.multi_cell(0, 5, _latin1(letterhead), new_x="LMARGIN", new_y="NEXT")
+        record("letterhead", pdf.multi_cell(0, 5, _latin1(letterhead), new_x="LMARGIN", new_y="NEXT",
+                                            output="LINES"), 5)
         pdf.ln(3)
     pdf.set_font("helvetica", "B", 15)
-    pdf.multi_cell(0, 8, _latin1(title), new_x="LMARGIN", new_y="NEXT")
+    record("title", pdf.multi_cell(0, 8, _latin1(title), new_x="LMARGIN", new_y="NEXT", output="LINES"), 8)
     pdf.ln(2)
     pdf.set_font("helvetica", "", 10)
     for label, value in fields:
         pdf.set_font("helvetica", "B", 10)
         pdf.cell(48, 6, _latin1(f"{label}:"))
         pdf.set_font("helvetica", "", 10)
-        pdf.multi_cell(0, 6, _latin1(str(value)), new_x="LMARGIN", new_y="NEXT")
+        record("field", pdf.multi_cell(0, 6, _latin1(str(value)), new_x="LMARGIN", new_y="NEXT",
+                                       output="LINES"), 6, label=_latin1(f"{label}:"))
     pdf.ln(4)
     pdf.set_font("helvetica", "", 11)
     width = pdf.w - pdf.l_margin - pdf.r_margin
     for paragraph in _latin1(body).split("\n"):
         for line in _wrapped_lines(pdf, paragraph, width):
             pdf.cell(0, 5.5, line, new_x="LMARGIN", new_y="NEXT")
-    return bytes(pdf.output())
+            record("body", [line], 5.5)
+    return RenderedPdf(bytes(pdf.output()), tuple(tuple(page) for page in pages))
+
+
+def render_pdf(title: str, fields: Sequence[tuple[str, str]], body: str,
+               letterhead: str = "", footer: str = "") -> bytes:
+    """A one-or-more page document: letterhead, title, a label/value block, then prose."""
+    return layout_pdf(title, fields, body, letterhead, footer).content

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.pdf import RenderedPdf, layout_pdf
 
 from .models import Document, Patient
 
 ORGANIZATION = "Susquehanna Valley Health"
+LETTERHEAD = f"{ORGANIZATION}\nHealth Information Management"
 
 
 def download_name(document: Document) -> str:
@@ -24,10 +25,14 @@ def document_pdf(document: Document, patient: Patient) -> bytes:
     """The PDF bytes of a document (the same document always gives the same bytes)."""
     if document.content is not None:
         return document.content
+    return document_layout(document, patient).content
+
+
+def document_layout(document: Document, patient: Patient) -> RenderedPdf:
+    """A world document's PDF with the lines each of its pages holds (page images draw them)."""
     fields = (("Patient", f"{patient.last_name}, {patient.first_name}"), ("MRN", patient.mrn),
               ("DOB", patient.dob.strftime("%m/%d/%Y")), ("Document", document.id),
               ("Type", document.kind), ("Date", document.document_date.strftime("%m/%d/%Y")),
               ("Author", document.author_name))
-    return render_pdf(document.title, fields, document.text,
-                      letterhead=f"{ORGANIZATION}\nHealth Information Management",
+    return layout_pdf(document.title, fields, document.text, letterhead=LETTERHEAD,
                       footer=f"{ORGANIZATION} - {document.id}")

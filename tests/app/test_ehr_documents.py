@@ -54,10 +54,10 @@ def test_documents_tab_lists_and_filters(client, note):
     assert note.title in titles and titles == sorted(titles)
 
 
-def test_document_view_renders_text(client, note):
+def test_document_view_shows_its_pages(client, note):
     page = client.get(f"/documents/{note.id}").get_data(as_text=True)
     assert "Download PDF" in page and note.file_name in page
-    assert note.text.splitlines()[0] in page
+    assert f"/documents/{note.id}/pages/1.png" in page  # scanned pages, not the text (test_document_viewer)
     event = client.snapshot()["audit_events"][-1]
     assert (event["record_type"], event["record_id"], event["tab"]) == ("document", note.id, "documents")
 

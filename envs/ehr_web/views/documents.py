@@ -1,19 +1,21 @@
-"""Documents: the chart's list, a document read in the page, PDF download, PDF upload."""
+"""Documents: the chart's list, a document's scanned pages, PDF download, PDF upload."""
 from __future__ import annotations
 
 import hashlib
 
-from flask import Blueprint, Response, flash, g, redirect, request, url_for
+from flask import Blueprint, Response, abort, flash, g, redirect, request, url_for
 from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort
+from admindesk.envs.common.scan_pages import render_page
 from admindesk.envs.common.sequences import next_value
 from admindesk.envs.common.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..document_files import document_pdf, download_name
+from ..document_pages import document_scan
 from ..forms import DocumentUploadForm
 from ..models import Document
 from .chart_base import render_chart
@@ -40,10 +42,26 @@ def documents_tab(mrn: str):
 
 @documents.get("/documents/<doc_id>")
 def view_document(doc_id: str):
-    """The document's text in the page (uploaded PDFs: their details and a download)."""
+    """The document in the media viewer: its pages as scanned images, with its details."""
     document = get_or_404(Document, doc_id)
-    describe(record_type="document", record_id=document.id)
-    return render_chart(patient_or_404(document.mrn), "documents", "document_view.html", document=document)
+    patient = patient_or_404(document.mrn)
+    scan = document_scan(document, patient)
+    start_page = request.args.get("page", 1, type=int)
+    describe(record_type="document", record_id=document.id, page=start_page if start_page > 1 else None)
+    page_urls = [url_for("documents.page_image", doc_id=document.id, page_no=number)
+                 for number in range(1, scan.page_count + 1)]
+    return render_chart(patient, "documents", "document_view.html", document=document,
+                        page_count=scan.page_count, page_urls=page_urls, start_page=start_page)
+
+
+@documents.get("/documents/<doc_id>/pages/<int:page_no>.png")
+def page_image(doc_id: str, page_no: int):
+    """One page of the document as a scan-like PNG (the same page always gives the same bytes)."""
+    document = get_or_404(Document, doc_id)
+    scan = document_scan(document, patient_or_404(document.mrn))
+    if not 1 <= page_no <= scan.page_count:
+        abort(404)
+    return Response(render_page(scan, page_no), mimetype="image/png")
 
 
 @documents.get("/documents/<doc_id>/download")

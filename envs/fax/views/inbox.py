@@ -10,11 +10,12 @@ from sqlalchemy.orm import defer
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.scan_pages import render_page
 from admindesk.envs.common.web import current_username, db, get_or_404
 
-from ..documents import page_header, render_page_png
+from ..fax_pages import fax_scan
 from ..forms import AssignFaxForm, FileFaxForm, ReadStateForm
-from ..models import READ, UNREAD, InboundFax, InboundFaxEvent, InboundFaxPage
+from ..models import READ, UNREAD, InboundFax, InboundFaxEvent
 from ..numbers import digits_only
 from . import assignee_choices, send_pending, staff_names
 
@@ -84,7 +85,9 @@ def _render_fax(fax: InboundFax, tab: str, status: int = 200, **forms):
     forms.setdefault("read_form", ReadStateForm(prefix="read"))
     forms.setdefault("file_form", FileFaxForm(prefix="file"))
     forms.setdefault("assign_form", AssignFaxForm(prefix="assign")).assignee.choices = assignee_choices()
-    return render_template("inbox/fax.html", fax=fax, tab=tab, tabs=TABS, staff=staff_names(), **forms), status
+    page_urls = [url_for("inbox.page_image", fax_id=fax.id, page_no=page.page_no) for page in fax.page_texts]
+    return render_template("inbox/fax.html", fax=fax, tab=tab, tabs=TABS, staff=staff_names(), page_urls=page_urls,
+                           **forms), status
 
 
 @bp.get("/inbox/<fax_id>")
@@ -106,11 +109,11 @@ def show(fax_id: str):
 def page_image(fax_id: str, page_no: int):
     """One page drawn as an image (as a fax machine would print it)."""
     fax = _fax_or_404(fax_id)
-    page = db().get(InboundFaxPage, (fax.id, page_no))
-    if page is None:
+    scan = fax_scan(fax)
+    if not 1 <= page_no <= scan.page_count:
         abort(404)
     describe(record_type="inbound_fax", record_id=fax.id, tab="pages", action="view_page", page=page_no)
-    return Response(render_page_png(page_header(fax, page_no), page.text), mimetype="image/png")
+    return Response(render_page(scan, page_no), mimetype="image/png")
 
 
 @bp.get("/inbox/<fax_id>/download")
