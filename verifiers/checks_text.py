@@ -63,7 +63,10 @@ class AnswerCheck(CheckBase):
         if self.op == "regex":
             if not isinstance(self.expected, str):
                 raise ValueError("op regex needs `expected` as a pattern text")
-            re.compile(self.expected)
+            try:
+                re.compile(self.expected)
+            except re.error as exc:
+                raise ValueError(f"`expected` is not a valid pattern: {exc}") from exc
         return self
 
     def expected_specs(self) -> list[Any]:

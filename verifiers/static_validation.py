@@ -29,12 +29,16 @@ def _field_names(node: dict, json_columns: set[str]) -> list[str]:
     """Field names a parsed query reads, leaving out names inside JSON columns."""
     if node.get("type") == "field":
         return [node["value"]]
-    children = node.get("children", [])
-    if node.get("type") == "subexpression" and children and children[0].get("type") == "field" \
-            and children[0]["value"] in json_columns:
-        return [children[0]["value"]]
-    return [name for child in children if isinstance(child, dict)
-            for name in _field_names(child, json_columns)]
+    names: list[str] = []
+    for child in node.get("children", []):
+        if not isinstance(child, dict):
+            continue
+        names += _field_names(child, json_columns)
+        # What follows a JSON column (`detail.claim`) is inside its value, not the schema.
+        if node.get("type") in ("subexpression", "projection", "value_projection") \
+                and child.get("type") == "field" and child["value"] in json_columns:
+            break
+    return names
 
 
 def check_query(query: AppQuery, case: dict | None, schema: SnapshotSchema) -> list[str]:

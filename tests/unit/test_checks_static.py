@@ -1,0 +1,80 @@
+"""Static validation of task checks against the apps' snapshot schema and the case."""
+import pytest
+from pydantic import ValidationError
+
+from admindesk.verifiers.snapshot_schema import SCHEMA_PATH, load_schema
+from admindesk.verifiers.static_validation import validate_task, validate_task_data
+from admindesk.verifiers.task_model import Task
+from tests.unit.fixtures.episodes import MEMBER_ID, task, task_data
+from tests.unit.fixtures.snapshot_schema_dump import render_schema
+
+
+def test_snapshot_schema_file_matches_the_apps():
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == render_schema(), (
+        "verifiers/snapshot_schema.json is stale: run python3 -m tests.unit.fixtures.snapshot_schema_dump")
+
+
+def test_the_fixture_task_is_valid():
+    assert validate_task(task()) == []
+
+
+def _with_check(check: dict) -> list[str]:
+    data = task_data()
+    data["subtasks"][0]["checks"].append(check)
+    return validate_task(Task.model_validate(data))
+
+
+@pytest.mark.parametrize("check, message", [
+    ({"kind": "query", "app": "fax", "query": "outbound_faxs", "op": "count", "expected": 1},
+     "reads no table of fax"),
+    ({"kind": "query", "app": "fax", "query": "outbound_faxes[0].to_numbr", "expected": "x"},
+     "to_numbr is not a field of outbound_faxes"),
+    ({"kind": "query", "app": "fax", "query": "outbound_faxes[?", "op": "count", "expected": 1},
+     "does not compile"),
+    ({"kind": "query", "app": "ehr_web", "query": "patients[0].last_name", "expected": {"case": "patient.nickname"}},
+     "has no 'nickname'"),
+    ({"kind": "query", "app": "ehr_web", "query": "coverages[0].member_id", "expected": MEMBER_ID},
+     "retypes the case's coverages.0.member_id"),
+    ({"kind": "state_diff", "app": "ehr_web", "allowed": {"order_auths": None}}, "ehr_web has no table order_auths"),
+])
+def test_problems_are_named(check, message):
+    problems = _with_check(check)
+    assert len(problems) == 1 and message in problems[0], problems
+
+
+@pytest.mark.parametrize("query", ["audit_events[0].detail.claim", "audit_events[].detail.claim",
+                                   "audit_events[?detail.claim=='x'].id"])
+def test_fields_inside_json_columns_are_not_schema_errors(query):
+    assert _with_check({"kind": "query", "app": "ehr_web", "query": query, "expected": "x"}) == []
+
+
+def test_guard_tables_and_fields_are_checked():
+    data = task_data()
+    data["guards"].append({"kind": "recipient", "app": "fax", "table": "outbound_faxes", "field": "number",
+                           "allowed": ["8005550101"]})
+    assert any("outbound_faxes has no field number" in p for p in validate_task(Task.model_validate(data)))
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda s: s[1].update(depends_on=["nope"]), "depends_on nope, which is not a subtask"),
+    (lambda s: s[0].update(depends_on=["report"]), "in a cycle"),
+    (lambda s: s[1].update(id="review"), "used twice"),
+    (lambda s: s[0]["checks"][0].update(colour="red"), "Extra inputs are not permitted"),
+    (lambda s: s[0].update(category="paperwork"), "category"),
+])
+def test_task_shape_errors(change, message):
+    data = task_data()
+    change(data["subtasks"])
+    with pytest.raises(ValidationError, match=message):
+        Task.model_validate(data)
+    assert message.split()[0] in validate_task_data(data, "pa-medium-01.yaml")[0]
+
+
+def test_checks_get_stable_default_ids():
+    loaded = task()
+    assert [c.id for c in loaded.checks()][:3] == ["review.1", "submit.1", "submit.2"]
+    assert [g.id for g in loaded.guards][0] == "guard.1"
+
+
+def test_schema_lists_every_app():
+    assert set(load_schema()) == {"ehr_web", "payer_portal_a", "payer_portal_b", "fax"}
