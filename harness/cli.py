@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from admindesk.harness.cli_score import score
 from admindesk.harness.cli_tasks import tasks
 from admindesk.harness.env import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
 from admindesk.harness.services import APP_NAMES, ServiceError, Services, available_apps
@@ -73,3 +74,4 @@ def demo(out_dir: Path) -> None:
 
 
 main.add_command(tasks)
+main.add_command(score)

@@ -1,0 +1,99 @@
+"""`admindesk score RECORD_OR_RUN_DIR`: re-score stored episode records offline.
+
+A record.json (or every */record.json under a run folder) is scored against its task
+(by `task_id`, from tasks/ or --tasks-dir); scores.json is written beside each record
+and a table is printed. Every input is checked before anything is written, so bad
+input (a missing file, bad JSON, an unknown task) is an error that writes nothing.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from admindesk.verifiers.episode import QueryError
+from admindesk.verifiers.judge import JudgeSpecError, load_judge
+from admindesk.verifiers.records import EpisodeRecord
+from admindesk.verifiers.scoring import TaskResult, score_task, summarise
+from admindesk.verifiers.task_model import TASKS_ROOT, TaskFileError, load_tasks
+from admindesk.verifiers.values import CaseReferenceError
+
+
+def find_records(target: Path) -> list[Path]:
+    """The record files `target` names: itself, or every */record.json (or record.json) under it."""
+    if target.is_file():
+        return [target]
+    if target.is_dir():
+        found = sorted(target.glob("*/record.json")) or sorted(target.glob("record.json"))
+        if not found:
+            raise click.ClickException(f"{target}: no record.json in it or its episode folders")
+        return found
+    raise click.ClickException(f"{target}: no such file or folder")
+
+
+def read_record(path: Path) -> EpisodeRecord:
+    """One stored record; a clear error for unreadable text, bad JSON or a wrong shape."""
+    try:
+        return EpisodeRecord.model_validate_json(path.read_bytes())
+    except OSError as exc:
+        raise click.ClickException(f"{path}: cannot read the record ({exc.strerror})") from exc
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        where = ".".join(str(p) for p in problem["loc"]) or "(top level)"
+        raise click.ClickException(f"{path}: not an episode record ({where}: {problem['msg']})") from exc
+
+
+@click.command("score")
+@click.argument("target", type=click.Path(path_type=Path))
+@click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
+              show_default=True, help="Folder of task files.")
+@click.option("--judge", "judge_spec", default=None, metavar="MODULE:ATTR",
+              help="Judge for rubric checks (without one they are reported unjudged).")
+def score(target: Path, tasks_dir: Path, judge_spec: str | None) -> None:
+    """Score RECORD_OR_RUN_DIR: writes scores.json beside each record.json and prints a table."""
+    paths = find_records(target)
+    records = [(path, read_record(path)) for path in paths]
+    try:
+        tasks = {task.id: task for task in load_tasks(tasks_dir)}
+    except TaskFileError as exc:
+        raise click.ClickException(str(exc)) from exc
+    unknown = sorted({record.task_id for _, record in records} - set(tasks))
+    if unknown:
+        raise click.ClickException(f"no task {', '.join(unknown)} in {tasks_dir}")
+    try:
+        judge = load_judge(judge_spec) if judge_spec else None
+    except JudgeSpecError as exc:
+        raise click.ClickException(str(exc)) from exc
+    scored: list[tuple[Path, TaskResult]] = []
+    for path, record in records:
+        try:
+            scored.append((path, score_task(tasks[record.task_id], record, judge)))
+        except (QueryError, CaseReferenceError) as exc:
+            raise click.ClickException(f"task {record.task_id} cannot be scored: {exc}") from exc
+    for path, result in scored:
+        (path.parent / "scores.json").write_text(result.model_dump_json(indent=1), encoding="utf-8")
+    _print(scored)
+
+
+def _print(scored: list[tuple[Path, TaskResult]]) -> None:
+    table = Table(title="Scores")
+    for column in ("record", "task", "result", "subtasks", "checks", "unjudged", "guards failed",
+                   "first failing"):
+        table.add_column(column, no_wrap=column in ("record", "task", "result"))
+    colours = {"pass": "green", "unjudged": "yellow", "fail": "red"}
+    for path, result in scored:
+        failed_guards = [g.kind for g in result.guards if not g.result.passed]
+        table.add_row(str(path.parent.name), result.task_id,
+                      f"[{colours[result.outcome]}]{result.outcome}[/]",
+                      f"{result.subtask_pass_rate:.0%}", f"{result.n_checks_passed}/{result.n_checks}",
+                      str(result.n_unjudged), ", ".join(failed_guards) or "-",
+                      result.first_failing_subtask or "-")
+    console = Console()
+    console.print(table)
+    summary = summarise([result for _, result in scored])
+    click.echo(json.dumps({"tasks": summary.tasks.model_dump(),
+                           "subtask_pass_rate": round(summary.subtask_pass_rate, 3)}))
