@@ -6,6 +6,7 @@ bench API, never another host or scheme. Each episode wipes it clean (`EpisodeBr
 from __future__ import annotations
 
 import re
+import socket
 import threading
 from pathlib import Path
 from typing import Iterable
@@ -14,7 +15,8 @@ from playwright.sync_api import (Browser as PlaywrightBrowser, BrowserContext,
                                  Error as PlaywrightError, Playwright, sync_playwright)
 
 from admindesk.harness.episode_browser import PAGE_ACTIVITY_JS, EpisodeBrowser
-from admindesk.harness.sandbox import PAGE_LOCKDOWN_JS, blocked_request_pattern
+from admindesk.harness.login import submit_login_form
+from admindesk.harness.sandbox import LOOPBACK_HOSTS, PAGE_LOCKDOWN_JS, blocked_request_pattern
 
 CHROMIUM_PATH = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -29,16 +31,24 @@ _DRIVERS = threading.local()
 
 
 def _sandboxed_context(chromium: PlaywrightBrowser, ports: list[int],
-                       viewport: tuple[int, int]) -> BrowserContext:
-    """A context that reaches only `ports` on loopback, with the page-activity probe."""
+                       viewport: tuple[int, int], dead_proxy_port: int) -> BrowserContext:
+    """A context that reaches only `ports` on loopback, with the page-activity probe.
+
+    Request interception cannot see every socket Chromium opens (it connects ahead of a
+    frame's or popup's navigation, before the request is aborted), so every connection
+    except to the app ports goes to a proxy port that refuses it. Playwright adds
+    `<-loopback>`, so other loopback ports are proxied (refused) too.
+    """
+    bypass = ",".join(f"{host}:{port}" for host in LOOPBACK_HOSTS for port in ports)
     context = chromium.new_context(
         viewport={"width": viewport[0], "height": viewport[1]},
         accept_downloads=True, service_workers="block", locale="en-US",
-        timezone_id="America/New_York")
+        timezone_id="America/New_York",
+        proxy={"server": f"http://{LOOPBACK_HOSTS[0]}:{dead_proxy_port}", "bypass": bypass})
     context.add_init_script(PAGE_LOCKDOWN_JS)
     context.add_init_script(PAGE_ACTIVITY_JS)
     context.route(blocked_request_pattern(ports), lambda route: route.abort("blockedbyclient"))
-    context.route_web_socket(re.compile(".*"), lambda socket: socket.close())
+    context.route_web_socket(re.compile(".*"), lambda web_socket: web_socket.close())
     return context
 
 
@@ -78,6 +88,10 @@ class Browser:
             self._playwright = None
             release_playwright()
             raise
+        # Bound and never listening: connections to it are refused, and no other process
+        # can take the port while this Browser lives.
+        self._dead_proxy = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._dead_proxy.bind((LOOPBACK_HOSTS[0], 0))
         self._context: BrowserContext | None = None
         self._context_key: tuple[list[int], tuple[int, int]] | None = None
 
@@ -95,9 +109,24 @@ class Browser:
             self.chromium = self._playwright.chromium.launch(**self._launch_options)
         if self._context is None or self._context_key != (ports, viewport):
             self._close_context()
-            self._context = _sandboxed_context(self.chromium, ports, viewport)
+            self._context = _sandboxed_context(self.chromium, ports, viewport,
+                                               self._dead_proxy.getsockname()[1])
             self._context_key = (ports, viewport)
         return EpisodeBrowser(self._context, ports, downloads_dir)
+
+    def sign_in(self, context: BrowserContext, login_url: str, username: str,
+                password: str) -> None:
+        """Submit an app's login form and give `context` the session cookie it set.
+
+        Posted through a fresh request client outside the context (the context's own would
+        go through its refusing proxy): the app sees the request its form would send.
+        """
+        client = self._playwright.request.new_context()
+        try:
+            submit_login_form(client, login_url, username, password)
+            context.add_cookies(client.storage_state()["cookies"])
+        finally:
+            client.dispose()
 
     def _close_context(self) -> None:
         if self._context is not None:
@@ -114,6 +143,7 @@ class Browser:
         try:
             self._close_context()
             self.chromium.close()
+            self._dead_proxy.close()
         finally:
             self._playwright = None
             release_playwright()

@@ -24,7 +24,6 @@ from admindesk.harness.browser import Browser
 from admindesk.harness.episode_browser import EpisodeBrowser
 from admindesk.harness.chrome import CHROME_HEIGHT, ChromeState
 from admindesk.harness.executor import ActionExecutor, ActionFailed
-from admindesk.harness.login import submit_login_form
 from admindesk.harness.observation import (Observation, ObservationMode, TabInfo,
                                            accessibility_text, compose_frame)
 from admindesk.harness.recorder import TrajectoryWriter
@@ -269,7 +268,7 @@ class Env:
         start = self.task.start
         if start.login:
             login_url = self.services.url(start.app, "/login?next=" + quote(start.path, safe="/"))
-            submit_login_form(self._episode.context.request, login_url, *self.credentials)
+            self.browser.sign_in(self._episode.context, login_url, *self.credentials)
         self._episode.goto(self.services.url(start.app, start.path))
 
     def _observe(self, error: str | None) -> Observation:

@@ -1,9 +1,8 @@
 """Logging the episode's browser in to an app by submitting the app's own login form.
 
-The form is fetched and posted through the browser context's request client, which shares
-the context's cookie jar: the app sees exactly the request its form would send (hidden
-CSRF field included) and the browser ends up with the session cookie, without rendering
-the login page first.
+The form is fetched and posted through a Playwright request client: the app sees exactly
+the request its form would send (hidden CSRF field included), and the caller hands the
+session cookie to the browser (`Browser.sign_in`), without rendering the login page first.
 """
 from __future__ import annotations
 
