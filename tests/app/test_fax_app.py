@@ -49,7 +49,7 @@ def test_posts_require_login(app):
 def test_login_page_has_the_fax_server_look_and_signs_in(app):
     anonymous = FormClient(app)
     page = text(anonymous.get("/login"))
-    assert "Sign in to the fax server" in page and "fax.css" in page
+    assert "Log on to Tessera" in page and "fax.css" in page and "DejaVu" not in page
     assert text(anonymous.post("/login", {"username": "coordinator", "password": "wrong"})).count("incorrect") == 1
     response = anonymous.login()
     assert response.status_code == 302 and response.headers["Location"].endswith("/inbox")
@@ -76,7 +76,7 @@ def test_user_text_is_escaped(client):
 def test_layout_has_landmarks_and_folder_tree(client):
     page = text(client.get("/inbox"))
     for marker in ('<nav class="folders" aria-label="Folders">', '<main id="main"', 'role="toolbar"',
-                   ">Outbox", ">Sent items<", ">Failed", ">Drafts", ">Directory", "New fax"):
+                   " Outbox</span>", ">Sent items<", ">Failed", " Drafts</span>", " Phonebook</span>", "New fax"):
         assert marker in page
 
 
@@ -85,7 +85,7 @@ def test_folder_counts(client):
     unread = sum(f["status"] == "Unread" for f in snapshot["inbound_faxes"])
     assert f'aria-label="{unread} unread"' in text(client.get("/drafts"))
     new_draft(client)
-    assert '>Drafts <span class="count">1</span>' in text(client.get("/drafts"))
+    assert ' Drafts</span> <span class="count">1</span>' in text(client.get("/drafts"))
 
 
 def test_bench_api_needs_the_token(app):

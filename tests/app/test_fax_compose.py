@@ -216,7 +216,8 @@ def test_send_queues_a_job_with_attachments_and_cover_sheet(client):
     draft = draft_row(client, draft_id)
     assert (draft["status"], draft["outbound_fax_id"]) == ("Submitted", job["id"])
     page = text(client.get(f"/drafts/{draft_id}"))
-    assert f"fax job {job['id']}" in page and "Open fax job" in page
+    assert f"Fax job {job['id']} to " in page and f"Open job {job['id']} (delivery report)" in page
+    assert "Draft" not in page.split("<h1>")[1].split("</h1>")[0]
     assert audit_rows(snapshot, action="draft_send", record_id=str(draft_id))
 
 

@@ -44,11 +44,11 @@ def test_directory_lists_sorted_by_name_with_pages(client):
     page = text(client.get("/directory"))
     contacts = sorted(client.snapshot()["directory_contacts"], key=lambda c: (c["name"], c["id"]))
     total = len(contacts)
-    assert f"1&ndash;25 of {total}" in page and "Page 1 of" in page
+    assert f"Contacts 1&ndash;25 of {total}" in page and "Screen 1 / " in page
     rows = page.split("<tbody>")[1]
     first, second, last = (f'/directory/{c["id"]}"' for c in (contacts[0], contacts[1], contacts[-1]))
     assert rows.index(first) < rows.index(second) and last not in rows
-    assert "Page 2 of" in text(client.get("/directory?page=2"))
+    assert "Screen 2 / " in text(client.get("/directory?page=2"))
     assert audit_rows(client.snapshot(), endpoint="directory.index", record_type="directory", tab="all")
 
 

@@ -22,12 +22,12 @@ def test_inbox_lists_newest_first_with_formatted_numbers_and_pages(client):
     snapshot = client.snapshot()
     fax = newest(snapshot)
     page = text(client.get("/inbox"))
-    assert page.index(fax["subject"]) < page.index("Page 1 of")
+    assert page.index(fax["subject"]) < page.index("Screen 1 / ")
     digits = fax["from_number"]
     assert f"+1 {digits[:3]}-{digits[3:6]}-{digits[6:]}" in page
-    assert f"1&ndash;20 of {len(snapshot['inbound_faxes'])}" in page
+    assert f"Faxes 1&ndash;20 of {len(snapshot['inbound_faxes'])}" in page
     second = text(client.get("/inbox?page=2"))
-    assert "Page 2 of" in second and f'>{fax["id"]}<' not in second
+    assert "Screen 2 / " in second and f'>{fax["id"]}<' not in second
     assert audit_rows(client.snapshot(), endpoint="inbox.index", record_type="inbox", tab="all")
 
 
@@ -41,7 +41,7 @@ def test_inbox_pages_do_not_repeat_faxes(client):
     ids = set()
     for number in (1, 2, 3):
         body = text(client.get(f"/inbox?page={number}")).split("<tbody>")[1]
-        found = {part.split("<")[0] for part in body.split('class="mono">FAX-')[1:]}
+        found = {part.split("<")[0] for part in body.split('class="mono nowrap">FAX-')[1:]}
         assert not ids & found
         ids |= found
     assert len(ids) == len(client.snapshot()["inbound_faxes"])

@@ -53,15 +53,21 @@ def fax_number_filter(digits: str | None) -> str:
 
 @helpers.app_context_processor
 def folder_counts() -> dict:
-    """Counts the folder tree shows beside Inbox, Failed and Drafts (signed-in pages only)."""
+    """Counts the folder tree shows beside its folders, and the server's lines (signed-in pages only)."""
     if g.get("user") is None:
         return {}
     session = db()
-    return {"folder_counts": {
-        "unread": session.scalar(select(func.count()).where(InboundFax.status == UNREAD)),
-        "mine": session.scalar(select(func.count()).where(InboundFax.assigned_to == g.user.username,
-                                                          InboundFax.is_filed.is_(False))),
-        "failed": session.scalar(select(func.count()).where(OutboundFax.status == FAILED)),
-        "drafts": session.scalar(select(func.count()).where(ComposeDraft.owner == g.user.username,
-                                                            ComposeDraft.status == OPEN)),
-    }}
+
+    def count(*conditions) -> int:
+        return session.scalar(select(func.count()).where(*conditions))
+
+    unread_by_folder = dict(session.execute(select(InboundFax.folder, func.count())
+                                            .where(InboundFax.status == UNREAD).group_by(InboundFax.folder)).all())
+    counts = {"by_folder": unread_by_folder,
+              "unread": count(InboundFax.status == UNREAD),
+              "mine": count(InboundFax.assigned_to == g.user.username, InboundFax.is_filed.is_(False)),
+              "pending": count(OutboundFax.status.in_(PENDING)),
+              "failed": count(OutboundFax.status == FAILED),
+              "drafts": count(ComposeDraft.owner == g.user.username, ComposeDraft.status == OPEN)}
+    lines = list(session.scalars(select(FaxLine).order_by(FaxLine.is_default.desc(), FaxLine.label)))
+    return {"folder_counts": counts, "fax_lines": lines}

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
-from sqlalchemy import or_, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import selectinload
 
 from admindesk.envs.common import clock
@@ -12,9 +12,10 @@ from admindesk.envs.common.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
 from .. import drafts
+from ..cover_templates import TEMPLATES
 from ..forms import ComposeForm
 from ..models import (ACTIVE, DISCARDED, OPEN, ComposeDraft, DirectoryContact, DraftAttachment,
-                      InboundFax)
+                      InboundFax, OutboundFax)
 from ..numbers import digits_only, format_fax_number
 from . import line_choices
 
@@ -53,8 +54,29 @@ def _search_directory(term: str) -> list[DirectoryContact]:
     return list(db().scalars(stmt))
 
 
+RECENT_LIMIT = 8
+
+
+def _recent_recipients() -> list[DirectoryContact]:
+    """The directory contacts most recently faxed from this server (the compose side panel)."""
+    stmt = (select(DirectoryContact).join(OutboundFax, OutboundFax.contact_id == DirectoryContact.id)
+            .group_by(DirectoryContact.id).order_by(func.max(OutboundFax.queued_at).desc(), DirectoryContact.id)
+            .limit(RECENT_LIMIT))
+    return list(db().scalars(stmt))
+
+
 def _render(draft: ComposeDraft, form: ComposeForm, status: int = 200, results=None):
-    return render_template("compose/draft.html", draft=draft, form=form, results=results), status
+    job = db().get(OutboundFax, draft.outbound_fax_id) if draft.outbound_fax_id else None
+    return render_template("compose/draft.html", draft=draft, form=form, results=results, job=job,
+                           recent=_recent_recipients() if draft.status == OPEN else [],
+                           templates=TEMPLATES), status
+
+
+@bp.get("/cover-sheets")
+def cover_sheets():
+    """The cover-sheet templates a sender can pick, with what each prints and is for."""
+    describe(record_type="cover_sheets", tab="templates")
+    return render_template("compose/cover_sheets.html", templates=TEMPLATES)
 
 
 @bp.get("/drafts")

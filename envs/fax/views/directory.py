@@ -9,6 +9,7 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
 
+from ..directory_groups import GROUPS, in_group, member_counts
 from ..forms import ContactForm
 from ..models import ACTIVE, CONTACT_TYPES, DISCONNECTED, DirectoryContact, OutboundFax, SupplierNetwork
 from ..numbers import digits_only
@@ -23,11 +24,13 @@ SORT_COLUMNS = {"name": DirectoryContact.name, "organization": DirectoryContact.
 
 @bp.get("/directory")
 def index():
-    """Search by name, organization or number; filter by type; sort; page."""
+    """Search by name, organization or number; filter by type or group; sort; page."""
     q = request.args.get("q", "").strip()[:100]
     kind = request.args.get("type", "")
     kind = kind if kind in CONTACT_TYPES else ""
-    stmt = select(DirectoryContact)
+    group = request.args.get("group", "")
+    group = group if group in GROUPS else ""
+    stmt = in_group(select(DirectoryContact), group)
     if kind:
         stmt = stmt.where(DirectoryContact.contact_type == kind)
     if q:
@@ -40,8 +43,16 @@ def index():
         stmt = stmt.where(or_(*conditions))
     stmt = apply_sort(stmt, SORT_COLUMNS, "name").order_by(DirectoryContact.id)
     page = paginate(db(), stmt, PER_PAGE)
-    describe(record_type="directory", tab=kind or "all", q=q or None, page=page.number)
-    return render_template("directory/index.html", page=page, q=q, kind=kind, types=CONTACT_TYPES)
+    describe(record_type="directory", tab=kind or "all", group=group or None, q=q or None, page=page.number)
+    return render_template("directory/index.html", page=page, q=q, kind=kind, types=CONTACT_TYPES,
+                           group=group, groups=GROUPS, counts=member_counts(db()))
+
+
+@bp.get("/directory/groups")
+def groups():
+    """The shared distribution lists and how many contacts each holds."""
+    describe(record_type="directory", tab="groups")
+    return render_template("directory/groups.html", groups=GROUPS, counts=member_counts(db()))
 
 
 @bp.route("/directory/new", methods=["GET", "POST"])

@@ -15,7 +15,7 @@ from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..fax_pages import fax_scan
 from ..forms import AssignFaxForm, FileFaxForm, ReadStateForm
-from ..models import READ, UNREAD, InboundFax, InboundFaxEvent
+from ..models import INBOX_FOLDERS, READ, UNREAD, InboundFax, InboundFaxEvent
 from ..numbers import digits_only
 from . import assignee_choices, send_pending, staff_names
 
@@ -53,10 +53,14 @@ def index():
     """The shared inbox: search, views (unread, filed, mine), sort and pages."""
     view = request.args.get("view", "all")
     view = view if view in VIEWS else "all"
+    folder = request.args.get("folder", "")
+    folder = folder if folder in INBOX_FOLDERS else ""
     # Faxes sent since the last look have gone out, and suppliers' replies to them arrived.
     send_pending()
     q = request.args.get("q", "").strip()[:100]
     stmt = select(InboundFax).options(defer(InboundFax.content))  # the list shows no PDF bytes
+    if folder:
+        stmt = stmt.where(InboundFax.folder == folder)
     if view == "unread":
         stmt = stmt.where(InboundFax.status == UNREAD)
     elif view == "unfiled":
@@ -76,9 +80,44 @@ def index():
     else:
         stmt = stmt.order_by(InboundFax.received_at.desc(), InboundFax.id.desc())
     page = paginate(db(), stmt, PER_PAGE)
-    describe(record_type="inbox", tab=view, q=q or None, page=page.number)
-    return render_template("inbox/index.html", page=page, view=view, views=VIEWS, q=q,
-                           staff=staff_names())
+    describe(record_type="inbox", tab=view, folder=folder or None, q=q or None, page=page.number)
+    return render_template("inbox/index.html", page=page, view=view, views=VIEWS, q=q, folder=folder,
+                           folders=INBOX_FOLDERS, staff=staff_names())
+
+
+BULK_ACTIONS = {"read": "marked read", "unread": "marked unread", "take": "assigned to you"}
+
+
+@bp.post("/inbox/bulk")
+def bulk():
+    """Mark the ticked faxes read or unread, or take them into your own queue."""
+    action = request.form.get("bulk_action", "")
+    ids = request.form.getlist("fax_id")
+    describe(record_type="inbox", action=f"bulk_{action if action in BULK_ACTIONS else 'invalid'}",
+             fax_ids=ids[:50])
+    back = redirect(url_for("inbox.index", **{k: v for k, v in request.args.items() if k in ("view", "folder", "q", "page")}))
+    if action not in BULK_ACTIONS:
+        abort(400)
+    if not ids:
+        flash("Tick at least one fax in the list first; nothing was changed.", "error")
+        return back
+    if len(ids) > PER_PAGE or not all(FAX_ID.match(i) for i in ids):
+        abort(400)
+    faxes = list(db().scalars(select(InboundFax).options(defer(InboundFax.content))
+                              .where(InboundFax.id.in_(ids)).order_by(InboundFax.id)))
+    if len(faxes) != len(set(ids)):
+        abort(404)
+    for fax in faxes:
+        if action == "take":
+            fax.assigned_to = current_username()
+            _log(fax, f"Assigned to {staff_names().get(current_username(), current_username())}", "Bulk action")
+        else:
+            fax.status = READ if action == "read" else UNREAD
+            _log(fax, f"Marked {fax.status.lower()}", "Bulk action")
+    db().commit()
+    flash(f"{len(faxes)} fax{'es' if len(faxes) != 1 else ''} {BULK_ACTIONS[action]}: "
+          f"{', '.join(f.id for f in faxes)}.", "success")
+    return back
 
 
 def _render_fax(fax: InboundFax, tab: str, status: int = 200, **forms):

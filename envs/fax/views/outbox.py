@@ -10,15 +10,19 @@ from admindesk.envs.common.web import current_username, db, get_or_404
 
 from .. import drafts
 from ..forms import ResendForm
-from ..models import FAILED, MISSING_ITEMS, QUEUED, SENT, FaxAttachment, OutboundFax, SupplierReply
+from ..models import FAILED, MISSING_ITEMS, SENT, FaxAttachment, OutboundFax, SupplierReply
 from ..numbers import digits_only
+from ..cover_templates import template
+from ..transmission import PENDING, RETRIES
 from . import send_pending, staff_names
 
 bp = Blueprint("outbox", __name__)
 
 PER_PAGE = 20
-# No "Queued" folder: opening the outbox hands every queued job to the carrier first.
-FOLDERS = {"all": ("Outbox", None), "sent": ("Sent items", SENT), "failed": ("Failed", FAILED)}
+# Opening the outbox hands every queued job to the carrier first, so "In progress" holds
+# only jobs waiting for a retry after a busy signal.
+FOLDERS = {"all": ("Outbox", ()), "pending": ("In progress", PENDING), "sent": ("Sent items", (SENT,)),
+           "failed": ("Failed", (FAILED,))}
 SORT_COLUMNS = {"queued": OutboundFax.queued_at, "to": OutboundFax.recipient_name,
                 "number": OutboundFax.to_number, "status": OutboundFax.status,
                 "pages": OutboundFax.total_pages, "id": OutboundFax.id}
@@ -32,9 +36,9 @@ def index():
     send_pending()
     q = request.args.get("q", "").strip()[:100]
     stmt = select(OutboundFax)
-    status = FOLDERS[folder][1]
-    if status:
-        stmt = stmt.where(OutboundFax.status == status)
+    statuses = FOLDERS[folder][1]
+    if statuses:
+        stmt = stmt.where(OutboundFax.status.in_(statuses))
     if q:
         like = f"%{q}%"
         conditions = [OutboundFax.recipient_name.ilike(like), OutboundFax.cover_re.ilike(like),
@@ -64,7 +68,8 @@ def _render_job(fax: OutboundFax, form: ResendForm | None = None, status: int = 
                                   .order_by(OutboundFax.id)))
     reply = db().scalar(select(SupplierReply).where(SupplierReply.outbound_fax_id == fax.id))
     return render_template("outbox/job.html", fax=fax, form=form, resent_as=resent_as, reply=reply,
-                           missing_labels=MISSING_ITEMS, staff=staff_names()), status
+                           missing_labels=MISSING_ITEMS, staff=staff_names(), max_attempts=RETRIES,
+                           cover_template=template(fax.cover_template)), status
 
 
 @bp.get("/outbox/<int:job_id>")
