@@ -14,7 +14,7 @@ from admindesk.envs.common.factory import AppConfig, AppSpec
 from admindesk.envs.common.factory import create_app as create_kit_app
 
 from .models import Base
-from . import lifecycle_models  # noqa: F401  (its tables join Base's metadata before the template build)
+from . import lifecycle_models, notice_models  # noqa: F401  (their tables join Base's metadata before the template build)
 from .seed import seed
 from .views import BLUEPRINTS
 

@@ -28,7 +28,7 @@ def test_pages_need_login(app):
 
 def test_login_page_has_the_portal_look(app):
     page = FormClient(app).get("/login").get_data(as_text=True)
-    assert "Provider sign in" in page and "portal.css" in page
+    assert "Log in to ProviderLink" in page and "portal.css" in page
 
 
 @pytest.mark.parametrize("url", PAGES)
@@ -51,7 +51,8 @@ def test_home_lists_payers_served_and_recent_cases(client, snap):
 def test_payer_space_tabs_are_audited(client, snap):
     payer = snap["payers"][0]
     overview = client.get(f"/payers/{payer['id']}").get_data(as_text=True)
-    assert payer["pa_fax"] in overview and payer["appeals_fax"] in overview
+    dashed = lambda digits: f"{digits[:3]}-{digits[3:6]}-{digits[6:]}"  # ProviderLink's phone format
+    assert dashed(payer["pa_fax"]) in overview and dashed(payer["appeals_fax"]) in overview
     policies = client.get(f"/payers/{payer['id']}?tab=policies").get_data(as_text=True)
     assert "72148" in policies and "6 weeks of documented conservative therapy" in policies
     rows = [a for a in client.snapshot()["audit_events"] if a["record_type"] == "payer"]

@@ -1,18 +1,30 @@
 """Home dashboard and payer spaces (contacts, plans and the medical policy library)."""
 from __future__ import annotations
 
-from flask import Blueprint, g, render_template, request
+from flask import Blueprint, g, render_template, request, url_for
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db, get_or_404
 
-from ..models import Letter, PaRequest, Payer, Plan, ProcedureCode
+from admindesk.envs.common import clock
+
+from ..lifecycle_models import AuthAppeal
+from ..models import Appeal, Letter, PaRequest, Payer, Plan, ProcedureCode
+from ..payer_space import manual, news, phone_text, resources
 from ..policy import load_policy
+from ..preservice_decisions import settle_due_preservice_appeals
 
 home = Blueprint("home", __name__)
-PAYER_TABS = ("overview", "policies")
+PAYER_TABS = ("overview", "news", "resources", "manual", "policies")
+HOME_NEWS_PER_PAYER = 2
+
+
+@home.app_template_filter("pl_phone")
+def pl_phone(digits: str | None) -> str:
+    """A 10-digit number as ProviderLink writes it (717-555-0100)."""
+    return phone_text(digits)
 
 
 @home.app_context_processor
@@ -25,16 +37,41 @@ def portal_globals():
 
 @home.get("/")
 def index():
-    """Dashboard: quick actions, drafts in progress, recent requests, payers served."""
+    """Dashboard: announcement tiles, notifications, drafts, recent requests, payers served."""
     describe(tab="home")
     session = db()
+    settle_due_preservice_appeals(session)
     drafts = list(session.scalars(select(PaRequest).where(PaRequest.status == "Draft")
                                   .order_by(PaRequest.id.desc()).limit(5)))
     recent = list(session.scalars(select(PaRequest).where(PaRequest.status != "Draft")
-                                  .order_by(PaRequest.submitted_at.desc(), PaRequest.id.desc()).limit(8)
+                                  .order_by(PaRequest.submitted_at.desc(), PaRequest.id.desc()).limit(10)
                                   .options(selectinload(PaRequest.lines))))
     payers = list(session.scalars(select(Payer).order_by(Payer.name)))
-    return render_template("home/index.html", section="home", drafts=drafts, recent=recent, payers=payers)
+    tiles = sorted(((payer, item) for payer in payers for item in news(payer, clock.today())[:HOME_NEWS_PER_PAYER]),
+                   key=lambda pair: pair[1].posted, reverse=True)
+    return render_template("home/index.html", section="home", drafts=drafts, recent=recent, payers=payers,
+                           tiles=tiles[:4], notifications=_notifications())
+
+
+def _notifications() -> list[tuple[str, str, str]]:
+    """(kind, text, link) for what needs the office: pends, letters, appeals in review."""
+    session = db()
+    rows = []
+    for pa in session.scalars(select(PaRequest).where(PaRequest.status == "Pended").order_by(PaRequest.id.desc()).limit(5)):
+        rows.append(("Pended", f"Case {pa.case_number} for {pa.member_name} waits for information: "
+                               f"{'; '.join(pa.missing_items or [])}.",
+                     url_for("pa_cases.case_detail", case_number=pa.case_number)))
+    for letter in session.scalars(select(Letter).where(Letter.read_at.is_(None)).order_by(Letter.id.desc()).limit(5)):
+        rows.append(("Letter", f"{letter.subject} ({letter.payer.name})",
+                     url_for("correspondence.letter", letter_number=letter.letter_number)))
+    for appeal in session.scalars(select(Appeal).where(Appeal.status == "In Review").order_by(Appeal.decision_due).limit(3)):
+        rows.append(("Appeal", f"Claim appeal {appeal.reference_number} in review, decision due {appeal.decision_due:%m/%d/%Y}.",
+                     url_for("appeals.detail", reference_number=appeal.reference_number)))
+    for appeal in session.scalars(select(AuthAppeal).where(AuthAppeal.status == "In Review").limit(3)):
+        rows.append(("Appeal", f"Pre-service appeal {appeal.reference_number} of case {appeal.case_number}, decision due "
+                               f"{appeal.decision_due_at:%m/%d/%Y}.",
+                     url_for("pa_cases.case_detail", case_number=appeal.case_number)))
+    return rows
 
 
 @home.get("/payers")
@@ -57,4 +94,5 @@ def payer_space(payer_id: str):
     descriptions = dict(db().execute(select(ProcedureCode.code, ProcedureCode.description)).all())
     services = sorted(policy.services.values(), key=lambda s: s.code)
     return render_template("home/payer_space.html", section="payers", payer=payer, tab=tab, plans=plans,
-                           services=services, descriptions=descriptions, policy=policy)
+                           services=services, descriptions=descriptions, policy=policy,
+                           news=news(payer, clock.today()), resources=resources(payer), manual=manual(payer))

@@ -1,0 +1,102 @@
+"""What a payer space says: the payer's news, its forms and its provider manual.
+
+Everything is written from the payer's own rules (payer_rules.yaml, the payer row and the
+medical policy), so what a coordinator reads here is what the portal then enforces.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from .models import Payer
+from .payer_rules import rules_for, timing
+
+
+@dataclass(frozen=True)
+class NewsItem:
+    posted: date
+    title: str
+    body: str
+
+
+@dataclass(frozen=True)
+class ManualChapter:
+    number: int
+    title: str
+    paragraphs: tuple[str, ...]
+
+
+def phone_text(digits: str | None) -> str:
+    """ProviderLink writes phone and fax numbers as 717-555-0100."""
+    if not digits or len(digits) != 10 or not digits.isdigit():
+        return digits or ""
+    return f"{digits[:3]}-{digits[3:6]}-{digits[6:]}"
+
+
+def _appeal_decision_text(payer: Payer) -> str:
+    rules = rules_for(payer.id)
+    when = ("decided when filed: the reviewer applies the criterion the denial quoted to the clinical answers on file"
+            if rules.immediate_preservice_appeal else
+            f"decided by the due date ({timing().expedited_appeal_hours} hours expedited, "
+            f"{timing().standard_preservice_appeal_days} days standard)")
+    return f"Pre-service appeals of a denied authorization are {when}."
+
+
+def news(payer: Payer, today: date) -> list[NewsItem]:
+    """The payer's bulletins, newest first."""
+    rules = rules_for(payer.id)
+    return [
+        NewsItem(today - timedelta(days=3), "Retro-authorization requests", rules.retro_rule_text()),
+        NewsItem(today - timedelta(days=11), "Peer-to-peer reviews",
+                 f"After a denial, the ordering physician can ask for a peer-to-peer within {rules.peer_to_peer_days} "
+                 f"days. Calls are taken by {', '.join(rules.medical_directors)}."),
+        NewsItem(today - timedelta(days=19), "Timely filing reminder",
+                 f"Claims must reach {payer.name} within {rules.claim_filing_days} days of the date of service; "
+                 f"corrected or void claims within {rules.corrected_claim_days} days of the original remittance."),
+        NewsItem(today - timedelta(days=27), "Appeals and reconsiderations",
+                 f"File a claim appeal within {payer.timely_appeal_days} days of the remittance. Appeals left in review "
+                 f"are decided within {rules.appeal_review_days} days. " + _appeal_decision_text(payer)),
+        NewsItem(today - timedelta(days=41), "Continuous glucose monitor supplies",
+                 "Bill CGM supplies with HCPCS A4239 (non-adjunctive) and receivers with E2103; K0553 and K0554 "
+                 "were deleted and are denied as invalid codes."),
+    ]
+
+
+def resources(payer: Payer) -> list[tuple[str, str, str]]:
+    """(form, what it is for, how to send it) rows of the payer's forms library."""
+    pa_fax, appeals_fax = phone_text(payer.pa_fax), phone_text(payer.appeals_fax)
+    return [
+        ("Prior authorization request form", "Requests that cannot be submitted on ProviderLink", f"Fax {pa_fax}"),
+        ("Medical records cover sheet", "Clinical documentation for a pended request", f"Fax {pa_fax}"),
+        ("Peer-to-peer request form", "Ask for a call with a medical director after a denial", f"Fax {pa_fax}"),
+        ("Provider appeal request form", "Claim appeals and reconsiderations sent on paper", f"Fax {appeals_fax}"),
+        ("Pre-service appeal form", "Appeal a denied authorization before the service", f"Fax {appeals_fax}"),
+        ("Corrected claim cover sheet", "Replacement (7) or void (8) claims sent on paper", "Mail to claims address"),
+        ("Provider demographic update", "Address, phone or tax ID changes", f"Call {phone_text(payer.phone)}"),
+        ("EFT and ERA enrollment", "Electronic payments and remittances", "ProviderLink enrollment"),
+    ]
+
+
+def manual(payer: Payer) -> list[ManualChapter]:
+    """The payer's provider manual, chapter by chapter."""
+    rules, common = rules_for(payer.id), timing()
+    return [
+        ManualChapter(1, "Utilization management", (
+            f"{payer.name} reviews the services on its prior authorization list before they are performed. The medical "
+            "policy library in this space lists each service, its covered diagnoses and criteria.",
+            f"Standard requests are decided within {common.standard_days} calendar days, expedited requests within "
+            f"{common.expedited_hours} hours. A request missing clinical information is pended and names what is missing.")),
+        ManualChapter(2, "Retro authorization", (rules.retro_rule_text(),)),
+        ManualChapter(3, "Claims", (
+            f"Timely filing limit: {rules.claim_filing_days} days from the date of service.",
+            f"Corrected claims: {rules.corrected_claim_days} days from the original remittance.")),
+        ManualChapter(4, "Appeals", (
+            f"Level 1 appeals within {payer.timely_appeal_days} days of the remittance; decisions within "
+            f"{rules.appeal_review_days} days, external review within {common.external_review_days} days.",
+            "Reconsiderations of authorization-absent (CO-197) and timely filing (CO-29) denials are decided at filing."
+            if rules.immediate_reconsideration else "Reconsiderations are reviewed by the appeals unit.",
+            _appeal_decision_text(payer))),
+        ManualChapter(5, "Contacting us", (
+            f"Provider services {phone_text(payer.phone)}; prior authorization fax {phone_text(payer.pa_fax)}; appeals "
+            f"fax {phone_text(payer.appeals_fax)}. Payer ID {payer.payer_code}.",)),
+    ]
