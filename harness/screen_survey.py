@@ -58,7 +58,7 @@ _PREPARE_POST_JS = f"""skipped => {{
   forms.sort((a, b) => rank(a) - rank(b));
   for (const form of forms) {{
     const action = new URL(form.action, location.href).pathname;
-    if (skipped.includes(action.replace(/[^/]*\d[^/]*/g, "{{id}}"))) continue;
+    if (skipped.includes(action.replace(/[^/]*\\d[^/]*/g, "{{id}}"))) continue;
     const submit = [...form.querySelectorAll("button, input[type=submit]")].find(button =>
         (button.type || "submit").toLowerCase() === "submit" && visible(button) && !button.disabled);
     if (!submit) continue;
