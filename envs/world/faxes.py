@@ -29,6 +29,25 @@ _MISC_ORGS = ("Hartley & Voss Legal Records Services", "Main Street Pharmacy", "
               "Revenue Cycle Learning Group", "Conestoga Valley Physical Therapy")
 
 
+_CONFIDENTIAL = ("CONFIDENTIAL: This transmission may contain protected health information. If you are not "
+                 "the intended recipient, notify the sender by telephone and destroy all copies.")
+
+
+def _phone(digits: str) -> str:
+    return f"({digits[:3]}) {digits[3:6]}-{digits[6:]}"
+
+
+def cover_sheet(organization: str, from_name: str, from_number: str, to_name: str, to_number: str,
+                subject: str, total_pages: int, patient: Patient | None = None) -> str:
+    """The cover page a sender puts in front of a fax: its letterhead, the routing block, a
+    confidentiality line (and, for records requests, the patient the request is about).
+    It carries no date: the transmit header above every page does, and a task's case may
+    move a fax's arrival."""
+    about = f"Patient: {patient.full_name}   DOB: {us_date(patient.dob)}\n" if patient else ""
+    return (f"{organization}\nFAX COVER SHEET\n\nTo: {to_name}\nFax: {_phone(to_number)}\nFrom: {from_name}\n"
+            f"Fax: {_phone(from_number)}\nPages: {total_pages} (including cover)\nRe: {subject}\n{about}\n{_CONFIDENTIAL}")
+
+
 class FaxInbox:
     """Builds the inbox, newest last, received within the 45 days before the anchor."""
 
@@ -82,8 +101,11 @@ class FaxInbox:
                     f"discussion by calling {payer.phone} or appeal within {payer.timely_appeal_days} days by fax "
                     f"to {payer.appeals_fax}.")
         facility = self.facilities[order.facility_id]
-        self._add(payer.pa_fax, f"{payer.name} Utilization Management", facility.fax, received, subject, kind,
-                  patient.mrn, (f"{payer.name}\nUtilization Management\n{subject}\n\n{ident}", body))
+        sender = f"{payer.name} Utilization Management"
+        letter = (f"{payer.name}\nUtilization Management\n{subject}\n\n{ident}", body)
+        cover = cover_sheet(payer.name, sender, payer.pa_fax, facility.name, facility.fax, subject,
+                            len(letter) + 1)
+        self._add(payer.pa_fax, sender, facility.fax, received, subject, kind, patient.mrn, (cover, *letter))
 
     def supplier_confirmation(self, supplier: Supplier, order: Order, patient: Patient) -> None:
         facility = self.facilities[order.facility_id]
@@ -100,8 +122,11 @@ class FaxInbox:
         org = self.rng.choice(_MISC_ORGS)
         received = self._received(self.anchor.date() - timedelta(days=45))
         mrn = patient.mrn if patient and subject != "Seminar announcement" else None
-        self._add(phone_number(self.rng, AREA_CODES), org, facility.fax, received, subject, "misc", mrn,
-                  (template.format(org=org, day=us_date(received.date() - timedelta(days=30))),))
+        number = phone_number(self.rng, AREA_CODES)
+        message = template.format(org=org, day=us_date(received.date() - timedelta(days=30)))
+        cover = cover_sheet(org, org, number, facility.name, facility.fax, subject, 2,
+                            patient if mrn else None)  # the cover and the message
+        self._add(number, org, facility.fax, received, subject, "misc", mrn, (cover, message))
 
     def finish(self) -> tuple[InboundFax, ...]:
         """Sort by arrival and renumber so ids follow the inbox order."""

@@ -179,3 +179,16 @@ def test_viewer_turns_zooms_rotates_and_jumps_by_mouse_and_keyboard(fax, serve_l
     page.keyboard.press("Shift+R")
     expect(status).not_to_contain_text("rotated")
     expect(page.get_by_role("button", name="First page")).to_be_enabled()
+
+
+def test_payer_letters_and_records_requests_arrive_behind_a_cover_sheet(fax):
+    with fax.app_context(), fax.extensions["admindesk"].db.new_session() as session:
+        faxes = session.scalars(select(InboundFax)).all()
+        covered = [f for f in faxes if "FAX COVER SHEET" in f.page_texts[0].text]
+        assert len(covered) >= 20
+        for inbound in covered:
+            cover = fax_scan(inbound).page_text(1)
+            assert f"Pages: {inbound.pages} (including cover)" in cover and inbound.pages >= 2
+            assert f"Re: {inbound.subject}" in cover
+        # A supplier's one-page confirmation comes without one, as it does from most suppliers.
+        assert any(f.pages == 1 for f in faxes)

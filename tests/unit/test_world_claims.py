@@ -121,19 +121,20 @@ def test_auth_decisions_follow_the_payer_rules_and_wrong_denials_are_labelled(wo
 
 def test_denial_letters_quote_the_failed_criterion_and_rfis_ask_for_what_the_service_needs(world):
     by_case = {a.case_number: a for a in world.authorizations}
-    letters = [(f, by_case[f.pages_text[0].split("Case number: ")[1].split()[0]]) for f in world.faxes
+    # Letters arrive behind the payer's cover sheet: the letter is the last two pages.
+    letters = [(f, by_case[f.pages_text[-2].split("Case number: ")[1].split()[0]]) for f in world.faxes
                if f.kind in ("determination_letter", "request_for_information")]
     denials = [(f, a) for f, a in letters if a.status == "Denied"]
     pended = [(f, a) for f, a in letters if a.status == "Pended"]
     assert denials and pended
     for fax, auth in denials:
-        assert auth.decision_reason and auth.decision_reason in fax.pages_text[1]
+        assert auth.decision_reason and auth.decision_reason in fax.pages_text[-1]
         payer = world.payer(auth.payer_id)
-        assert f"appeal within {payer.timely_appeal_days} days by fax to {payer.appeals_fax}" in fax.pages_text[1]
+        assert f"appeal within {payer.timely_appeal_days} days by fax to {payer.appeals_fax}" in fax.pages_text[-1]
     needs = {service_rule(a.code).records_needed for _, a in pended}
     assert len(needs) >= 2  # not one generic sentence for every service
     for fax, auth in pended:
-        assert service_rule(auth.code).records_needed in fax.pages_text[1]
+        assert service_rule(auth.code).records_needed in fax.pages_text[-1]
 
 
 def test_appeal_deadlines_follow_each_payers_window(world):
