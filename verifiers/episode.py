@@ -56,7 +56,11 @@ def fill_params(query: str, values: dict[str, Any]) -> str:
 
 
 def _row_key(row: dict, key: list[str]) -> tuple:
-    return tuple(json.dumps(row.get(name), sort_keys=True) for name in key)
+    values = tuple(row.get(name) for name in key)
+    # Keys are text or numbers; anything unhashable is keyed by its canonical JSON.
+    if all(isinstance(value, (str, int, float, type(None))) for value in values):
+        return values
+    return tuple(json.dumps(value, sort_keys=True) for value in values)
 
 
 @dataclass
@@ -66,7 +70,7 @@ class EpisodeView:
     record: EpisodeRecord
     case: dict[str, Any] | None = None
     judge: Judge | None = None
-    _indexes: dict = field(default_factory=dict, repr=False)
+    _changes: dict = field(default_factory=dict, repr=False)
 
     def snapshot(self, app: str, *, initial: bool = False) -> dict[str, Any]:
         """The app's final (or initial) snapshot; SnapshotMissing says why there is none."""
@@ -87,31 +91,35 @@ class EpisodeView:
         values = {name: self.resolve(spec) for name, spec in (params or {}).items()}
         return compile_query(fill_params(query, values)).search(self.snapshot(app, initial=initial))
 
-    def _initial_index(self, app: str, table: str) -> dict[tuple, dict]:
+    def changed_rows(self, app: str, table: str) -> list[tuple[dict | None, dict | None]]:
+        """(before, after) pairs of rows added (None, row), removed (row, None) or modified.
+
+        Computed once per table and episode: several checks and guards ask for the same.
+        """
         cache_key = (app, table)
-        if cache_key not in self._indexes:
-            try:
-                rows = self.snapshot(app, initial=True).get(table, [])
-            except SnapshotMissing:
-                rows = []
+        if cache_key in self._changes:
+            return self._changes[cache_key]
+        final_rows = self.snapshot(app).get(table, [])
+        try:
+            initial_rows = self.snapshot(app, initial=True).get(table, [])
+        except SnapshotMissing:
+            initial_rows = []
+        if final_rows[:len(initial_rows)] == initial_rows:
+            # Every initial row unchanged and in place: the rest, with keys unique in the
+            # final table, can only be additions (the common case, e.g. audit rows).
+            changes: list = [(None, row) for row in final_rows[len(initial_rows):]]
+        else:
             key = primary_key(app, table)
-            self._indexes[cache_key] = {_row_key(row, key): row for row in rows}
-        return self._indexes[cache_key]
+            before = {_row_key(row, key): row for row in initial_rows}
+            after = {_row_key(row, key): row for row in final_rows}
+            changes = [(before.get(k), row) for k, row in after.items() if before.get(k) != row]
+            changes += [(row, None) for k, row in before.items() if k not in after]
+        self._changes[cache_key] = changes
+        return changes
 
     def new_rows(self, app: str, table: str) -> list[dict]:
         """Rows of the final snapshot whose key the initial snapshot did not have."""
-        before = self._initial_index(app, table)
-        key = primary_key(app, table)
-        return [row for row in self.snapshot(app).get(table, []) if _row_key(row, key) not in before]
-
-    def changed_rows(self, app: str, table: str) -> list[tuple[dict | None, dict | None]]:
-        """(before, after) pairs of rows added (None, row), removed (row, None) or modified."""
-        before = self._initial_index(app, table)
-        key = primary_key(app, table)
-        after = {_row_key(row, key): row for row in self.snapshot(app).get(table, [])}
-        changes = [(before.get(k), row) for k, row in after.items() if before.get(k) != row]
-        changes += [(row, None) for k, row in before.items() if k not in after]
-        return changes
+        return [after for before, after in self.changed_rows(app, table) if before is None]
 
     def tables(self, app: str) -> list[str]:
         """Every table of the app in either snapshot (not the `_meta` entry)."""

@@ -52,7 +52,7 @@ def test_portal_request_to_the_wrong_payer_fails():
 
 @pytest.mark.parametrize("mutate, what", [
     (lambda s: s["fax"]["outbound_faxes"][0].update(cover_re=f"Dana Whitfield member {LOOKALIKE_MEMBER_ID}"),
-     f"identifier {LOOKALIKE_MRN}"),
+     f"identifier {LOOKALIKE_MEMBER_ID}"),
     (lambda s: s["payer_portal_a"]["pa_requests"][0].update(member_name="Marcus Bell"), "name"),
     (lambda s: s["fax"]["fax_attachments"][0].update(sha256=LOOKALIKE_NOTE_SHA), "chart document"),
     (lambda s: s["payer_portal_a"]["pa_requests"][0].update(member_name=f"Whitfield, Dana ({LOOKALIKE_MRN})"),
