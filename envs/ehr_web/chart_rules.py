@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 
 # ICD-10 code -> (drug and strength, sig); the first-line treatment a chart would list.
+# A key without a subcode ("G35") stands for its whole category: FY2026 ICD-10-CM bills
+# multiple sclerosis as G35.A-G35.D and Parkinson's disease as G20.A1-G20.C, and the same
+# first-line drug applies to every type (see medications_for).
 DIAGNOSIS_MEDICATIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "I10": (("lisinopril 10 mg tablet", "Take 1 tablet by mouth daily"),),
     "E78.5": (("atorvastatin 20 mg tablet", "Take 1 tablet by mouth at bedtime"),),
@@ -46,6 +49,13 @@ COMPLETED_COURSES: dict[str, tuple[str, str]] = {
 _DOSE = re.compile(r"^(.*?\d[\d,./]*\s*(?:mg|mcg|units|mg/kg|mg/m2))\s+(.*)$")
 _ALLERGY = re.compile(r"Allergies: ([^.]+)\.")
 NO_ALLERGY_RECORD = "Not on File"
+
+
+def medications_for(code: str) -> tuple[tuple[str, str], ...]:
+    """The drugs a diagnosis implies: those of the exact code, else those of its category."""
+    if code in DIAGNOSIS_MEDICATIONS:
+        return DIAGNOSIS_MEDICATIONS[code]
+    return DIAGNOSIS_MEDICATIONS.get(code.split(".")[0], ())
 
 
 def split_drug(text: str) -> tuple[str, str]:

@@ -18,9 +18,10 @@ from admindesk.envs.common.seeding import WorldSeed
 
 from . import models as m
 from . import models_work as w
-from .chart_rules import COMPLETED_COURSES, DIAGNOSIS_MEDICATIONS, allergy_line, split_drug
+from .chart_rules import COMPLETED_COURSES, allergy_line, medications_for, split_drug
 from .document_files import document_pdf, download_name
 from .seed_history import seed_history
+from .seed_inbasket import seed_inbasket
 from .seed_queues import seed_work_queues
 from .vocab import DOCUMENT_KINDS
 
@@ -119,7 +120,7 @@ def _medications(session: Session, world, mrn: str, encounters) -> None:
 
     for enc in encounters:
         for code in enc.diagnosis_codes:
-            for name, sig in DIAGNOSIS_MEDICATIONS.get(code, ()):
+            for name, sig in medications_for(code):
                 add(name, sig, code, enc.provider_npi, enc.date, "Active")
             if code in COMPLETED_COURSES:
                 add(*COMPLETED_COURSES[code], code, enc.provider_npi, enc.date, "Completed")
@@ -202,7 +203,8 @@ def seed_records(session: Session, world) -> None:
     """Copy a world's patients and everything about them (the background world's, or a
     task's case on top of it) into the EHR's tables."""
     # Relationships are view-only, so flush section by section to insert parents first.
-    for section in (_patients, _chart, _documents, _billing, _authorizations, seed_history, seed_work_queues):
+    for section in (_patients, _chart, _documents, _billing, _authorizations, seed_history, seed_work_queues,
+                    seed_inbasket):
         section(session, world)
         session.flush()
 

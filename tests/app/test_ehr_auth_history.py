@@ -136,7 +136,7 @@ def test_refused_changes_write_nothing(client, open_order, setup, fields, messag
     before_auth, before_history = auth_row(client, open_order.id), history(client, open_order.id)
     response = change(client, open_order.id, **fields)
     page = response.get_data(as_text=True)
-    assert response.status_code == 422 and message in page and "Please correct the highlighted fields." in page
+    assert response.status_code == 422 and message in page and "This activity cannot be saved until these fields are corrected:" in page
     assert auth_row(client, open_order.id) == before_auth
     assert history(client, open_order.id) == before_history
 

@@ -150,5 +150,5 @@ def test_bad_order_of_benefits_writes_nothing(client, both_active, ranks, reason
     before = (client.snapshot()["coverages"], rows(client, "coverage_history", both_active[0].mrn))
     response = set_ranks(client, both_active, ranks, reason)
     page = response.get_data(as_text=True)
-    assert response.status_code == 422 and message in page and "Please correct the highlighted fields." in page
+    assert response.status_code == 422 and message in page and "This activity cannot be saved until these fields are corrected:" in page
     assert (client.snapshot()["coverages"], rows(client, "coverage_history", both_active[0].mrn)) == before

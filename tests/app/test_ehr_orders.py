@@ -83,7 +83,7 @@ def test_authorization_bad_input_changes_nothing(client, open_order, change, mes
     response = client.post(f"/orders/{open_order.id}/authorization", {**VALID, **change})
     assert response.status_code == 422
     page = response.get_data(as_text=True)
-    assert message in page and "Please correct the highlighted fields." in page
+    assert message in page and "This activity cannot be saved until these fields are corrected:" in page
     assert auth_row(client, open_order.id) == before
 
 

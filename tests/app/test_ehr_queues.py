@@ -43,7 +43,7 @@ def test_seeded_queues(client):
                                                    ("dme", "DME Work Queue", "Service")])
 def test_queue_lists_render(client, slug, heading, column):
     page = text(client.get(f"/queues/{slug}"))
-    assert heading in page and column in page and "Assign to me" in page and "Page 1 of" in page
+    assert heading in page and column in page and "Assign to me" in page and "Screen 1 / " in page
     event = client.snapshot()["audit_events"][-1]
     assert event["record_type"] == "work_queue" and event["record_id"] == heading.replace(" Work Queue", "")
 
@@ -79,13 +79,13 @@ def test_chart_banner_counts_items_open_in_their_own_queue(app, client):
 def test_queue_pages_hold_25_items(client):
     page = text(client.get("/queues/prior-auth"))
     assert page.count("aria-label=\"Open item ") == 25
-    assert "Page 2 of" in text(client.get("/queues/prior-auth?page=2"))
+    assert "Screen 2 / " in text(client.get("/queues/prior-auth?page=2"))
 
 
 def test_queue_filters(app, client):
     mine = text(client.get("/queues/prior-auth?assignee=me"))
     rows = [r for r in client.snapshot()["work_items"] if r["queue"] == "Prior Auth" and r["assignee"] == "coordinator"]
-    assert f"1&ndash;{min(25, len(rows))} of {len(rows)}" in mine
+    assert f"Records 1 to {min(25, len(rows))} of {len(rows)}" in mine
     by_payer = text(client.get("/queues/denials?payer=PYR-KMH&status=all"))
     assert "Keystone Mutual Health" in by_payer and "Northwind Health Plan</td>" not in by_payer
     resolved = text(client.get("/queues/denials?status=Resolved"))

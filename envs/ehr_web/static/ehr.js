@@ -12,3 +12,11 @@ document.addEventListener("click", function (event) {
 document.addEventListener("DOMContentLoaded", function () {
   document.querySelectorAll("dialog[data-open-on-load]").forEach(function (d) { d.showModal(); });
 });
+// A header checkbox with data-check-all="NAME" checks or clears every NAME box of the page.
+document.addEventListener("change", function (event) {
+  var name = event.target.getAttribute && event.target.getAttribute("data-check-all");
+  if (!name) { return; }
+  document.querySelectorAll('input[type=checkbox][name="' + name + '"]').forEach(function (box) {
+    box.checked = event.target.checked;
+  });
+});

@@ -1,6 +1,7 @@
 """Helpers every EHR view uses: record lookups, staff names, what counts as an open work item."""
 from __future__ import annotations
 
+from flask import g
 from sqlalchemy import and_, or_, select
 
 from admindesk.envs.common.kit_models import StaffUser
@@ -19,6 +20,15 @@ def staff_names() -> dict[str, str]:
     """username -> display name of the EHR's staff, by display name (assignee pickers, filters)."""
     return {user.username: user.display_name
             for user in db().scalars(select(StaffUser).order_by(StaffUser.display_name))}
+
+
+def display_name(username: str | None) -> str:
+    """Template filter: a staff member's name for a username (the username if unknown)."""
+    if not username:
+        return ""
+    if "staff_names" not in g:
+        g.staff_names = staff_names()
+    return g.staff_names.get(username, username)
 
 
 def open_items_filter(queue: Queue):

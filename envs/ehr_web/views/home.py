@@ -1,4 +1,5 @@
-"""Home dashboard (work-queue counts, recently viewed patients) and My Items."""
+"""Home dashboard (queue counts, aging, items due, recent activity, messages, recently
+viewed patients) and My Items; the app's phone-number filter."""
 from __future__ import annotations
 
 from flask import Blueprint, render_template
@@ -10,26 +11,52 @@ from admindesk.envs.common.kit_models import AuditEvent
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db
 
+from ..formats import phone
 from ..models import Patient
-from ..models_work import WorkItem
+from ..models_desk import InBasketMessage
+from ..models_work import WorkItem, WorkItemEvent
 from ..vocab import QUEUE_BY_NAME, QUEUES
-from .common import open_items_filter
+from .common import display_name, open_in_any_queue, staff_names
+from .inbasket import queue_counts, visible_to
 from .queues import PER_PAGE, item_rows
 
 home = Blueprint("home", __name__)
 RECENT_PATIENTS = 8
+RECENT_ROWS = 8
+# (label, first day, last day) of the aging buckets, by days since an item entered its queue.
+AGING_BUCKETS = (("0-7 days", 0, 7), ("8-14 days", 8, 14), ("15-30 days", 15, 30), ("31-60 days", 31, 60),
+                 ("Over 60 days", 61, 100_000))
+
+home.add_app_template_filter(phone, "phone")
+home.add_app_template_filter(display_name, "display_name")
 
 
-def _queue_counts(queue, username: str) -> dict[str, int]:
-    """The queue's open items: all, unassigned, mine, overdue and due today (one query)."""
+def _aging(username: str) -> list[tuple[str, int, int]]:
+    """Open items by days in queue: (bucket label, all open items, mine)."""
     today = clock.today()
-    counts = {"open": func.count(), "unassigned": func.count().filter(WorkItem.assignee.is_(None)),
-              "mine": func.count().filter(WorkItem.assignee == username),
-              "overdue": func.count().filter(WorkItem.due_date < today),
-              "due_today": func.count().filter(WorkItem.due_date == today)}
-    row = db().execute(select(*(count.label(name) for name, count in counts.items()))
-                       .where(WorkItem.queue == queue.name, open_items_filter(queue))).one()
-    return row._asdict()
+    ages = [((today - created).days, who)
+            for created, who in db().execute(select(WorkItem.created_on, WorkItem.assignee).where(open_in_any_queue()))]
+    return [(label, sum(1 for age, _who in ages if low <= age <= high),
+             sum(1 for age, who in ages if low <= age <= high and who == username))
+            for label, low, high in AGING_BUCKETS]
+
+
+def _recent_activity(username: str) -> list[tuple[WorkItemEvent, WorkItem]]:
+    """The latest changes on work items assigned to this user or made by them."""
+    return list(db().execute(select(WorkItemEvent, WorkItem).join(WorkItem, WorkItem.id == WorkItemEvent.work_item_id)
+                             .where((WorkItem.assignee == username) | (WorkItemEvent.username == username))
+                             .order_by(WorkItemEvent.at.desc(), WorkItemEvent.id.desc()).limit(RECENT_ROWS)).all())
+
+
+def _latest_messages(username: str) -> list[InBasketMessage]:
+    return list(db().scalars(select(InBasketMessage).where(visible_to(username), InBasketMessage.status != "Done")
+                             .order_by(InBasketMessage.received_at.desc(), InBasketMessage.id.desc())
+                             .limit(RECENT_ROWS)))
+
+
+def _due_soon(username: str) -> list[WorkItem]:
+    return list(db().scalars(item_rows().where(WorkItem.assignee == username, open_in_any_queue())
+                             .order_by(WorkItem.due_date, WorkItem.id).limit(RECENT_ROWS)))
 
 
 def _recent_patients(username: str) -> list[Patient]:
@@ -48,9 +75,10 @@ def dashboard():
     """Work-queue counts with links into each queue, and recently viewed charts."""
     describe(action="view_dashboard")
     username = current_username()
-    counts = {queue.slug: _queue_counts(queue, username) for queue in QUEUES.values()}
-    return render_template("home.html", queues=QUEUES.values(), counts=counts,
-                           recent=_recent_patients(username))
+    counts = {queue.slug: queue_counts(queue, username) for queue in QUEUES.values()}
+    return render_template("home.html", queues=QUEUES.values(), counts=counts, recent=_recent_patients(username),
+                           aging=_aging(username), activity=_recent_activity(username), staff=staff_names(),
+                           messages=_latest_messages(username), due_soon=_due_soon(username))
 
 
 @home.get("/my-items")

@@ -2,7 +2,7 @@
 status/disposition changes with follow-up dates, and notes on the item."""
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 from sqlalchemy.orm import contains_eager, selectinload
 
@@ -12,16 +12,18 @@ from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..forms import options, AssignForm, NoteForm, QueueFilterForm, WorkItemUpdateForm
+from ..forms_desk import SavedViewForm
 from ..models import Patient, Payer, Supplier
 from ..models_work import Claim, ClaimLine, WorkItem, WorkItemEvent
 from ..vocab import QUEUE_BY_NAME, QUEUES, Queue
 from .billing import code_descriptions, denials
-from .common import open_items_filter, staff_names
+from .common import staff_names
 from .notes import add_note, notes_for, store_note
+from .queue_desk import QUEUE_TABS, bulk_form, current_tab, queue_or_404, saved_views, tab_counts, tab_filter
 
 queues = Blueprint("queues", __name__, url_prefix="/queues")
 PER_PAGE = 25
-SORT_COLUMNS = {"due": WorkItem.due_date, "item": WorkItem.id, "status": WorkItem.status,
+SORT_COLUMNS = {"age": WorkItem.created_on, "due": WorkItem.due_date, "item": WorkItem.id, "status": WorkItem.status,
                 "priority": WorkItem.priority, "patient": Patient.last_name, "payer": Payer.name,
                 "assignee": WorkItem.assignee, "follow_up": WorkItem.follow_up_date}
 
@@ -41,16 +43,10 @@ def item_rows():
                          selectinload(Claim.remittance))))
 
 
-def queue_or_404(slug: str) -> Queue:
-    if slug not in QUEUES:
-        abort(404)
-    return QUEUES[slug]
-
-
 def _filter_form(queue: Queue, staff: dict[str, str]) -> QueueFilterForm:
     form = QueueFilterForm(request.args)
     payers = [(p.id, p.name) for p in db().scalars(select(Payer).order_by(Payer.name))]
-    form.status.choices = options([("", "All open"), ("all", "All statuses"), *queue.statuses])
+    form.status.choices = options([("", "All in this tab"), ("all", "All statuses, every tab"), *queue.statuses])
     form.payer.choices = options([("", "All payers"), *payers])
     form.assignee.choices = options([("", "Anyone"), ("me", "Assigned to me"), ("unassigned", "Unassigned"),
                                      *staff.items()])
@@ -60,7 +56,8 @@ def _filter_form(queue: Queue, staff: dict[str, str]) -> QueueFilterForm:
 def _filtered(queue: Queue, form: QueueFilterForm):
     stmt = item_rows().where(WorkItem.queue == queue.name)
     status = form.status.data or ""
-    stmt = stmt.where(open_items_filter(queue)) if status == "" else (
+    # A chosen status wins over the tab, so "Denied" shows denied items wherever they sit.
+    stmt = stmt.where(tab_filter(queue, current_tab())) if status == "" else (
         stmt if status == "all" else stmt.where(WorkItem.status == status))
     if form.payer.data:
         stmt = stmt.where(WorkItem.payer_id == form.payer.data)
@@ -90,7 +87,9 @@ def queue_list(slug: str):
     page = paginate(db(), _filtered(queue, form), per_page=PER_PAGE) if valid else None
     denied = {item.id: denials(item.claim) for item in page.items if item.claim} if page else {}
     return render_template("queue_list.html", queue=queue, form=form, page=page, staff=staff, denied=denied,
-                           today=clock.today()), (200 if valid else 422)
+                           today=clock.today(), tabs=QUEUE_TABS, tab=current_tab(), tab_counts=tab_counts(queue),
+                           bulk=bulk_form(queue, staff), view_form=SavedViewForm(formdata=None),
+                           my_views=saved_views(queue)), (200 if valid else 422)
 
 
 def _update_form(item: WorkItem, bound: bool) -> WorkItemUpdateForm:
