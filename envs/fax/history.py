@@ -88,7 +88,7 @@ def _jobs(session: Session, faxes: Sequence) -> list[_Job]:
         day = fax.received_at.date() - timedelta(days=days_before)
         queued = datetime.combine(day, time(8, 0)) + timedelta(minutes=(number * 37) % 480)
         jobs.append(_Job(queued, line, contact, contact.fax_number, template, re, comments, title,
-                         number % len(FAILURES) if number % 3 == 0 else None))
+                         (number // 3) % len(FAILURES) if number % 3 == 0 else None))
     return sorted(jobs, key=lambda job: (job.queued_at, job.to_number))
 
 
