@@ -18,13 +18,14 @@ from .models import Base
 from .seed import seed
 from .session_timeout import count_page_view, session_bp
 from .views import BLUEPRINTS
+from .whats_new import show_whats_new, whats_new_bp
 
 SPEC = AppSpec(
     name="payer_portal_b",
     title="Keystone Mutual Provider Connect",
     package_dir=Path(__file__).resolve().parent,
     base=Base,
-    blueprints=(*BLUEPRINTS, session_bp),
+    blueprints=(*BLUEPRINTS, session_bp, whats_new_bp),
     seed=seed,
     home_endpoint="home.index",
     date_format=DATE_FORMAT,
@@ -32,9 +33,11 @@ SPEC = AppSpec(
 
 
 def create_app(config: AppConfig) -> Flask:
-    """Portal B on the kit, plus the page-view counter behind the session-timeout warning."""
+    """Portal B on the kit, plus the page-view hooks behind the session-timeout warning and
+    the "What's new" notice."""
     app = create_kit_app(SPEC, config)
-    # Registered after the kit's login guard, so g.user is known when it runs.
+    # Registered after the kit's login guard, so g.user is known when they run.
     app.before_request(count_page_view)
+    app.before_request(show_whats_new)
     app.jinja_env.filters["phone"] = format_phone
     return app

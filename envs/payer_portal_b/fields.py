@@ -60,7 +60,7 @@ class MoneyField(DecimalField):
 
 
 def format_phone(number: str | None) -> str:
-    """'8005550177' -> '(800) 555-0177'; anything else unchanged."""
+    """Keystone writes phone and fax numbers with dots: '8005550177' -> '800.555.0177'; anything else unchanged."""
     if number and len(number) == 10 and number.isdigit():
-        return f"({number[:3]}) {number[3:6]}-{number[6:]}"
+        return f"{number[:3]}.{number[3:6]}.{number[6:]}"
     return number or ""

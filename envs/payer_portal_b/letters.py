@@ -24,7 +24,7 @@ def issue_letter(session: Session, *, letter_type: str, subscriber_id: str, clai
                  body: str, issued_on: date) -> Correspondence:
     """Render the letter on Keystone's letterhead and add its row (caller commits)."""
     payer = session.query(PayerProfile).one()
-    letter_id = next_letter_id(session)
+    letter_id = next_letter_id(session, issued_on)
     content = render_pdf(title=subject, fields=[("Letter ID", letter_id), *fields], body=body,
                          letterhead=f"{payer.name}\nProvider Appeals and Utilization Management\n"
                                     f"Fax {format_phone(payer.appeals_fax)} - Phone {format_phone(payer.phone)}",

@@ -344,7 +344,8 @@ class DmeRequest(Base):
     quantity: Mapped[int] = mapped_column(Integer)
     diagnosis_codes: Mapped[list] = mapped_column(JSON)
     ordering_npi: Mapped[str] = mapped_column(String(10))
-    supplier_npi: Mapped[str] = mapped_column(String(10))
+    # None for an authorization on file whose equipment was not billed yet (supplier unknown).
+    supplier_npi: Mapped[str | None] = mapped_column(String(10))
     face_to_face_date: Mapped[date] = mapped_column(Date)
     order_date: Mapped[date] = mapped_column(Date)
     ahi: Mapped[float | None] = mapped_column(Float)
@@ -371,6 +372,8 @@ class DmeRequest(Base):
     device_setup_date: Mapped[date | None] = mapped_column(Date)
     adherence_start: Mapped[date | None] = mapped_column(Date)
     nights_4h: Mapped[int | None] = mapped_column(Integer)
+    # "Portal" for a request made here, "On file" for an authorization made before the portal's history.
+    source: Mapped[str] = mapped_column(String(16), default="Portal")
 
 
 class Attachment(StoredFileColumns, Base):

@@ -1,11 +1,13 @@
 """Reference numbers from sequences in the database: same actions, same numbers.
 
-Keystone Mutual formats (different from portal A's on purpose):
-precertification reference `PRC-2026-00001`, authorization number `KMH26900001`,
-appeal id `KAP-2026-00001`, DME request `DME-2026-00001`, eligibility inquiry `ELG-0000001`,
+Keystone Mutual formats (different from portal A's on purpose): case numbers are
+`KM-<kind>-<yy>-<serial>` with kind P (precertification, e.g. `KM-P-26-000123`), D (DME
+request) or A (appeal); authorization number `KMH26900001`, eligibility inquiry `ELG-0000001`,
 letter `KLT-2026-00001`, peer-to-peer `P2P-2026-00001`, corrected claim `KCC-2026-00001`.
 """
 from __future__ import annotations
+
+from datetime import date
 
 from sqlalchemy.orm import Session
 
@@ -19,33 +21,39 @@ def _take(session: Session, name: str) -> int:
     return sequences.next_value(session, name, SEQUENCES[name])
 
 
+def case_number(kind: str, year: int, serial: int) -> str:
+    """Keystone's case number of one kind ("P", "D" or "A"): `KM-P-26-000123`."""
+    return f"KM-{kind}-{year % 100:02d}-{serial:06d}"
+
+
 def next_precert_reference(session: Session) -> str:
-    return f"PRC-{clock.today().year}-{_take(session, 'precert'):05d}"
+    return case_number("P", clock.today().year, _take(session, "precert"))
 
 
 def next_authorization_number(session: Session) -> str:
     return f"KMH{clock.today():%y}{_take(session, 'authorization'):06d}"
 
 
-def next_appeal_id(session: Session) -> str:
-    return f"KAP-{clock.today().year}-{_take(session, 'appeal'):05d}"
+def next_appeal_id(session: Session, filed_on: date | None = None) -> str:
+    """The next appeal id, in the year of `filed_on` (today when not given)."""
+    return case_number("A", (filed_on or clock.today()).year, _take(session, "appeal"))
 
 
 def next_dme_request_id(session: Session) -> str:
-    return f"DME-{clock.today().year}-{_take(session, 'dme'):05d}"
+    return case_number("D", clock.today().year, _take(session, "dme"))
 
 
 def next_inquiry_id(session: Session) -> str:
     return f"ELG-{_take(session, 'eligibility'):07d}"
 
 
-def next_letter_id(session: Session) -> str:
-    return f"KLT-{clock.today().year}-{_take(session, 'letter'):05d}"
+def next_letter_id(session: Session, issued_on: date) -> str:
+    """The next letter id, in the year the letter is dated."""
+    return f"KLT-{issued_on.year}-{_take(session, 'letter'):05d}"
 
 
 def next_p2p_id(session: Session) -> str:
     return f"P2P-{clock.today().year}-{_take(session, 'p2p'):05d}"
-
 
 
 def next_corrected_claim_number(session: Session) -> str:

@@ -1,8 +1,8 @@
 """Helpers the views share: the payer, uploads and attachments."""
 from __future__ import annotations
 
-from flask import Response, abort
-from sqlalchemy import select
+from flask import Response, abort, request
+from sqlalchemy import func, select
 from werkzeug.datastructures import FileStorage
 
 from admindesk.envs.common import clock
@@ -73,3 +73,21 @@ def check_uploads(slots: list[tuple[str, FileStorage, object]]) -> list[tuple[st
 
 def has_errors(form) -> bool:
     return any(field.errors for field in form)
+
+
+PAGE_SIZES = (10, 15, 25, 50)
+DEFAULT_PAGE_SIZE = 15
+
+
+def requested_page_size() -> int:
+    """The `per_page` query argument when it is one of the offered sizes, else 15."""
+    value = request.args.get("per_page", "")
+    return int(value) if value.isdigit() and int(value) in PAGE_SIZES else DEFAULT_PAGE_SIZE
+
+
+def status_counts(column, preferred: tuple[str, ...]) -> list[tuple[str, int]]:
+    """(status, rows on file) for every status present in `column`'s table, `preferred` ones first."""
+    counts = dict(db().execute(select(column, func.count()).group_by(column)).all())
+    ordered = [status for status in preferred if status in counts]
+    ordered += sorted(status for status in counts if status not in preferred)
+    return [(status, counts[status]) for status in ordered]

@@ -19,7 +19,7 @@ from admindesk.envs.common.sequences import seed_sequences
 
 from . import models as m
 from .numbering import SEQUENCES
-from .seed_history import seed_history
+from .seed_history import dme_on_file, seed_history
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 PORTAL_KEY = "b"
@@ -112,11 +112,17 @@ def _seed_policies(session: Session) -> None:
 
 
 def _seed_authorizations(session: Session, world, payer_id: str) -> None:
-    """Requests already on file (made before this portal's history starts) keep their case numbers."""
+    """Requests already on file (made before this portal's history starts) keep their case numbers;
+    DME items are listed with the DME requests, everything else with the precertifications."""
     policy_of = dict(session.execute(select(m.PolicyCode.code, m.PolicyCode.policy_number)).all())
+    dme_codes = set(session.scalars(select(m.DmeRequirement.code)))
     subscribers = {c.member_id: world.patient(c.mrn) for c in world.coverages if c.payer_id == payer_id}
     for auth in world.authorizations:
         if auth.payer_id != payer_id:
+            continue
+        if auth.code in dme_codes and auth.order_id:
+            session.add(dme_on_file(world, auth, subscribers[auth.member_id].full_name,
+                                    _ON_FILE_REASONS[auth.status]))
             continue
         order = world.order(auth.order_id) if auth.order_id else None
         approved = auth.status == "Approved"

@@ -39,13 +39,18 @@ def _ensure_activity_row(name: str) -> None:
                  .on_conflict_do_nothing(index_elements=["username"]))
 
 
+def is_page_view(user) -> bool:
+    """An authenticated GET of a portal page (not a download, the bench API or a static file)."""
+    endpoint = request.endpoint or ""
+    return not (user is None or request.method != "GET" or not endpoint or endpoint in NOT_PAGE_VIEWS
+                or endpoint.startswith(("bench.", "auth.")) or endpoint.endswith("static"))
+
+
 def count_page_view() -> None:
     """before_request hook (after the login guard): count the view, decide on the warning."""
     g.show_timeout_warning = False
     user = g.get("user")
-    endpoint = request.endpoint or ""
-    if (user is None or request.method != "GET" or not endpoint or endpoint in NOT_PAGE_VIEWS
-            or endpoint.startswith(("bench.", "auth.")) or endpoint.endswith("static")):
+    if not is_page_view(user):
         return
     _ensure_activity_row(user.username)
     # One atomic increment: parallel page views each count (no lost update).
@@ -56,7 +61,8 @@ def count_page_view() -> None:
     db().commit()
 
 
-def _safe_return(target: str | None) -> str:
+def safe_return(target: str | None) -> str:
+    """`target` when it is a path on this site, else the home page (no open redirect)."""
     if target and target.startswith("/") and not target.startswith("//"):
         return target
     return url_for("home.index")
@@ -71,4 +77,4 @@ def keep_alive():
     row.last_acknowledged_at = clock.now()
     db().commit()
     describe(action="stay_signed_in", record_type="session", record_id=g.user.username)
-    return redirect(_safe_return(request.form.get("next")))
+    return redirect(safe_return(request.form.get("next")))

@@ -73,3 +73,14 @@ class PeerToPeer(Base):
     outcome_note: Mapped[str] = mapped_column(Text, default="")
     requested_by: Mapped[str] = mapped_column(String(64))
     requested_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class WhatsNewNotice(Base):
+    """The "What's new at Keystone" notice as one user saw it: first shown, and dismissed."""
+
+    __tablename__ = "whats_new_notices"
+
+    username: Mapped[str] = mapped_column(String(64), primary_key=True)
+    first_shown_at: Mapped[datetime] = mapped_column(DateTime)
+    times_shown: Mapped[int] = mapped_column(Integer)
+    dismissed_at: Mapped[datetime | None] = mapped_column(DateTime)

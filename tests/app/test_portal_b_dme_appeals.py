@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from sqlalchemy import select
 
 from admindesk.envs.common.pdf import render_pdf
 from admindesk.envs.payer_portal_b import create_app
-from admindesk.envs.payer_portal_b.models import (Claim, ExplanationOfBenefits, Provider, Subscriber,
+from admindesk.envs.payer_portal_b.models import (Appeal, Claim, ExplanationOfBenefits, Provider, Subscriber,
                                                   Supplier)
 
 from .conftest import build_app
@@ -30,7 +31,9 @@ def data(app):
                                            .order_by(Subscriber.subscriber_id)))
         npi = session.scalars(select(Provider.npi).where(Provider.kind == "Individual").order_by(Provider.npi)).first()
         supplier = session.scalars(select(Supplier.npi).order_by(Supplier.npi)).first()
-        eobs = list(session.scalars(select(ExplanationOfBenefits).order_by(ExplanationOfBenefits.claim_number)))
+        appealed = set(session.scalars(select(Appeal.claim_number)))
+        eobs = [e for e in session.scalars(select(ExplanationOfBenefits).order_by(ExplanationOfBenefits.claim_number))
+                if e.claim_number not in appealed]
         open_claim = next(session.get(Claim, e.claim_number) for e in eobs if e.appeal_deadline.isoformat() >= "2026-11-16")
         late_claim = next(session.get(Claim, e.claim_number) for e in eobs if e.appeal_deadline.isoformat() < "2026-11-16")
         eob_numbers = {e.claim_number for e in eobs}
@@ -39,6 +42,16 @@ def data(app):
         session.expunge_all()
     return {"subscriber": subscribers[0], "other": subscribers[1], "npi": npi, "supplier": supplier,
             "open_claim": open_claim, "late_claim": late_claim, "pending_claim": pending}
+
+
+def dme_filed(client) -> list[dict]:
+    """DME requests made in this episode (authorizations on file are listed too)."""
+    return [r for r in client.snapshot()["dme_requests"] if r["source"] == "Portal"]
+
+
+def appeals_filed(client) -> list[dict]:
+    """Appeals filed in this episode (the seeded history is filed by billing.office)."""
+    return [a for a in client.snapshot()["appeals"] if a["submitted_by"] == "coordinator"]
 
 
 def pdf(content: bytes, name: str):
@@ -72,19 +85,19 @@ def test_dme_form_shows_requirements(client):
 def test_dme_cpap_approved(client, data):
     response = submit_dme(client, data)
     assert response.status_code == 302, response.get_data(as_text=True)
-    [item] = client.snapshot()["dme_requests"]
-    assert item["request_id"] == "DME-2026-00001" and item["status"] == "Approved"
+    [item] = dme_filed(client)
+    assert item["request_id"] == "KM-D-26-000001" and item["status"] == "Approved"
     assert item["authorization_number"] == "KMH26900001" and item["approved_months"] == 3 and item["ahi"] == 22.4
     attachments = client.snapshot()["attachments"]
     assert [(a["owner_id"], a["document_type"], a["file_name"]) for a in attachments] == [
-        ("DME-2026-00001", "Detailed written order", "written_order.pdf"),
-        ("DME-2026-00001", "Sleep study report", "psg.pdf")]
+        ("KM-D-26-000001", "Detailed written order", "written_order.pdf"),
+        ("KM-D-26-000001", "Sleep study report", "psg.pdf")]
     page = client.get(response.location).get_data(as_text=True)
     assert "KMH26900001" in page and "3-month rental" in page
     audit = [r for r in client.snapshot()["audit_events"] if r["endpoint"] == "dme.detail"][-1]
-    assert audit["record_id"] == "DME-2026-00001"
-    assert client.get(f"/dme/DME-2026-00001/attachments/{attachments[0]['id']}").data == ORDER_PDF
-    assert "DME-2026-00001" in client.get("/dme?q=E0601").get_data(as_text=True)
+    assert audit["record_id"] == "KM-D-26-000001"
+    assert client.get(f"/dme/KM-D-26-000001/attachments/{attachments[0]['id']}").data == ORDER_PDF
+    assert "KM-D-26-000001" in client.get("/dme?q=E0601").get_data(as_text=True)
 
 
 @pytest.mark.parametrize("changes, status, reason", [
@@ -99,7 +112,7 @@ def test_dme_cpap_approved(client, data):
 ])
 def test_dme_evaluation(client, data, changes, status, reason):
     submit_dme(client, data, **changes)
-    [item] = client.snapshot()["dme_requests"]
+    [item] = dme_filed(client)
     assert item["status"] == status and reason in item["decision_reason"]
     assert (item["authorization_number"] is not None) == (status == "Approved")
 
@@ -107,7 +120,7 @@ def test_dme_evaluation(client, data, changes, status, reason):
 def test_dme_duplicate(client, data):
     submit_dme(client, data)
     submit_dme(client, data, ahi="23.0")  # a different post: an identical one is a double submit
-    first, second = client.snapshot()["dme_requests"]
+    first, second = dme_filed(client)
     assert second["status"] == "Duplicate" and first["request_id"] in second["decision_reason"]
 
 
@@ -116,7 +129,7 @@ def test_dme_fax_only_item_refused(client, data):
     page = response.get_data(as_text=True)
     assert response.status_code == 422 and "Fax submission required" in page
     assert "/policies/KM-DME-403/fax-form.pdf" in page
-    assert client.snapshot()["dme_requests"] == []
+    assert dme_filed(client) == []
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -145,7 +158,7 @@ def test_dme_bad_input_changes_nothing(client, data, changes, message):
 
 
 def test_dme_unknown_request_is_404(client):
-    assert client.get("/dme/DME-2026-09999").status_code == 404
+    assert client.get("/dme/KM-D-26-009999").status_code == 404
 
 
 # ---- appeals ------------------------------------------------------------------------------
@@ -176,24 +189,25 @@ def test_appeal_filed(client, data):
     claim = data["open_claim"]
     response = file_appeal(client, claim)
     assert response.status_code == 302, response.get_data(as_text=True)
-    [appeal] = client.snapshot()["appeals"]
-    assert appeal["appeal_id"] == "KAP-2026-00001" and appeal["status"] == "In Review"
+    [appeal] = appeals_filed(client)
+    appeal_id = appeal["appeal_id"]
+    assert re.fullmatch(r"KM-A-26-\d{6}", appeal_id) and appeal["status"] == "In Review"
     assert appeal["claim_number"] == claim.claim_number and appeal["subscriber_id"] == claim.subscriber_id
     assert appeal["attested"] is True and appeal["decision_due"] == "2027-01-15"
     assert appeal["reason_category"] == "Medical necessity" and appeal["billed_amount"] == claim.billed_amount
     [attachment] = client.snapshot()["attachments"]
     assert attachment["owner_type"] == "appeal" and attachment["file_name"] == "appeal_letter.pdf"
     page = client.get(response.location).get_data(as_text=True)
-    assert "KAP-2026-00001" in page and "15-Jan-2027" in page and "appeal_letter.pdf" in page
-    assert "KAP-2026-00001" in client.get(f"/claims/{claim.claim_number}?tab=appeals").get_data(as_text=True)
-    assert "KAP-2026-00001" in client.get("/appeals").get_data(as_text=True)
-    assert "KAP-2026-00001" in client.get(f"/appeals?q={claim.claim_number}").get_data(as_text=True)
+    assert appeal_id in page and "15-Jan-2027" in page and "appeal_letter.pdf" in page
+    assert appeal_id in client.get(f"/claims/{claim.claim_number}?tab=appeals").get_data(as_text=True)
+    assert appeal_id in client.get("/appeals").get_data(as_text=True)
+    assert appeal_id in client.get(f"/appeals?q={claim.claim_number}").get_data(as_text=True)
     audit = [r for r in client.snapshot()["audit_events"] if r["endpoint"] == "appeals.new"][-1]
-    assert audit["action"] == "file_appeal" and audit["record_id"] == "KAP-2026-00001"
-    assert client.get(f"/appeals/KAP-2026-00001/attachments/{attachment['id']}").data == LETTER_PDF
-    assert client.get(f"/appeals/KAP-2026-00002/attachments/{attachment['id']}").status_code == 404
+    assert audit["action"] == "file_appeal" and audit["record_id"] == appeal_id
+    assert client.get(f"/appeals/{appeal_id}/attachments/{attachment['id']}").data == LETTER_PDF
+    assert client.get(f"/appeals/KM-A-26-999999/attachments/{attachment['id']}").status_code == 404
     second = file_appeal(client, claim, appellant_name="Jordan Ellis, again")
-    assert second.status_code == 422 and "Appeal KAP-2026-00001 (level 1) is still in review" in second.get_data(as_text=True)
+    assert second.status_code == 422 and f"Appeal {appeal_id} (level 1) is still in review" in second.get_data(as_text=True)
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -223,13 +237,13 @@ def test_appeal_bad_input_changes_nothing(client, data, changes, message):
 def test_appeal_amount_may_carry_dollar_sign_and_commas(client, data):
     claim = data["open_claim"]
     assert file_appeal(client, claim, billed_amount=f"${claim.billed_amount:,.2f}").status_code == 302
-    assert client.snapshot()["appeals"][0]["billed_amount"] == claim.billed_amount
+    assert appeals_filed(client)[0]["billed_amount"] == claim.billed_amount
 
 
 def test_appeal_refused_after_filing_limit(client, data):
     response = file_appeal(client, data["late_claim"])
     assert response.status_code == 422 and "Late appeals are not accepted" in response.get_data(as_text=True)
-    assert client.snapshot()["appeals"] == []
+    assert appeals_filed(client) == []
 
 
 def test_appeal_refused_while_claim_in_process(client, data):
@@ -245,8 +259,8 @@ def test_appeal_accepted_on_deadline_day(client, data):
     client.reset(f"{deadline.isoformat()}T16:00:00")
     client.login()
     assert file_appeal(client, late).status_code == 302
-    assert client.snapshot()["appeals"][0]["submitted_at"] == f"{deadline.isoformat()}T16:00:00"
+    assert appeals_filed(client)[0]["submitted_at"] == f"{deadline.isoformat()}T16:00:00"
 
 
 def test_appeal_unknown_is_404(client):
-    assert client.get("/appeals/KAP-2026-09999").status_code == 404
+    assert client.get("/appeals/KM-A-26-999999").status_code == 404

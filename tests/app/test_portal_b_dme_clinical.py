@@ -18,7 +18,7 @@ def app(app_data_dir):
 
 
 def last_request(client) -> dict:
-    return client.snapshot()["dme_requests"][-1]
+    return [r for r in client.snapshot()["dme_requests"] if r["source"] == "Portal"][-1]
 
 
 OXYGEN = {"hcpcs_code": "E1390", "diagnosis_codes": "J44.9", "ahi": "", "sleep_test_date": "",
@@ -87,12 +87,12 @@ def test_pap_continued_coverage_on_adherence(client, data):  # noqa: F811
 def test_continued_coverage_refusals_write_nothing(client, data):  # noqa: F811
     before = client.snapshot()
     for changes, message in [
-        ({"initial_request_id": "DME-2026-09999"}, "is not an approved initial PAP request"),
+        ({"initial_request_id": "KM-D-26-009999"}, "is not an approved initial PAP request"),
         ({"nights_4h": ""}, "A continued-coverage request needs the approved trial"),
-        ({"initial_request_id": "DME-2026-09999", "hcpcs_code": "E1390", "diagnosis_codes": "J44.9"},
+        ({"initial_request_id": "KM-D-26-009999", "hcpcs_code": "E1390", "diagnosis_codes": "J44.9"},
          "applies to PAP devices (E0601, E0470) only"),
     ]:
-        response = continued(client, data, **{"trial_id": changes.pop("initial_request_id", "DME-2026-09999")},
+        response = continued(client, data, **{"trial_id": changes.pop("initial_request_id", "KM-D-26-009999")},
                              **changes)
         assert response.status_code == 422 and message in response.get_data(as_text=True)
     after = client.snapshot()

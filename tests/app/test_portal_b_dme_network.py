@@ -10,7 +10,7 @@ from admindesk.envs.payer_portal_b import create_app
 from admindesk.envs.payer_portal_b.models import DmeRequest, Plan, PrecertRequest, Subscriber, Supplier
 
 from .conftest import build_app
-from .test_portal_b_dme_appeals import data, submit_dme  # noqa: F401
+from .test_portal_b_dme_appeals import data, dme_filed, submit_dme  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -20,11 +20,11 @@ def app(app_data_dir):
 
 @pytest.fixture(scope="module")
 def network(app):
-    """A CPAP precertification on file, a non-contracted supplier, and an HMO and a PPO subscriber."""
+    """A CPAP authorization on file, a non-contracted supplier, and an HMO and a PPO subscriber."""
     with app.extensions["admindesk"].db.new_session() as session:
-        cpap = session.scalars(select(PrecertRequest).where(PrecertRequest.service_code == "E0601",
-                                                            PrecertRequest.status == "Approved")
-                               .order_by(PrecertRequest.reference_number)).first()
+        cpap = session.scalars(select(DmeRequest).where(DmeRequest.hcpcs_code == "E0601", DmeRequest.source == "On file",
+                                                        DmeRequest.status == "Approved")
+                               .order_by(DmeRequest.order_date.desc())).first()
         outside = session.scalars(select(Supplier).where(Supplier.network_status == "Non-contracted")
                                   .order_by(Supplier.npi)).first()
         by_product = {}
@@ -41,10 +41,28 @@ def as_subscriber(subscriber) -> dict:
     return {"subscriber_id": subscriber.subscriber_id, "subscriber_dob": subscriber.dob.strftime("%d-%b-%Y")}
 
 
-def test_precertification_on_file_makes_a_dme_request_a_duplicate(client, data, network):  # noqa: F811
+def test_authorization_on_file_makes_a_dme_request_a_duplicate(client, data, network):  # noqa: F811
     submit_dme(client, data, **as_subscriber(network["cpap_subscriber"]), hcpcs_code="E0470")
-    [item] = client.snapshot()["dme_requests"]
-    assert item["status"] == "Duplicate" and network["cpap"].reference_number in item["decision_reason"]
+    [item] = dme_filed(client)
+    assert item["status"] == "Duplicate" and network["cpap"].request_id in item["decision_reason"]
+
+
+def test_precertification_on_file_makes_a_dme_request_a_duplicate(client, data, network):  # noqa: F811
+    """A DME item recorded as a precertification (made through the precertification form) is seen too."""
+    subscriber = network["hmo"]
+    with client.app.extensions["admindesk"].db.new_session() as session:
+        session.add(PrecertRequest(
+            reference_number="KM-P-26-000900", subscriber_id=subscriber.subscriber_id, patient_name="On file",
+            service_code="E0601", units=1, diagnosis_codes=["G47.33"], rendering_npi=None, referring_npi=None,
+            place_of_service="12", urgency="Standard", start_date=date(2026, 6, 1), end_date=date(2026, 12, 1),
+            clinical={}, clinical_summary="", contact_name="", contact_phone="", policy_number="KM-DME-401",
+            status="Approved", decision_reason="On file.", authorization_number="KMH26900900", approved_units=1,
+            approved_start=date(2026, 6, 1), approved_end=date(2026, 12, 1), duplicate_of=None, source="On file",
+            submitted_by=None, submitted_at=datetime(2026, 5, 28, 10, 0), updated_at=datetime(2026, 5, 28, 10, 0)))
+        session.commit()
+    submit_dme(client, data, **as_subscriber(subscriber), hcpcs_code="E0470")
+    [item] = dme_filed(client)
+    assert item["status"] == "Duplicate" and "Precertification KM-P-26-000900" in item["decision_reason"]
 
 
 def test_same_or_similar_window_is_five_years(client, data):  # noqa: F811
@@ -52,7 +70,7 @@ def test_same_or_similar_window_is_five_years(client, data):  # noqa: F811
     subscriber = data["subscriber"]
     with client.app.extensions["admindesk"].db.new_session() as session:
         session.add(DmeRequest(
-            request_id="DME-2020-00001", subscriber_id=subscriber.subscriber_id, patient_name=subscriber.full_name,
+            request_id="KM-D-20-000001", subscriber_id=subscriber.subscriber_id, patient_name=subscriber.full_name,
             hcpcs_code="E0601", quantity=1, diagnosis_codes=["G47.33"], ordering_npi=data["npi"],
             supplier_npi=data["supplier"], face_to_face_date=date(2020, 3, 1), order_date=date(2020, 3, 5),
             ahi=30.0, spo2_rest=None, spo2_exertion=None, status="Approved", decision_reason="On file.",
@@ -60,7 +78,8 @@ def test_same_or_similar_window_is_five_years(client, data):  # noqa: F811
             submitted_at=datetime(2020, 3, 5, 10, 0)))
         session.commit()
     submit_dme(client, data)
-    assert [r["status"] for r in client.snapshot()["dme_requests"]] == ["Approved", "Approved"]
+    assert [r["status"] for r in client.snapshot()["dme_requests"] if r["subscriber_id"] == subscriber.subscriber_id
+            and r["source"] == "Portal"] == ["Approved", "Approved"]
 
 
 def test_non_contracted_supplier_refused_on_hmo(client, data, network):  # noqa: F811
@@ -74,5 +93,5 @@ def test_non_contracted_supplier_refused_on_hmo(client, data, network):  # noqa:
 def test_non_contracted_supplier_out_of_network_on_ppo(client, data, network):  # noqa: F811
     assert submit_dme(client, data, **as_subscriber(network["ppo"]),
                       supplier_npi=network["outside"].npi).status_code == 302
-    [item] = client.snapshot()["dme_requests"]
+    [item] = dme_filed(client)
     assert item["supplier_network"] == "Out of network"

@@ -84,19 +84,19 @@ def test_approved_request(client, people):
     response = submit(client, people)
     assert response.status_code == 302, response.get_data(as_text=True)
     [item] = portal_requests(client)
-    assert item["reference_number"] == "PRC-2026-00001" and item["status"] == "Approved"
+    assert item["reference_number"] == "KM-P-26-000001" and item["status"] == "Approved"
     assert item["authorization_number"] == "KMH26900001" and item["approved_units"] == 1
     assert item["approved_start"] == "2026-12-01" and item["approved_end"] == "2026-12-31"
     assert item["diagnosis_codes"] == ["M54.16", "M51.26"] and item["policy_number"] == "KM-RAD-101"
     assert item["contact_phone"] == "7175550100" and item["submitted_at"] == "2026-11-16T09:00:00"
     [attachment] = client.snapshot()["attachments"]
-    assert attachment["owner_id"] == "PRC-2026-00001" and attachment["content"].startswith("sha256:")
+    assert attachment["owner_id"] == "KM-P-26-000001" and attachment["content"].startswith("sha256:")
     assert attachment["document_type"] == "Clinical notes" and attachment["file_name"] == "progress-note.pdf"
     page = client.get(response.location).get_data(as_text=True)
     assert "KMH26900001" in page and "01-Dec-2026" in page and "Approved" in page
     audit = [r for r in client.snapshot()["audit_events"] if r["endpoint"] == "precert.new"][-1]
-    assert audit["action"] == "submit_precert" and audit["record_id"] == "PRC-2026-00001"
-    download = client.get(f"/precertification/PRC-2026-00001/attachments/{attachment['id']}")
+    assert audit["action"] == "submit_precert" and audit["record_id"] == "KM-P-26-000001"
+    download = client.get(f"/precertification/KM-P-26-000001/attachments/{attachment['id']}")
     assert download.data == NOTE_PDF
     assert client.get(f"/precertification/{people['on_file'].reference_number}/attachments/{attachment['id']}").status_code == 404
 
@@ -117,9 +117,9 @@ def test_pended_for_missing_clinical_answer_then_approved_after_information(clie
     [item] = portal_requests(client)
     assert item["status"] == "Pended" and "6 or more weeks of conservative therapy" in item["decision_reason"]
     assert item["authorization_number"] is None
-    page = client.get("/precertification/PRC-2026-00001").get_data(as_text=True)
+    page = client.get("/precertification/KM-P-26-000001").get_data(as_text=True)
     assert "Submit Additional Information" in page
-    response = client.post("/precertification/PRC-2026-00001/additional-information",
+    response = client.post("/precertification/KM-P-26-000001/additional-information",
                            {"document_type": "Clinical notes", "attachment": pdf(name="pt notes.pdf"),
                             "conservative_therapy_weeks": "7", "red_flag_symptoms": "", "prior_imaging": "",
                             "ahi": "", "spo2_rest": ""}, content_type="multipart/form-data")
@@ -140,7 +140,7 @@ def test_additional_information_bad_input_changes_nothing(client, people):
     submit(client, people, attachment_1=(io.BytesIO(b""), ""))
     before = client.snapshot()
     for files, message in (({}, "Choose a PDF document"), ({"attachment": (io.BytesIO(b"hello"), "a.pdf")}, "is not a PDF")):
-        response = client.post("/precertification/PRC-2026-00001/additional-information",
+        response = client.post("/precertification/KM-P-26-000001/additional-information",
                                {"document_type": "Clinical notes", **files}, content_type="multipart/form-data")
         assert response.status_code == 422 and message in response.get_data(as_text=True)
     after = client.snapshot()
@@ -149,7 +149,7 @@ def test_additional_information_bad_input_changes_nothing(client, people):
 
 def test_additional_information_only_for_pended(client, people):
     submit(client, people)
-    response = client.post("/precertification/PRC-2026-00001/additional-information",
+    response = client.post("/precertification/KM-P-26-000001/additional-information",
                            {"document_type": "Clinical notes", "attachment": pdf()}, content_type="multipart/form-data")
     assert response.status_code == 404
 
@@ -208,7 +208,7 @@ def test_fax_only_service_refused_with_fax_form(client, people):
     assert "/policies/KM-SLP-301/fax-form.pdf" in page
     fax = before["payer_profiles"][0]
     for number in (fax["precert_fax"], fax["appeals_fax"]):
-        assert f"({number[:3]}) {number[3:6]}-{number[6:]}" in page
+        assert f"{number[:3]}.{number[3:6]}.{number[6:]}" in page
     after = client.snapshot()
     assert after["precert_requests"] == before["precert_requests"] and after["attachments"] == []
     assert after["audit_events"][-1]["detail"]["fax_only"] is True
@@ -278,13 +278,13 @@ def test_status_list_search_and_filter(client, people):
     submit(client, people, subscriber_id=people["other"].subscriber_id,
            subscriber_dob=people["other"].dob.strftime("%d-%b-%Y"), diagnosis_codes="I10")
     page = client.get("/precertification").get_data(as_text=True).split("<tbody>")[1]
-    assert page.index("PRC-2026-00002") < page.index("PRC-2026-00001")  # newest first
+    assert page.index("KM-P-26-000002") < page.index("KM-P-26-000001")  # newest first
     page = client.get("/precertification?status=Denied").get_data(as_text=True)
-    assert "PRC-2026-00002" in page and "PRC-2026-00001" not in page
+    assert "KM-P-26-000002" in page and "KM-P-26-000001" not in page
     page = client.get(f"/precertification?q={people['subscriber'].subscriber_id}").get_data(as_text=True)
-    assert "PRC-2026-00001" in page and "PRC-2026-00002" not in page
+    assert "KM-P-26-000001" in page and "KM-P-26-000002" not in page
     page = client.get("/precertification?sort=reference&dir=asc").get_data(as_text=True)
-    assert "Page 1 of" in page
+    assert "Page 1 / " in page
     audit = [r for r in client.snapshot()["audit_events"] if r["endpoint"] == "precert.status_list"][-1]
     assert audit["tab"] == "status_list"
 
@@ -295,4 +295,4 @@ def test_on_file_request_detail(client, people):
     assert on_file.authorization_number in page and "On file" in page
     audit = [r for r in client.snapshot()["audit_events"] if r["endpoint"] == "precert.detail"][-1]
     assert audit["record_id"] == on_file.reference_number
-    assert client.get("/precertification/PRC-0000-00000").status_code == 404
+    assert client.get("/precertification/KM-P-00-000000").status_code == 404

@@ -6,6 +6,7 @@ authorization, urgency due times, multi-line requests and drug limits in billing
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 
 import pytest
 
@@ -86,7 +87,7 @@ def test_units_increase_over_the_limit_and_date_change(client, people):  # noqa:
 
 def test_change_refused_for_expired_or_denied(client, people):  # noqa: F811
     on_file = people["on_file"]
-    client.reset("2027-06-01T09:00:00")  # every approval seeded for 2026 has expired by then
+    client.reset(f"{on_file.approved_end + timedelta(days=1)}T09:00:00")  # the day after it expired
     client.login()
     assert_refused(client, client.snapshot(), change(client, on_file.reference_number, new_end="01-Jul-2027"),
                    "expired on")

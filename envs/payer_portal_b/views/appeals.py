@@ -13,11 +13,12 @@ from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
 
 from ..fields import DATE_FORMAT
-from ..appeal_rules import IN_REVIEW, appeals_of, decision_due, filing_problems, first_level_deadline
+from ..appeal_rules import DECIDED, IN_REVIEW, appeals_of, decision_due, filing_problems, first_level_deadline
 from ..forms import AppealBasics, AppealForm
 from ..models import Appeal, Claim, ExplanationOfBenefits, PrecertRequest
 from ..numbering import next_appeal_id
-from ..portal import attachment_response, attachments_of, check_uploads, has_errors, payer, store_attachment
+from ..portal import (attachment_response, attachments_of, check_uploads, has_errors, payer, requested_page_size,
+                      status_counts, store_attachment)
 from ..workflow_models import Correspondence
 
 appeals = Blueprint("appeals", __name__, url_prefix="/appeals")
@@ -146,14 +147,18 @@ def _file(form, uploads, **facts) -> Appeal:
 def status_list():
     """Appeals filed through the portal, searchable by appeal id, claim number or Subscriber ID."""
     query = request.args.get("q", "").strip()[:40]
+    status = request.args.get("status", "")
     stmt = select(Appeal)
     if query:
         stmt = stmt.where(or_(Appeal.appeal_id.ilike(f"%{query}%"), Appeal.claim_number.ilike(f"%{query}%"),
                               Appeal.subscriber_id.ilike(f"%{query}%")))
+    tabs = status_counts(Appeal.status, (IN_REVIEW, DECIDED))
+    if status in dict(tabs):
+        stmt = stmt.where(Appeal.status == status)
     stmt = apply_sort(stmt, SORT_COLUMNS, "appeal")
-    page = paginate(db(), stmt, per_page=15)
-    describe(record_type="appeal", tab="status_list", query=query)
-    return render_template("appeal_list.html", page=page, query=query)
+    page = paginate(db(), stmt, per_page=requested_page_size())
+    describe(record_type="appeal", tab="status_list", query=query, status=status)
+    return render_template("appeal_list.html", page=page, query=query, status=status, tabs=tabs)
 
 
 @appeals.get("/<appeal_id>")

@@ -11,10 +11,12 @@ from admindesk.envs.common.web import db, get_or_404
 
 from ..forms import ClaimSearchForm
 from ..claim_models import CorrectedClaim
+from ..portal import requested_page_size, status_counts
 from ..models import AdjustmentCode, Appeal, Claim, ClaimAdjustment, ClaimLine, ExplanationOfBenefits, Provider
 
 claims = Blueprint("claims", __name__, url_prefix="/claims")
 TABS = ("summary", "eob", "appeals", "corrected")
+CLAIM_STATUSES = ("Denied", "Paid", "Partially Paid", "Pending")
 SORT_COLUMNS = {"claim": Claim.claim_number, "subscriber": Claim.subscriber_id, "dos": Claim.service_date,
                 "billed": Claim.billed_amount, "status": Claim.status, "received": Claim.received_on}
 
@@ -35,16 +37,20 @@ def search():
             stmt = stmt.where(Claim.service_date >= form.service_from.data)
         if form.service_to.data:
             stmt = stmt.where(Claim.service_date <= form.service_to.data)
+    tabs = status_counts(Claim.status, CLAIM_STATUSES)
+    status = request.args.get("status", "")
+    if status in dict(tabs):
+        stmt = stmt.where(Claim.status == status)
     if form.errors:
         stmt = stmt.where(false())  # a bad criterion shows its message, not every claim
     if "sort" in request.args:
         stmt = apply_sort(stmt, SORT_COLUMNS, "received")
     else:
         stmt = stmt.order_by(Claim.received_on.desc(), Claim.claim_number)
-    page = paginate(db(), stmt, per_page=15)
+    page = paginate(db(), stmt, per_page=requested_page_size())
     describe(record_type="claim", tab="search", claim_number=form.claim_number.data or "",
-             subscriber_id=form.subscriber_id.data or "")
-    return render_template("claims.html", form=form, page=page), (422 if form.errors else 200)
+             subscriber_id=form.subscriber_id.data or "", status=status)
+    return render_template("claims.html", form=form, page=page, tabs=tabs, status=status), (422 if form.errors else 200)
 
 
 @claims.get("/<claim_number>")

@@ -8,7 +8,7 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import paginate
 from admindesk.envs.common.web import db, get_or_404
 
-from ..portal import pdf_response
+from ..portal import pdf_response, requested_page_size, status_counts
 from ..workflow_models import Correspondence
 
 correspondence = Blueprint("correspondence", __name__, url_prefix="/correspondence")
@@ -24,9 +24,13 @@ def inbox():
         stmt = stmt.where(or_(Correspondence.letter_id.ilike(pattern), Correspondence.claim_number.ilike(pattern),
                               Correspondence.subscriber_id.ilike(pattern), Correspondence.related_id.ilike(pattern)))
     stmt = stmt.order_by(Correspondence.issued_on.desc(), Correspondence.letter_id.desc())
-    page = paginate(db(), stmt, per_page=15)
-    describe(record_type="correspondence", tab="inbox", query=query)
-    return render_template("correspondence.html", page=page, query=query)
+    tabs = status_counts(Correspondence.letter_type, ())
+    status = request.args.get("status", "")
+    if status in dict(tabs):
+        stmt = stmt.where(Correspondence.letter_type == status)
+    page = paginate(db(), stmt, per_page=requested_page_size())
+    describe(record_type="correspondence", tab="inbox", query=query, letter_type=status)
+    return render_template("correspondence.html", page=page, query=query, tabs=tabs, status=status)
 
 
 @correspondence.get("/<letter_id>.pdf")

@@ -14,11 +14,13 @@ from ..fields import split_codes
 from ..forms import DmeForm, options
 from ..models import DmeRequest, DmeRequirement, Plan, ProcedureCode, Provider, Supplier
 from ..numbering import next_authorization_number, next_dme_request_id
-from ..portal import attachment_response, attachments_of, check_uploads, has_errors, payer, store_attachment
+from ..portal import (attachment_response, attachments_of, check_uploads, has_errors, payer, requested_page_size,
+                      status_counts, store_attachment)
 from ..precert_service import check_diagnoses, check_provider, check_subscriber
 from ..rules import policy_for_code
 
 dme = Blueprint("dme", __name__, url_prefix="/dme")
+STATUSES = ("Approved", "Pended", "Denied", "Duplicate")
 SORT_COLUMNS = {"request": DmeRequest.request_id, "subscriber": DmeRequest.subscriber_id,
                 "code": DmeRequest.hcpcs_code, "status": DmeRequest.status, "submitted": DmeRequest.submitted_at}
 
@@ -154,14 +156,24 @@ def new():
 
 @dme.get("")
 def status_list():
+    """DME requests on file (made here or before the portal), by id, Subscriber ID, HCPCS or status."""
     query = request.args.get("q", "").strip()[:40]
+    status = request.args.get("status", "")
     stmt = select(DmeRequest)
     if query:
         stmt = stmt.where(or_(DmeRequest.request_id.ilike(f"%{query}%"), DmeRequest.subscriber_id.ilike(f"%{query}%"),
                               DmeRequest.hcpcs_code == query.upper()))
-    page = paginate(db(), apply_sort(stmt, SORT_COLUMNS, "request"), per_page=15)
-    describe(record_type="dme_request", tab="status_list", query=query)
-    return render_template("dme_list.html", page=page, query=query)
+    tabs = status_counts(DmeRequest.status, STATUSES)
+    if status in dict(tabs):
+        stmt = stmt.where(DmeRequest.status == status)
+    if "sort" in request.args:
+        stmt = apply_sort(stmt, SORT_COLUMNS, "request")
+    else:  # newest first until the user picks a column
+        stmt = stmt.order_by(DmeRequest.submitted_at.desc(), DmeRequest.request_id.desc())
+    page = paginate(db(), stmt, per_page=requested_page_size())
+    describe(record_type="dme_request", tab="status_list", query=query, status=status)
+    return render_template("dme_list.html", page=page, query=query, status=status, tabs=tabs,
+                           suppliers={s.npi: s.name for s in db().scalars(select(Supplier))})
 
 
 @dme.get("/<request_id>")

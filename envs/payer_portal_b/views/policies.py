@@ -11,7 +11,7 @@ from admindesk.envs.common.web import db, get_or_404
 from ..dme_rules import requirement_text
 from ..fax_form import fax_form_filename, render_fax_form
 from ..models import DmeRequirement, MedicalPolicy, PolicyCode, ProcedureCode
-from ..portal import payer, pdf_response
+from ..portal import payer, pdf_response, requested_page_size, status_counts
 
 policies = Blueprint("policies", __name__, url_prefix="/policies")
 SORT_COLUMNS = {"number": MedicalPolicy.policy_number, "title": MedicalPolicy.title,
@@ -31,16 +31,18 @@ def library():
         by_code = select(PolicyCode.policy_number).where(PolicyCode.code == query.upper())
         stmt = stmt.where(or_(MedicalPolicy.title.ilike(pattern), MedicalPolicy.policy_number.ilike(pattern),
                               MedicalPolicy.summary.ilike(pattern), MedicalPolicy.policy_number.in_(by_code)))
+    tabs = status_counts(MedicalPolicy.category, ())
     if category:
         stmt = stmt.where(MedicalPolicy.category == category)
     if submission in SUBMISSION_FILTERS:
         stmt = stmt.where(MedicalPolicy.submission_method == submission)
-    page = paginate(db(), apply_sort(stmt, SORT_COLUMNS, "number"), per_page=10)
+    page = paginate(db(), apply_sort(stmt, SORT_COLUMNS, "number"), per_page=requested_page_size())
     categories = db().scalars(select(MedicalPolicy.category).distinct().order_by(MedicalPolicy.category))
     codes = _codes_by_policy([p.policy_number for p in page.items])
     describe(record_type="policy_library", tab="search", query=query, category=category, submission=submission)
     return render_template("policies.html", page=page, codes=codes, query=query, category=category,
-                           submission=submission, categories=list(categories), submissions=SUBMISSION_FILTERS)
+                           submission=submission, categories=list(categories), submissions=SUBMISSION_FILTERS,
+                           tabs=tabs)
 
 
 def _codes_by_policy(numbers: list[str]) -> dict[str, list[str]]:

@@ -14,7 +14,8 @@ from ..forms_workflow import ChangeForm, PeerToPeerForm, PeerToPeerOutcomeForm, 
 from ..models import Appeal, PrecertRequest, ProcedureCode, Provider
 from ..precert_rules import slot_choices
 from ..workflow_models import PeerToPeer, PrecertEvent, PrecertLine
-from ..portal import attachment_response, attachments_of, has_errors, payer, read_upload
+from ..portal import (attachment_response, attachments_of, has_errors, payer, read_upload, requested_page_size,
+                      status_counts)
 from ..precert_service import add_information, check_request_form, record_request
 from ..rules import policy_for_code
 
@@ -91,9 +92,10 @@ def status_list():
         stmt = apply_sort(stmt, SORT_COLUMNS, "submitted")
     else:  # newest first until the user picks a column
         stmt = stmt.order_by(PrecertRequest.submitted_at.desc(), PrecertRequest.reference_number.desc())
-    page = paginate(db(), stmt, per_page=15)
+    page = paginate(db(), stmt, per_page=requested_page_size())
     describe(record_type="precert", tab="status_list", query=query, status=status)
-    return render_template("precert_list.html", page=page, query=query, status=status, statuses=STATUSES)
+    return render_template("precert_list.html", page=page, query=query, status=status, statuses=STATUSES,
+                           tabs=status_counts(PrecertRequest.status, STATUSES))
 
 
 @precert.get("/<reference>")
