@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
@@ -17,7 +18,7 @@ from ..appeal_decisions import (IN_REVIEW, LEVELS, OVERTURNED, claim_appeals, de
 from ..forms import AppealForm
 from ..letters import appeal_acknowledgement
 from ..lifecycle_models import ClaimEvent
-from ..models import Appeal, AppealAttachment, Claim
+from ..models import Appeal, AppealAttachment, Claim, Remittance
 from ..web import document_type_choices
 
 appeals = Blueprint("appeals", __name__, url_prefix="/appeals")
@@ -30,7 +31,22 @@ def index():
     """Appeal status list."""
     describe(tab="appeals")
     page = paginate(db(), apply_sort(select(Appeal), SORTS, "submitted"), per_page=20)
-    return render_template("appeals/index.html", section="appeals", page=page, levels=LEVELS)
+    return render_template("appeals/index.html", section="appeals", page=page, levels=LEVELS,
+                           appealable=_appealable_denials())
+
+
+APPEALABLE_SHOWN = 10
+
+
+def _appealable_denials() -> list[Claim]:
+    """Denied claims whose appeal window is still open and that have no appeal yet, soonest deadline first."""
+    appealed = select(Appeal.claim_number)
+    return list(db().scalars(select(Claim).join(Remittance, (Remittance.claim_number == Claim.claim_number)
+                                                & (Remittance.kind == "Original"))
+                             .where(Claim.status == "Denied", Remittance.appeal_deadline >= clock.today(),
+                                    Claim.claim_number.not_in(appealed))
+                             .order_by(Remittance.appeal_deadline, Claim.claim_number).limit(APPEALABLE_SHOWN)
+                             .options(selectinload(Claim.remittance), selectinload(Claim.payer))))
 
 
 def _appeal_form() -> AppealForm:

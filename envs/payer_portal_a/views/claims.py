@@ -15,7 +15,7 @@ from admindesk.envs.common.web import db, get_or_404
 
 from ..forms import MEMBER_ID_FORMAT, USDateField
 from ..lifecycle_models import ClaimEvent, CorrectedClaim
-from ..models import AdjustmentCode, Appeal, Claim
+from ..models import AdjustmentCode, Appeal, Claim, Remittance
 from ..web import payer_choices
 
 claims = Blueprint("claims", __name__, url_prefix="/claims")
@@ -73,7 +73,19 @@ def search():
             if page.total == 0:
                 form.member_id.errors.append("No claims found for this member, payer and dates.")
                 page = None
-    return render_template("claims/search.html", section="claims", form=form, page=page, searched=searched)
+    return render_template("claims/search.html", section="claims", form=form, page=page, searched=searched,
+                           recent=_recently_adjudicated())
+
+
+RECENT_CLAIMS = 10
+
+
+def _recently_adjudicated() -> list[Claim]:
+    """The latest remittances' claims: what a billing office checks first each morning."""
+    return list(db().scalars(select(Claim).join(Remittance, (Remittance.claim_number == Claim.claim_number)
+                                                & (Remittance.kind == "Original"))
+                             .order_by(Remittance.paid_on.desc(), Claim.claim_number).limit(RECENT_CLAIMS)
+                             .options(selectinload(Claim.remittance), selectinload(Claim.payer))))
 
 
 @claims.get("/<claim_number>")

@@ -29,10 +29,11 @@ def pl_phone(digits: str | None) -> str:
 
 @home.app_context_processor
 def portal_globals():
-    """The unread-letter count on the Correspondence tab."""
+    """The unread-letter count on the Correspondence tab and the payers the footer lists."""
     if g.get("user") is None:
         return {}
-    return {"unread_letters": db().scalar(select(func.count(Letter.id)).where(Letter.read_at.is_(None)))}
+    return {"unread_letters": db().scalar(select(func.count(Letter.id)).where(Letter.read_at.is_(None))),
+            "portal_payers": list(db().scalars(select(Payer).order_by(Payer.name)))}
 
 
 @home.get("/")
