@@ -58,9 +58,6 @@ EXCLUDED_ENDPOINTS: dict[str, dict[str, str]] = {
     "fax": {
         "compose.edit": "no draft seeded: test_fax_compose::test_new_fax_creates_a_server_side_draft_listed_in_drafts",
         "compose.attachment": "no draft seeded: test_fax_compose::test_upload_counts_pages_and_keeps_the_bytes",
-        "outbox.show": "no fax job seeded: test_fax_outbox::test_viewing_a_job_transmits_it_and_shows_the_log",
-        "outbox.cover_sheet": "no fax job seeded: test_fax_outbox::test_cover_sheet_and_attachment_downloads",
-        "outbox.attachment": "no fax job seeded: test_fax_outbox::test_cover_sheet_and_attachment_downloads",
     },
 }
 
