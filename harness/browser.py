@@ -27,6 +27,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  # Second line of defence behind PAGE_LOCKDOWN_JS: no raw UDP from WebRTC.
                  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"]
 
+NAVIGATION_TIMEOUT_MS = 10_000
+
 _DRIVERS = threading.local()
 
 
@@ -45,6 +47,8 @@ def _sandboxed_context(chromium: PlaywrightBrowser, ports: list[int],
         accept_downloads=True, service_workers="block", locale="en-US",
         timezone_id="America/New_York",
         proxy={"server": f"http://{LOOPBACK_HOSTS[0]}:{dead_proxy_port}", "bypass": bypass})
+    # A hung app must cost the agent an action error soon, not Playwright's 30 s default.
+    context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
     context.add_init_script(PAGE_LOCKDOWN_JS)
     context.add_init_script(PAGE_ACTIVITY_JS)
     context.route(blocked_request_pattern(ports), lambda route: route.abort("blockedbyclient"))

@@ -59,7 +59,7 @@ def run_demo(out_dir: Path) -> DemoResult:
         script.open_app("Fax", new_tab=True)
         script.login()
         # Fax: compose, address, attach through the drawn file dialog, send.
-        script.click("a:text-is('Drafts')")
+        script.click("a:has-text('Drafts')")  # its label may carry a count
         script.click("button:text('Compose a new fax')")
         script.fill("input[name=to_number]", DEMO_FAX_NUMBER)
         script.fill("input[name=recipient_name]", "Demo Recipient")

@@ -1,0 +1,26 @@
+"""A small soak on the real apps: each fault kind once, nothing lost, no state leaks."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from admindesk.harness.services import APP_NAMES, available_apps
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.skipif(set(available_apps()) != set(APP_NAMES),
+                                 reason="needs all four apps")]
+SOAK_SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "soak.py"
+
+
+def test_soak_with_each_fault_kind_loses_no_episode_and_leaks_no_state():
+    spec = importlib.util.spec_from_file_location("soak", SOAK_SCRIPT)
+    soak = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(soak)
+    report = soak.run_soak(episodes=4, schedule=[*soak.FAULTS, None])
+    assert report.completed == 4 and report.lost == 0, report.notes
+    assert report.mismatches == 0, report.notes
+    assert report.faults == {fault: 1 for fault in soak.FAULTS}
+    # The killed and the hung app were each restarted; the killed renderers' pages replaced.
+    assert report.recovered >= 3, report.notes
