@@ -28,7 +28,7 @@ APPS = [
     pytest.param("ehr_web"),
     pytest.param("payer_portal_a", marks=CONTRAST_PENDING),
     pytest.param("payer_portal_b"),
-    pytest.param("fax", marks=CONTRAST_PENDING),
+    pytest.param("fax"),
 ]
 
 

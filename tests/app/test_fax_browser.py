@@ -47,15 +47,19 @@ def test_compose_with_attachment_and_send(app, serve_live, page, tmp_path):
     page.get_by_role("button", name="Send fax").click()
     expect(page.get_by_role("status").filter(has_text="queued for transmission")).to_be_visible()
 
-    page.get_by_role("navigation", name="Folders").get_by_role("link", name="Outbox").click()
-    row = page.get_by_role("row").filter(has_text=recipient)
+    page.get_by_role("navigation", name="Folders").get_by_role("link", name="Outbox", exact=True).click()
+    snapshot = FormClient(app).snapshot()
+    job = snapshot["outbound_faxes"][-1]
+    row = page.get_by_role("row").filter(has_text=f"Job {job['id']}")
     expect(row.get_by_text("Sent", exact=True)).to_be_visible()
-    row.get_by_role("link", name="Job 1").click()
-    expect(page.get_by_role("heading", name=f"Fax job 1 to {recipient}")).to_be_visible()
-    expect(page.get_by_text(digest)).to_be_visible()
+    row.get_by_role("link", name=f"Job {job['id']}").click()
+    expect(page.get_by_role("heading", name=f"Fax job {job['id']} to {recipient}")).to_be_visible()
+    expect(page.get_by_role("link", name="appeal-letter.pdf")).to_be_visible()
+    expect(page.get_by_text(digest)).to_have_count(0)  # hashes are for checks, not for people
 
     snapshot = FormClient(app).snapshot()
-    job = snapshot["outbound_faxes"][0]
+    job = snapshot["outbound_faxes"][-1]
     contact = next(c for c in snapshot["directory_contacts"] if c["name"] == recipient)
     assert (job["status"], job["to_number"], job["urgent"]) == ("Sent", contact["fax_number"], True)
-    assert [(a["file_name"], a["sha256"]) for a in snapshot["fax_attachments"]] == [("appeal-letter.pdf", digest)]
+    assert [(a["file_name"], a["sha256"]) for a in snapshot["fax_attachments"]
+            if a["outbound_fax_id"] == job["id"]] == [("appeal-letter.pdf", digest)]

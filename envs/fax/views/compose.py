@@ -105,6 +105,8 @@ def create():
     db().commit()
     describe(action="create_draft", record_type="draft", record_id=str(draft.id),
              contact_id=contact.id if contact else None)
+    flash(f"New fax started as draft {draft.id}" + (f", addressed to {contact.name}" if contact else "")
+          + ". Fill in the cover sheet, attach documents, then press Send fax.", "success")
     return redirect(url_for("compose.edit", draft_id=draft.id))
 
 
