@@ -1,6 +1,6 @@
 """Tables of the fax server: lines, directory, inbound faxes, drafts, outbound jobs.
 
-Statuses are readable strings ("Unread", "Queued", "Sent", "Failed") and fax numbers
+Statuses are readable strings ("Unread", "Queued", "Retrying", "Sent", "Failed") and fax numbers
 are stored as 10 plain digits, so snapshot queries read naturally, e.g.
 `outbound_faxes[?to_number=='8005550142'].status`.
 """
