@@ -20,3 +20,7 @@ document.addEventListener("change", function (event) {
     box.checked = event.target.checked;
   });
 });
+// An advisory that must be answered cannot be closed with Escape.
+document.addEventListener("cancel", function (event) {
+  if (event.target.hasAttribute && event.target.hasAttribute("data-must-answer")) { event.preventDefault(); }
+}, true);

@@ -1,6 +1,7 @@
 """The EHR's blueprints, one per area of the product."""
 from __future__ import annotations
 
+from .alerts import alerts, refuse_edits_to_a_locked_chart
 from .billing import billing
 from .chart import chart
 from .coverage import coverage
@@ -12,4 +13,7 @@ from .patients import patients
 from .queue_desk import queue_desk
 from .queues import queues
 
-BLUEPRINTS = (home, inbasket, patients, chart, coverage, orders, documents, billing, queues, queue_desk)
+BLUEPRINTS = (alerts, home, inbasket, patients, chart, coverage, orders, documents, billing, queues, queue_desk)
+# The chart's own blueprints: their edits are refused while another user holds the chart.
+for _chart_blueprint in (chart, coverage, orders, documents, billing):
+    _chart_blueprint.before_request(refuse_edits_to_a_locked_chart)

@@ -10,6 +10,7 @@ from admindesk.envs.common.web import db
 
 from ..models import Coverage, Patient, Provider
 from ..models_work import WorkItem
+from .alerts import chart_interruptions
 from .common import open_in_any_queue
 
 # (tab key, label, endpoint) in display order.
@@ -62,4 +63,4 @@ def render_chart(patient: Patient, tab: str, template: str, status: int = 200, *
     else:
         describe(record_type="patient", record_id=patient.mrn, tab=tab)
     return render_template(template, patient=patient, tab=tab, tabs=CHART_TABS, banner=banner(patient),
-                           **context), status
+                           interruptions=chart_interruptions(patient), **context), status
