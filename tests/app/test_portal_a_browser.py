@@ -10,6 +10,7 @@ from sqlalchemy import select
 from admindesk.envs.common.pdf import render_pdf
 from admindesk.envs.payer_portal_a import create_app
 from admindesk.envs.payer_portal_a.models import Member, PaRequest, Provider
+from admindesk.envs.payer_portal_a.organizations import tax_id
 
 from .conftest import FormClient, build_app, login_in_browser
 from .test_portal_a_support import us
@@ -34,6 +35,19 @@ def people(app):
         return member, clinician, facility
 
 
+def fill_request_header(page, member: Member, organization: Provider) -> None:
+    """Step 1: the organization and its TIN, the payer, an outpatient imaging request, the patient."""
+    page.get_by_label("Organization").select_option(organization.npi)
+    page.get_by_label("Tax ID (TIN)").select_option(tax_id(organization.npi))
+    page.get_by_label("Payer").select_option(member.payer_id)
+    page.get_by_label("Request type").select_option("Outpatient")
+    page.get_by_label("Service type").select_option("Diagnostic imaging")
+    page.get_by_label("Place of service").select_option("22")
+    page.get_by_label("Member ID").fill(member.member_id)
+    page.get_by_label("Patient date of birth").fill(us(member.dob))
+    page.get_by_role("button", name="Next: Providers").click()
+
+
 def test_wizard_submission_with_upload(page, live, people, tmp_path):
     member, clinician, facility = people
     note = tmp_path / "progress-note.pdf"
@@ -43,13 +57,10 @@ def test_wizard_submission_with_upload(page, live, people, tmp_path):
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Authorizations").click()
     page.get_by_role("navigation", name="Authorizations").get_by_role("link", name="New Request").click()
 
-    page.get_by_label("Payer").select_option(member.payer_id)
-    page.get_by_label("Member ID").fill(member.member_id)
-    page.get_by_label("Patient date of birth").fill(us(member.dob))
-    page.get_by_role("button", name="Next: Providers").click()
+    fill_request_header(page, member, facility)
 
-    page.get_by_label("Requesting provider NPI").fill(clinician.npi)
-    page.get_by_label("Servicing provider or facility NPI").fill(facility.npi)
+    page.get_by_label("Requesting (ordering) provider").select_option(clinician.npi)
+    page.get_by_label("Rendering provider or facility").select_option(facility.npi)
     page.get_by_role("button", name="Next: Services").click()
 
     page.get_by_label("Procedure code (CPT/HCPCS)").fill("72148")
@@ -57,7 +68,7 @@ def test_wizard_submission_with_upload(page, live, people, tmp_path):
     page.get_by_label("Diagnosis codes (ICD-10-CM, comma separated)").fill("M54.16, M51.26")
     page.get_by_label("From date").fill("12/01/2026")
     page.get_by_label("To date").fill("12/31/2026")
-    page.get_by_label("Place of service").select_option("22")
+    assert page.get_by_label("Place of service").input_value() == "22"  # from the request header
     page.get_by_role("button", name="Add line").click()
     page.get_by_role("button", name="Next: Clinical questions").click()
 
@@ -82,7 +93,7 @@ def test_wizard_submission_with_upload(page, live, people, tmp_path):
     page.get_by_role("button", name="Submit request").click()
 
     heading = page.get_by_role("heading", level=1).inner_text()
-    assert heading.startswith("Case PA") and "Approved" in heading
+    assert heading.startswith("Case PL-2026-") and "Approved" in heading
     case_number = heading.split()[1]
     snapshot = FormClient(live.app).snapshot()
     case = next(r for r in snapshot["pa_requests"] if r["case_number"] == case_number)
@@ -92,13 +103,10 @@ def test_wizard_submission_with_upload(page, live, people, tmp_path):
 
 
 def test_draft_delete_dialog(page, live, people):
-    member = people[0]
+    member, _, facility = people
     login_in_browser(page, live.url)
     page.get_by_role("link", name="Start a prior authorization request").click()
-    page.get_by_label("Payer").select_option(member.payer_id)
-    page.get_by_label("Member ID").fill(member.member_id)
-    page.get_by_label("Patient date of birth").fill(us(member.dob))
-    page.get_by_role("button", name="Next: Providers").click()
+    fill_request_header(page, member, facility)
     draft = page.url.split("/requests/")[1].split("/")[0]
     page.get_by_role("navigation", name="Authorizations").get_by_role("link", name="Drafts").click()
     delete = page.get_by_role("button", name=f"Delete draft {draft}", exact=True)

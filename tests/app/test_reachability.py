@@ -28,8 +28,6 @@ EXCLUDED_ENDPOINTS: dict[str, dict[str, str]] = {
                                "test_ehr_pages::test_chart_root_opens_summary",
     },
     "payer_portal_a": {
-        "claims.detail": "opened by searching a typed claim or member number: "
-                         "test_portal_a_claims::test_claim_number_search_opens_the_claim",
         "appeals.detail": "no appeal seeded: test_portal_a_claims::test_appeal_with_typed_letter_and_attachment",
         "appeals.attachment": "no appeal seeded: "
                               "test_portal_a_claims::test_appeal_with_typed_letter_and_attachment",
@@ -37,9 +35,6 @@ EXCLUDED_ENDPOINTS: dict[str, dict[str, str]] = {
                           "test_portal_a_wizard::test_provider_step_stores_names_from_directory_and_back_keeps_them",
         "pa_cases.attachment": "no attachment seeded: "
                                "test_portal_a_wizard::test_upload_stores_blob_with_safe_name_and_can_be_removed",
-        "corrected_claims.new": "linked from claims.detail, opened by a typed search: "
-                                "test_portal_a_corrected_claims::test_replacement_claim_gets_its_number_lines_and_"
-                                "replaces_the_original",
         "corrected_claims.detail": "no corrected claim seeded: test_portal_a_corrected_claims::test_replacement_claim_"
                                    "gets_its_number_lines_and_replaces_the_original",
         "pa_actions.peer_to_peer_detail": "no peer-to-peer seeded; requesting one redirects here: "
@@ -47,10 +42,12 @@ EXCLUDED_ENDPOINTS: dict[str, dict[str, str]] = {
                                           "schedules_a_reviewer",
     },
     "payer_portal_b": {
-        "appeals.detail": "no appeal seeded: test_portal_b_dme_appeals::test_appeal_filed",
-        "appeals.attachment": "no appeal seeded: test_portal_b_dme_appeals::test_appeal_filed",
-        "dme.detail": "no DME request seeded: test_portal_b_dme_appeals::test_dme_cpap_approved",
-        "dme.attachment": "no DME request seeded: test_portal_b_dme_appeals::test_dme_cpap_approved",
+        "appeals.attachment": "no appeal attachment seeded: test_portal_b_dme_appeals::test_appeal_filed",
+        "dme.attachment": "no DME attachment seeded: test_portal_b_dme_appeals::test_dme_cpap_approved",
+        "corrected_claims.detail": "no corrected claim seeded; filing one redirects here: "
+                                   "test_portal_b_corrected_claims::test_replacement_is_processed_and_replaces_the_claim",
+        "corrected_claims.attachment": "no corrected claim seeded: "
+                                       "test_portal_b_corrected_claims::test_replacement_is_processed_and_replaces_the_claim",
         "eligibility.result": "no inquiry seeded; the lookup POST redirects here: "
                               "test_portal_b_pages::test_eligibility_active_subscriber",
         "precert.attachment": "no attachment seeded: test_portal_b_precert::test_approved_request",

@@ -1,6 +1,8 @@
 """Home dashboard and payer spaces (contacts, plans and the medical policy library)."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 from flask import Blueprint, g, render_template, request, url_for
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
@@ -15,10 +17,12 @@ from ..models import Appeal, Letter, PaRequest, Payer, Plan, ProcedureCode
 from ..payer_space import manual, news, phone_text, resources
 from ..policy import load_policy
 from ..preservice_decisions import settle_due_preservice_appeals
+from ..rules import AUTHORIZED_STATUSES
 
 home = Blueprint("home", __name__)
 PAYER_TABS = ("overview", "news", "resources", "manual", "policies")
 HOME_NEWS_PER_PAYER = 2
+EXPIRING_WITHIN_DAYS = 30
 
 
 @home.app_template_filter("pl_phone")
@@ -55,13 +59,23 @@ def index():
 
 
 def _notifications() -> list[tuple[str, str, str]]:
-    """(kind, text, link) for what needs the office: pends, letters, appeals in review."""
+    """(kind, text, link) for what needs the office: pends, authorizations ending soon,
+    letters, appeals in review.
+    A pend links to the member's requests (the status inquiry), where the case is listed."""
     session = db()
     rows = []
     for pa in session.scalars(select(PaRequest).where(PaRequest.status == "Pended").order_by(PaRequest.id.desc()).limit(5)):
         rows.append(("Pended", f"Case {pa.case_number} for {pa.member_name} waits for information: "
                                f"{'; '.join(pa.missing_items or [])}.",
-                     url_for("pa_cases.case_detail", case_number=pa.case_number)))
+                     url_for("pa_cases.status", payer_id=pa.payer_id, member_id=pa.member_id)))
+    soon = clock.today() + timedelta(days=EXPIRING_WITHIN_DAYS)
+    for pa in session.scalars(select(PaRequest).where(PaRequest.status.in_(AUTHORIZED_STATUSES),
+                                                      PaRequest.approved_end >= clock.today(),
+                                                      PaRequest.approved_end <= soon)
+                              .order_by(PaRequest.approved_end).limit(3)):
+        rows.append(("Expiring", f"Authorization {pa.auth_number} for {pa.member_name} ends "
+                                 f"{pa.approved_end:%m/%d/%Y}; request an extension if the service continues.",
+                     url_for("pa_actions.change", case_number=pa.case_number)))
     for letter in session.scalars(select(Letter).where(Letter.read_at.is_(None)).order_by(Letter.id.desc()).limit(5)):
         rows.append(("Letter", f"{letter.subject} ({letter.payer.name})",
                      url_for("correspondence.letter", letter_number=letter.letter_number)))
@@ -71,7 +85,7 @@ def _notifications() -> list[tuple[str, str, str]]:
     for appeal in session.scalars(select(AuthAppeal).where(AuthAppeal.status == "In Review").limit(3)):
         rows.append(("Appeal", f"Pre-service appeal {appeal.reference_number} of case {appeal.case_number}, decision due "
                                f"{appeal.decision_due_at:%m/%d/%Y}.",
-                     url_for("pa_cases.case_detail", case_number=appeal.case_number)))
+                     url_for("pa_cases.status", case_number=appeal.case_number)))
     return rows
 
 
