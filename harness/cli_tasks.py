@@ -1,6 +1,7 @@
-"""`admindesk tasks ...`: look at task files. `tasks case ID` prints what a task's case
-puts in each app, without starting any app: it builds the task's templates the way a
-reset does (or takes them from the cache) and lists the rows they add to the world's."""
+"""`admindesk tasks ...`: list, show, validate and generate task files, and `tasks case ID`,
+which prints what a task's case puts in each app without starting any app: it builds the
+task's templates the way a reset does (or takes them from the cache) and lists the rows
+they add to the world's."""
 from __future__ import annotations
 
 import importlib
@@ -19,7 +20,90 @@ VALUE_WIDTH = 40
 
 @click.group()
 def tasks() -> None:
-    """Task files: what they put in the apps."""
+    """Task files: list, show, validate, generate, and what they put in the apps."""
+
+
+TASKS_DIR_OPTION = click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
+                                show_default=True, help="Folder of task files.")
+
+
+def _load(tasks_dir: Path):
+    from admindesk.verifiers.task_model import TaskFileError, load_tasks
+    try:
+        return load_tasks(tasks_dir)
+    except TaskFileError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@tasks.command("list")
+@TASKS_DIR_OPTION
+@click.option("--json", "as_json", is_flag=True, help="One JSON document: the tasks and a summary.")
+def list_tasks(tasks_dir: Path, as_json: bool) -> None:
+    """One line per task: workflow, difficulty, challenge, feasibility, apps and checks."""
+    import json
+
+    from admindesk.harness.task_suite import suite_summary, task_row
+    rows = [task_row(task) for task in _load(tasks_dir)]
+    if as_json:
+        click.echo(json.dumps({"tasks": rows, "summary": suite_summary(rows)}, indent=2))
+        return
+    for row in rows:
+        click.echo(f"{row['id']:<16} {row['workflow']:<10} {row['difficulty'] or '-':<7} {row['challenge']:<22} "
+                   f"{'feasible' if row['feasible'] else 'INFEASIBLE':<10} {','.join(row['apps']):<44} "
+                   f"{row['n_checks']:>3} checks ({row['n_rubric']} rubric)")
+    summary = suite_summary(rows)
+    click.echo(f"{summary['tasks']} task(s), {summary['checks']} checks "
+               f"({summary['deterministic']} deterministic, {summary['rubric']} rubric), "
+               f"{summary['infeasible']} infeasible")
+
+
+@tasks.command("show")
+@click.argument("task_id")
+@TASKS_DIR_OPTION
+def show(task_id: str, tasks_dir: Path) -> None:
+    """Print task TASK_ID's file."""
+    from admindesk.verifiers.task_model import read_task_yaml
+    for path in sorted(tasks_dir.rglob("*.yaml")):
+        if read_task_yaml(path).get("id") == task_id:
+            click.echo(path.read_text(encoding="utf-8"), nl=False)
+            return
+    raise click.ClickException(f"no task {task_id!r} under {tasks_dir}")
+
+
+@tasks.command("validate")
+@TASKS_DIR_OPTION
+def validate(tasks_dir: Path) -> None:
+    """Load every task and validate its checks statically; exit 1 on any problem."""
+    from admindesk.harness.task_suite import suite_problems
+    tasks_found = _load(tasks_dir)
+    problems = suite_problems(tasks_found)
+    for problem in problems:
+        click.echo(problem, err=True)
+    if problems:
+        raise click.ClickException(f"{len(problems)} problem(s) in {len(tasks_found)} task(s)")
+    click.echo(f"{len(tasks_found)} task(s) valid")
+
+
+@tasks.command("generate")
+@TASKS_DIR_OPTION
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when a task file differs from its template.")
+def generate(tasks_dir: Path, check: bool) -> None:
+    """Render task files from tasks/templates (templates + case tables)."""
+    from admindesk.harness.task_generation import GenerationError, Generator
+    generator = Generator(tasks_dir)
+    try:
+        if check:
+            differences = generator.differences()
+            for line in differences:
+                click.echo(line, err=True)
+            if differences:
+                raise click.ClickException(f"{len(differences)} task file(s) out of date")
+            click.echo("task files match their templates and case tables")
+            return
+        changed = generator.write()
+    except GenerationError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{len(changed)} task file(s) written" + "".join(f"\n  {path}" for path in changed))
 
 
 def _value(value) -> str:
@@ -45,8 +129,7 @@ def describe_rows(table, rows: list[dict]) -> list[str]:
 
 @tasks.command("case")
 @click.argument("task_id")
-@click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
-              show_default=True, help="Folder of task files.")
+@TASKS_DIR_OPTION
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Template cache (default: ADMINDESK_CACHE_DIR or the user's cache folder).")
 def case(task_id: str, tasks_dir: Path, cache_dir: Path | None) -> None:

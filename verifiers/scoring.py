@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from admindesk.verifiers.case_ids import case_values
 from admindesk.verifiers.episode import EpisodeView
 from admindesk.verifiers.judge import Judge
 from admindesk.verifiers.records import CheckResult, EpisodeRecord
@@ -72,7 +73,7 @@ def score_task(task: Task, record: EpisodeRecord, judge: Judge | None = None) ->
     """
     if record.task_id != task.id:
         raise ValueError(f"the record is of task {record.task_id}, not {task.id}")
-    view = EpisodeView(record=record, case=task.case.model_dump(mode="json") if task.case else None,
+    view = EpisodeView(record=record, case=case_values(task),
                        judge=judge)
     subtasks = []
     for subtask in order_subtasks(task.subtasks):

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from admindesk.verifiers.case_ids import case_values
 from admindesk.verifiers.check_base import AppQuery, CheckBase
 from admindesk.verifiers.checks_state import StateDiffCheck
 from admindesk.verifiers.episode import QueryError, compile_query, fill_params
@@ -114,7 +115,7 @@ def _specs_problems(item: CheckBase, case: dict | None, case_texts: dict[str, st
 def validate_task(task: Task, schema: SnapshotSchema | None = None) -> list[str]:
     """Every problem of the task's checks and guards, as `check-id: message` lines (none: valid)."""
     schema = schema if schema is not None else load_schema()
-    case = task.case.model_dump(mode="json") if task.case is not None else None
+    case = case_values(task)
     case_texts = _case_strings(case) if case is not None else {}
     problems: list[str] = []
     for item in [*task.checks(), *task.guards]:

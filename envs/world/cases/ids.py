@@ -1,73 +1,22 @@
-"""Identifiers of case records, from a range the background world never draws from.
+"""Identifiers of case records (see admindesk.verifiers.case_ids, which the verifiers share).
 
-The world numbers its records from 1 upward in fixed-width fields (MRN E1xxxxxx,
-ORD-1xxxxxx, a member id's seven digits from 1000000...). A case puts a 0 where the
-world's first digit is never 0 (or a 9 where the world counts up from 000001 and would
-need a million records to get there), then the case's slot (four digits from a hash of
-the task id), then the record's index in the case. Same task, same ids; ids of one task
-never meet the world's, and a case only ever appears in its own task's episodes.
+The numbering lives with the verifiers, which must not import the world, so that a check
+can name a case's rows; the world adds the payer-portal case number format it owns.
 """
 from __future__ import annotations
 
-import hashlib
 from datetime import date
+
+from admindesk.verifiers.case_ids import SLOTS, case_slot
+from admindesk.verifiers.case_ids import CaseIds as _SharedCaseIds
 
 from ..identifiers import case_number_format
 
-SLOTS = 10_000
+__all__ = ["SLOTS", "CaseIds", "case_slot"]
 
 
-def case_slot(task_id: str) -> int:
-    """The task's four-digit slot (stable across runs and machines)."""
-    return int(hashlib.sha256(task_id.encode()).hexdigest()[:8], 16) % SLOTS
-
-
-class CaseIds:
-    """Issues the case's ids; `index` is the record's position among its kind in the case."""
-
-    def __init__(self, task_id: str):
-        self.slot = case_slot(task_id)
-
-    def _tail(self, index: int, width: int) -> str:
-        if not 0 <= index < 10 ** width:
-            raise ValueError(f"a case holds at most {10 ** width} records of one kind")
-        return f"{self.slot:04d}{index:0{width}d}"
-
-    def mrn(self, index: int) -> str:
-        return f"E0{self._tail(index, 2)}"
-
-    def coverage(self, index: int) -> str:
-        return f"COV-9{self._tail(index, 1)}"
-
-    def member_id(self, payer_id: str, index: int) -> str:
-        return f"{payer_id.removeprefix('PYR-')}0{self._tail(index, 2)}"
-
-    def group_number(self, group_prefix: str) -> str:
-        return f"{group_prefix}0{self.slot:04d}"
-
-    def encounter(self, index: int) -> str:
-        return f"ENC-0{self._tail(index, 3)}"
-
-    def order(self, index: int) -> str:
-        return f"ORD-0{self._tail(index, 2)}"
-
-    def document(self, index: int) -> str:
-        return f"DOC-0{self._tail(index, 2)}"
-
-    def auth_number(self, payer_code: str, decided: date, index: int) -> str:
-        return f"{payer_code[:3]}{decided:%y}0{self._tail(index, 1)}"
+class CaseIds(_SharedCaseIds):
+    """The shared case ids plus the prior-auth case number a payer's portal issues."""
 
     def case_number(self, portal: str, decided: date, index: int) -> str:
         return case_number_format(portal, decided, int(self._tail(index, 3)))
-
-    def claim_number(self, service_date: date, index: int) -> str:
-        return f"CLM{service_date:%y}-0{self._tail(index, 2)}"
-
-    def remittance(self, paid_on: date, index: int) -> str:
-        return f"ERA-{paid_on:%y%m%d}-9{self._tail(index, 1)}"
-
-    def check_number(self, index: int) -> str:
-        return f"EFT0{self._tail(index, 5)}"
-
-    def fax(self, index: int) -> str:
-        return f"FAX-9{self._tail(index, 1)}"

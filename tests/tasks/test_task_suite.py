@@ -1,0 +1,102 @@
+"""The committed task suite: every file loads and validates, matches its template and case
+row, meets the suite's counts, and no task passes (or waits only on a judge) in its own
+untouched initial state."""
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+
+import pytest
+
+from admindesk.envs.common.factory import AppConfig
+from admindesk.harness.services import APP_NAMES
+from admindesk.harness.task_generation import Generator
+from admindesk.harness.task_suite import suite_problems, suite_summary, task_row
+from admindesk.verifiers import score_task
+from admindesk.verifiers.records import EpisodeRecord
+from admindesk.verifiers.task_model import TASKS_ROOT, load_tasks
+from tests.app.conftest import TEMPLATE_CACHE, TOKEN
+
+PA_CHALLENGES = {"none", "no_auth_required", "duplicate_on_file", "coverage_termed", "fax_only_payer",
+                 "pended_for_info", "wrong_code_on_order", "lookalike_patient", "conflicting_documents",
+                 "secondary_payer"}
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return load_tasks(TASKS_ROOT)
+
+
+def test_every_task_file_validates(suite):
+    assert suite, "tasks/ holds no task files"
+    assert suite_problems(suite) == []
+
+
+def test_committed_files_equal_what_generation_gives():
+    assert Generator(TASKS_ROOT).differences() == []
+
+
+def test_prior_auth_counts_and_mix(suite):
+    pa = [task for task in suite if task.workflow == "prior_auth"]
+    ids = {task.id for task in pa}
+    assert ids == {f"pa-{level}-{n:02d}" for level in ("easy", "medium", "hard") for n in range(1, 21)}
+    assert all(task.id.split("-")[1] == task.difficulty for task in pa)
+    by_challenge = Counter(task.challenge for task in pa)
+    assert set(by_challenge) == PA_CHALLENGES
+    assert min(by_challenge.values()) >= 3, by_challenge
+    assert sum(not task.feasible for task in pa) >= 0.1 * len(pa)
+    summary = suite_summary([task_row(task) for task in pa])
+    assert summary["min_checks"] >= 6
+
+
+def test_each_task_is_a_distinct_case(suite):
+    patients = Counter((t.case.patient.first_name, t.case.patient.last_name) for t in suite if t.case)
+    assert [name for name, count in patients.items() if count > 1] == []
+
+
+def test_infeasible_tasks_forbid_any_submission_and_want_the_reason_written(suite):
+    for task in (t for t in suite if not t.feasible):
+        guarded = {(g.app, g.table) for g in task.guards if g.kind == "no_submission"}
+        assert {("payer_portal_a", "pa_requests"), ("payer_portal_b", "precert_requests"),
+                ("fax", "outbound_faxes")} <= guarded, task.id
+        assert any(c.kind == "rubric" and c.source is not None and "notes" in c.source.query
+                   for c in task.checks()), task.id
+
+
+@pytest.fixture(scope="module")
+def initial_snapshots(tmp_path_factory):
+    """task id -> app -> the snapshot a reset for that task gives (apps built in-process)."""
+    data = tmp_path_factory.mktemp("suite-initial")
+    clients = {}
+    for name in APP_NAMES:
+        create_app = importlib.import_module(f"admindesk.envs.{name}").create_app
+        app = create_app(AppConfig(data_dir=data / name, token=TOKEN, testing=True, tasks_dir=TASKS_ROOT,
+                                   cache_dir=TEMPLATE_CACHE))
+        clients[name] = app.test_client()
+
+    def snapshots(task) -> dict[str, dict]:
+        found = {}
+        for name, client in clients.items():
+            reset = client.post("/_bench/reset", json={"task": task.id, "now": task.now.isoformat()},
+                                headers={"X-Bench-Token": TOKEN})
+            assert reset.status_code == 200, reset.get_data(as_text=True)
+            found[name] = client.get("/_bench/snapshot", headers={"X-Bench-Token": TOKEN}).get_json()
+        return found
+    return snapshots
+
+
+def test_no_task_passes_or_waits_on_a_judge_in_its_initial_state(suite, initial_snapshots):
+    outcomes = {}
+    for task in suite:
+        snapshots = initial_snapshots(task)
+        record = EpisodeRecord(task_id=task.id, initial_snapshots=snapshots, final_snapshots=snapshots)
+        result = score_task(task, record)
+        outcomes[task.id] = result.outcome
+        # The case's own rows are there: the checks name real records, not missing ones.
+        assert any(p["mrn"] == _mrn(task) for p in snapshots["ehr_web"]["patients"]), task.id
+    assert {task_id: outcome for task_id, outcome in outcomes.items() if outcome != "fail"} == {}
+
+
+def _mrn(task) -> str:
+    from admindesk.verifiers.case_ids import case_values
+    return case_values(task)["ids"]["mrn"]
