@@ -20,6 +20,9 @@ SCREENS_PER_APP = 15
 # Pages fetched while looking for screens; enough to reach details two or three clicks deep.
 DISCOVERY_FETCHES = 80
 POST_TIMEOUT_MS = 8000
+# Modal dialogs answered in a row on one screen before giving up (one stacks on another).
+MODAL_ANSWERS = 3
+SIGN_OUT = re.compile(r"log\s*-?\s*(out|off)|sign\s*-?\s*out", re.IGNORECASE)
 
 # Links that leave the coordinator's work: assets, the bench API, signing out, downloads.
 SKIPPED_PATH = re.compile(r"^/(static|_bench)/|logout|sign-?out|/download|\.(pdf|png|jpe?g|csv|zip)$",
@@ -53,7 +56,7 @@ _PREPARE_POST_JS = f"""skipped => {{
   const visible = {_VISIBLE_JS};
   const chrome = "header, nav, [role=banner], [role=navigation]";
   const forms = [...document.forms].filter(form => form.method === "post"
-      && !/logout|sign-?out/i.test(form.action) && visible(form));
+      && !/logout|sign-?out/i.test(form.action) && visible(form) && !form.closest("dialog"));
   const rank = form => form.closest("main, [role=main]") ? 0 : form.closest(chrome) ? 2 : 1;
   forms.sort((a, b) => rank(a) - rank(b));
   for (const form of forms) {{
@@ -193,9 +196,29 @@ def discover_screens(page: Page, base_url: str, limit: int = SCREENS_PER_APP) ->
     return picked
 
 
+def open_screen(page: Page, base_url: str, path: str) -> None:
+    """Open `path` and answer any modal dialog over it (a session-timeout warning, a "what's
+    new" notice) with its first button that does not sign out, as a coordinator would."""
+    page.goto(base_url + path, wait_until="load")
+    modal = page.locator("dialog:modal")
+    for _ in range(MODAL_ANSWERS):
+        if not modal.count():
+            return
+        buttons = modal.first.locator("button, input[type=submit]")
+        answers = [buttons.nth(index) for index in range(buttons.count())
+                   if not SIGN_OUT.search(buttons.nth(index).evaluate(
+                       "b => (b.innerText || b.value) + ' ' + (b.form ? b.form.action : '')"))]
+        if not answers:
+            raise RuntimeError(f"{path}: a modal dialog offers no button but signing out")
+        answers[0].click()
+        page.wait_for_load_state("load")
+    if modal.count():
+        raise RuntimeError(f"{path}: a modal dialog is still open after {MODAL_ANSWERS} answers")
+
+
 def measure_density(page: Page, base_url: str, path: str) -> ScreenDensity:
     """Open `path` and count its visible words (whitespace-split text) and controls."""
-    page.goto(base_url + path, wait_until="load")
+    open_screen(page, base_url, path)
     counts = page.evaluate(_DENSITY_JS, CONTROL_SELECTOR)
     return ScreenDensity(path=path, words=counts["words"], controls=counts["controls"])
 
@@ -209,7 +232,7 @@ def check_post_result(page: Page, base_url: str, path: str, posted: set[str]) ->
     endpoint is posted once, which also keeps clear of the kit's refusal of a repeated post.
     None when the screen has no visible form left to post. Confirmation dialogs are accepted.
     """
-    page.goto(base_url + path, wait_until="load")
+    open_screen(page, base_url, path)
     action = page.evaluate(_PREPARE_POST_JS, sorted(posted))
     if action is None:
         return None

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from admindesk.harness.screen_survey import VIEWPORT, discover_screens, sign_in
+from admindesk.harness.screen_survey import VIEWPORT, discover_screens, open_screen, sign_in
 
 from .conftest import build_app
 
@@ -19,14 +19,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 BLOCKING_IMPACTS = ("serious", "critical")
 
-# Apps whose colour contrast is still being fixed (issue 10); strict=False so that the fix
-# landing turns them green without editing this file first. Only the assertion is expected
-# to fail: a screen that errors still fails the test.
-CONTRAST_PENDING = pytest.mark.xfail(strict=False, raises=AssertionError,
-                                     reason="colour contrast fixes of issue 10 not landed yet")
+# Apps whose axe findings (colour contrast, list markup) are still being fixed (issue 10);
+# strict=False so that the fix landing turns them green without editing this file first.
+# Only the assertion is expected to fail: a screen that errors still fails the test.
+FIXES_PENDING = pytest.mark.xfail(strict=False, raises=AssertionError,
+                                  reason="axe fixes of issue 10 not landed yet")
 APPS = [
     pytest.param("ehr_web"),
-    pytest.param("payer_portal_a", marks=CONTRAST_PENDING),
+    pytest.param("payer_portal_a", marks=FIXES_PENDING),
     pytest.param("payer_portal_b"),
     pytest.param("fax"),
 ]
@@ -59,7 +59,7 @@ def test_main_screens_have_no_serious_or_critical_violations(app_name, app_data_
         failures: list[str] = []
         by_rule: Counter[str] = Counter()
         for path in screens:
-            page.goto(server.url + path, wait_until="load")
+            open_screen(page, server.url, path)
             for violation in blocking_violations(axe.run(page).response):
                 by_rule[violation["id"]] += len(violation["nodes"])
                 targets = ", ".join(str(node["target"]) for node in violation["nodes"][:3])

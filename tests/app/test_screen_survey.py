@@ -66,6 +66,21 @@ def survey_site() -> Flask:
     def edit(mrn):
         return page(f"<p>Edit {mrn}</p>")
 
+    @site.route("/warned")
+    def warned():
+        """A screen behind a modal warning until it is acknowledged (like portal B's timeout)."""
+        warning = ("" if request.cookies.get("acknowledged") else
+                   '<dialog id="warning"><form method="post" action="/logout"><button>Sign out</button></form>'
+                   '<form method="post" action="/acknowledge"><button>Stay signed in</button></form></dialog>'
+                   '<script>document.getElementById("warning").showModal()</script>')
+        return page("<p>Behind the warning</p>" + warning)
+
+    @site.route("/acknowledge", methods=["POST"])
+    def acknowledge():
+        answer = redirect("/warned")
+        answer.set_cookie("acknowledged", "1")
+        return answer
+
     site.add_url_rule("/forms/<place>", "forms", lambda place: form_page(place), methods=["GET", "POST"])
     return site
 
@@ -115,3 +130,11 @@ def test_post_result_is_judged_where_it_lands(signed_in, place, outcome):
 def test_a_screen_without_a_form_has_no_post_result(signed_in):
     view, url = signed_in
     assert check_post_result(view, url, "/patients", set()) is None
+
+
+def test_a_modal_warning_is_answered_without_signing_out(signed_in):
+    view, url = signed_in
+    density = measure_density(view, url, "/warned")
+    assert view.locator("dialog:modal").count() == 0
+    assert view.url == f"{url}/warned"
+    assert density.words == 3
