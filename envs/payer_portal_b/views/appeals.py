@@ -38,7 +38,7 @@ def _check_against_claim(form) -> Claim | None:
     if eob is None:
         form.claim_number.errors.append(f"Claim {number} is still in process; appeal it after its EOB is issued.")
         return None
-    if not form.kind.errors:
+    if not form.kind.errors and not form.level.errors:  # the rules need a valid level and kind
         problems, form.prior_appeal = filing_problems(session, form.level.data, form.kind.data, clock.today(),
                                                       claim=claim)
         form.level.errors = list(form.level.errors) + problems
@@ -58,14 +58,14 @@ def new():
         form.claim_number.data = request.args["claim"][:20]
     if not form.is_submitted():
         describe(record_type="appeal", tab="appeal_form", claim_number=form.claim_number.data or "")
-        return render_template("appeal_form.html", form=form, payer=payer())
+        return _render_new(form)
     valid = form.validate()
     claim = _check_against_claim(form) if not form.claim_number.errors else None
     uploads = _check_attachments(form, [(form.document_type_2.data, request.files.get("attachment_2"),
                                           form.attachment_2)])
     if not valid or has_errors(form):
         describe(action="file_appeal_rejected", record_type="appeal", tab="appeal_form")
-        return render_template("appeal_form.html", form=form, payer=payer()), 422
+        return _render_new(form, 422)
     appeal = _file(form, uploads, claim_number=claim.claim_number, subscriber_id=claim.subscriber_id,
                    service_date=form.service_date.data, billed_amount=float(form.billed_amount.data),
                    reason_category=form.reason_category.data, requested_outcome=form.requested_outcome.data,
@@ -73,6 +73,17 @@ def new():
     flash(f"Appeal {appeal.appeal_id} ({_level_text(appeal)}) received for claim {claim.claim_number}. "
           f"Status: In Review; decision due {appeal.decision_due.strftime(DATE_FORMAT)}.", "success")
     return redirect(url_for("appeals.detail", appeal_id=appeal.appeal_id))
+
+
+PRE_SERVICE_ROWS = 10
+
+
+def _render_new(form, status=200):
+    """The post-service form, with the latest denied precertifications a pre-service appeal can open."""
+    denied = db().scalars(select(PrecertRequest).where(PrecertRequest.status == "Denied")
+                          .order_by(PrecertRequest.updated_at.desc(), PrecertRequest.reference_number)
+                          .limit(PRE_SERVICE_ROWS))
+    return render_template("appeal_form.html", form=form, payer=payer(), denied_precerts=list(denied)), status
 
 
 @appeals.route("/precertification/<reference>", methods=["GET", "POST"])
@@ -89,7 +100,7 @@ def new_pre_service(reference: str):
     valid = form.validate()
     if item.status != "Denied":
         form.level.errors = [f"Precertification {reference} is {item.status}; only a denied request can be appealed."]
-    elif not form.kind.errors:
+    elif not form.kind.errors and not form.level.errors:  # the rules need a valid level and kind
         problems, form.prior_appeal = filing_problems(db(), form.level.data, form.kind.data, clock.today(),
                                                       precert=item)
         form.level.errors = list(form.level.errors) + problems

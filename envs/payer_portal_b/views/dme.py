@@ -181,7 +181,7 @@ def detail(request_id: str):
     item = get_or_404(DmeRequest, request_id)
     describe(record_type="dme_request", record_id=request_id, tab="detail")
     return render_template("dme_detail.html", item=item, code=db().get(ProcedureCode, item.hcpcs_code),
-                           supplier=db().get(Supplier, item.supplier_npi),
+                           supplier=db().get(Supplier, item.supplier_npi) if item.supplier_npi else None,
                            ordering=db().get(Provider, item.ordering_npi),
                            requirement=db().get(DmeRequirement, item.hcpcs_code),
                            attachments=attachments_of("dme", request_id))
