@@ -103,6 +103,7 @@ def test_payer_space_news_resources_and_manual_state_the_payer_s_rules(app):
     client = signed_in(app, None)
     rules = rules_for("PYR-CSH")
     news = client.get("/payers/PYR-CSH?tab=news").get_data(as_text=True)
+    assert len(re.findall(r'<li><a href="/payers/PYR-CSH\?tab=', news)) == 5  # five tabs, no stray items
     assert f"within {rules.peer_to_peer_days} days" in news and rules.medical_directors[0] in news
     resources = client.get("/payers/PYR-CSH?tab=resources").get_data(as_text=True)
     assert "Pre-service appeal form" in resources
