@@ -147,7 +147,8 @@ class PatientSearchForm(FlaskForm):
 class AssignForm(FlaskForm):
     """Assign a work item to a staff member (empty = unassign)."""
 
-    assignee = SelectField("Assign to", choices=[], validators=[Optional()])
+    # No Optional(): it would let a blank-looking value (" ") skip the check against the choices.
+    assignee = SelectField("Assign to", choices=[])
 
 
 class WorkItemUpdateForm(FlaskForm):

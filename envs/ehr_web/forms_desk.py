@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask_wtf import FlaskForm
 from wtforms import HiddenField, SelectField, StringField
-from wtforms.validators import DataRequired, InputRequired, Length, Optional
+from wtforms.validators import DataRequired, InputRequired, Length
 
 from .forms import options, strip
 
@@ -14,8 +14,9 @@ class BulkActionForm(FlaskForm):
     """One action for every checked item of a queue page (the ids come as `item_ids`)."""
 
     action = SelectField("Bulk action", choices=options(BULK_ACTIONS), validators=[InputRequired()])
-    assignee = SelectField("Assignee", choices=[], validators=[Optional()])
-    status = SelectField("New status", choices=[], validators=[Optional()])
+    # No Optional(): it would let a blank-looking value (" ") skip the check against the choices.
+    assignee = SelectField("Assignee", choices=[])
+    status = SelectField("New status", choices=[])
 
 
 class SavedViewForm(FlaskForm):

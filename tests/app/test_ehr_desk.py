@@ -150,3 +150,18 @@ def test_the_web_font_and_icons_ship_with_the_app(client):
     icons = text(client.get("/static/icons/ehr-icons.svg"))
     assert all(f'id="i-{name}"' in icons for name in ("home", "inbox", "lock", "alert", "next"))
     assert "icons/ehr-icons.svg#i-home" in text(client.get("/"))
+
+
+@pytest.mark.parametrize("url,data", [("/queues/dme/bulk", {"action": "assign", "assignee": " "}),
+                                      ("/queues/dme/bulk", {"action": "status", "status": " "})])
+def test_blank_looking_choices_are_refused_in_bulk(client, url, data):
+    item = next(r for r in items(client, "DME") if r["status"] == "New")
+    page = text(client.post(url, {"item_ids": [str(item["id"])], **data}, follow_redirects=True))
+    assert "Choose a valid bulk action and value." in page
+    assert next(r for r in items(client, "DME") if r["id"] == item["id"]) == item
+
+
+def test_assigning_to_a_blank_looking_user_is_refused(client):
+    item = next(r for r in items(client, "DME") if r["status"] == "New")
+    response = client.post(f"/queues/items/{item['id']}/assign", {"assignee": " "})
+    assert response.status_code == 422 and "Not a valid choice" in text(response)

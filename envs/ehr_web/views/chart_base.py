@@ -21,7 +21,10 @@ CHART_TABS = (
     ("medications", "Medications", "chart.medications"),
     ("orders", "Orders", "orders.orders_tab"),
     ("encounters", "Encounters & Notes", "chart.encounters"),
+    ("results", "Results", "chart_more.results"),
     ("documents", "Documents", "documents.documents_tab"),
+    ("media", "Media", "chart_more.media"),
+    ("letters", "Letters", "chart_more.letters"),
     ("billing", "Billing", "billing.billing_tab"),
     ("notes", "Staff Notes", "chart.notes"),
 )

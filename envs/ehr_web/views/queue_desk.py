@@ -69,7 +69,7 @@ def saved_views(queue: Queue) -> list[dict]:
 def bulk_form(queue: Queue, staff: dict[str, str]) -> BulkActionForm:
     form = BulkActionForm(formdata=None) if request.method == "GET" else BulkActionForm()
     form.assignee.choices = options([("", "- Unassigned -"), *staff.items()])
-    form.status.choices = options(queue.statuses)
+    form.status.choices = options([("", "- Choose status -"), *queue.statuses])
     return form
 
 
@@ -91,14 +91,17 @@ def _refusals(item: WorkItem | None, item_id: str, queue: Queue, form: BulkActio
 def bulk_update(slug: str):
     """Assign or set the status of every checked item; refused items are named and left as they were."""
     queue = queue_or_404(slug)
-    form = bulk_form(queue, staff_names())
+    names = staff_names()
+    form = bulk_form(queue, names)
     ids = request.form.getlist("item_ids")
     back = url_for("queues.queue_list", slug=slug) + _query_of(request.form.get("query", ""))
     describe(action="bulk_update_work_items", record_type="work_queue", record_id=queue.name, item_ids=ids)
     if not ids:
         flash("Select at least one item with the boxes in the first column.", "error")
         return redirect(back)
-    if not form.validate() or (form.action.data == "status" and not form.status.data):
+    # Only the field of the chosen action counts (the other select may be absent or anything).
+    allowed = {"assign": ["", *names], "status": list(queue.statuses)}.get(form.action.data, [])
+    if (form.assignee.data if form.action.data == "assign" else form.status.data) not in allowed:
         flash("Choose a valid bulk action and value.", "error")
         return redirect(back)
     if form.action.data == "status" and form.status.data in ITEM_ONLY_STATUSES:
@@ -107,7 +110,6 @@ def bulk_update(slug: str):
     items = {str(i.id): i for i in db().scalars(select(WorkItem).where(
         WorkItem.id.in_([int(i) for i in ids if i.isdigit() and len(i) < 10])))}
     refused, changed = [], []
-    names = staff_names()
     for item_id in dict.fromkeys(ids):
         item = items.get(item_id)
         reason = _refusals(item, item_id, queue, form)
