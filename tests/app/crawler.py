@@ -23,8 +23,8 @@ from .conftest import FormClient
 URLS_PER_ENDPOINT = 3
 REQUEST_CAP = 600
 
-# Files a link may download instead of showing a page.
-DOWNLOAD_TYPES = ("application/pdf", "image/png")
+# Files a link may download instead of showing a page (and images a page embeds, such as icons).
+DOWNLOAD_TYPES = ("application/pdf", "image/png", "image/svg+xml")
 
 # Opening a page loads what it embeds (a fax's page images, a document's PDF viewer).
 EMBEDDING_TAGS = {"img": "src", "iframe": "src", "embed": "src", "object": "data"}
