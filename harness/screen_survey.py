@@ -249,7 +249,8 @@ def check_post_result(page: Page, base_url: str, path: str, posted: set[str]) ->
     finally:
         page.remove_listener("dialog", accept)
     landed = urlsplit(page.url)
-    landed_on = landed.path + (f"?{landed.query}" if landed.query else "")
+    landed_on = (landed.path + (f"?{landed.query}" if landed.query else "")
+                 + (f"#{landed.fragment}" if landed.fragment else ""))  # an anchor scrolls too
     if result is None:
         return PostResult(path=path, action=action, outcome="no message", landed_on=landed_on)
     return PostResult(path=path, action=action, landed_on=landed_on, message=result["text"],
