@@ -2,6 +2,10 @@
 answers are known: which screens it picks, what it counts, where a post's result lands."""
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from flask import Flask, redirect, request
 
@@ -138,3 +142,13 @@ def test_a_modal_warning_is_answered_without_signing_out(signed_in):
     assert view.locator("dialog:modal").count() == 0
     assert view.url == f"{url}/warned"
     assert density.words == 3
+
+
+def test_audit_script_refuses_an_unknown_app_and_writes_nothing(tmp_path):
+    script = Path(__file__).resolve().parents[2] / "bench" / "screen_audit.py"
+    out = tmp_path / "audit.json"
+    run = subprocess.run([sys.executable, str(script), "--apps", "ehr_web,nope", "--out", str(out)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert "unknown app(s) nope" in run.stderr and "payer_portal_a" in run.stderr
+    assert not out.exists()
