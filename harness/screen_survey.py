@@ -49,9 +49,9 @@ _DENSITY_JS = f"""selector => {{
   return {{words, controls}};
 }}"""
 
-# Marks the form to post: the first visible one with a visible submit button, in the page's
-# main content if it has one there, in a header or nav (sign-out, switchers) only as a last resort. Its required text fields are
-# emptied and browser validation is off, so the server's validation answers.
+# Marks the form to post: the first visible one with a visible submit button, from the page's
+# main content first, from a header or nav (switchers) last; never sign-out, never a dialog's.
+# Its required text fields are emptied and browser validation is off, so the server answers.
 _PREPARE_POST_JS = f"""skipped => {{
   const visible = {_VISIBLE_JS};
   const chrome = "header, nav, [role=banner], [role=navigation]";
