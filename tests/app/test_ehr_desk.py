@@ -124,7 +124,7 @@ def test_empty_lists_say_no_items_and_pages_use_the_ehr_wording(client):
     page = text(client.get("/queues/dme?tab=deferred"))
     assert "No items" in page and "0 of 0" not in page and "Page 1 of 1" not in page
     full = text(client.get("/queues/prior-auth"))
-    assert re.search(r"Records 1 to 25 of \d+", full) and "Screen 1 / " in full
+    assert re.search(r"Records 1 to 25 of \d+", full) and "Viewing page 1 of " in full
 
 
 def test_phone_numbers_are_written_the_ehr_way():

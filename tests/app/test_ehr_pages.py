@@ -92,9 +92,9 @@ def test_patient_search_by_name_mrn_and_dob(app, client):
 
 def test_patient_search_sorts_and_pages(client):
     page = text(client.get("/patients?search=1&name=a&sort=mrn&dir=desc"))
-    assert "Screen 1 / " in page and "Next page" in page
+    assert "Viewing page 1 of " in page and "Next page" in page
     page2 = text(client.get("/patients?search=1&name=a&sort=mrn&dir=desc&page=2"))
-    assert "Screen 2 / " in page2
+    assert "Viewing page 2 of " in page2
 
 
 @pytest.mark.parametrize("args, message", [

@@ -43,7 +43,7 @@ def test_seeded_queues(client):
                                                    ("dme", "DME Work Queue", "Service")])
 def test_queue_lists_render(client, slug, heading, column):
     page = text(client.get(f"/queues/{slug}"))
-    assert heading in page and column in page and "Assign to me" in page and "Screen 1 / " in page
+    assert heading in page and column in page and "Assign to me" in page and "Viewing page 1 of " in page
     event = client.snapshot()["audit_events"][-1]
     assert event["record_type"] == "work_queue" and event["record_id"] == heading.replace(" Work Queue", "")
 
@@ -79,7 +79,7 @@ def test_chart_banner_counts_items_open_in_their_own_queue(app, client):
 def test_queue_pages_hold_25_items(client):
     page = text(client.get("/queues/prior-auth"))
     assert page.count("aria-label=\"Open item ") == 25
-    assert "Screen 2 / " in text(client.get("/queues/prior-auth?page=2"))
+    assert "Viewing page 2 of " in text(client.get("/queues/prior-auth?page=2"))
 
 
 def test_queue_filters(app, client):

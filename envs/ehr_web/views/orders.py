@@ -99,7 +99,7 @@ def update_authorization(order_id: str):
     db().commit()
     describe(status_before=before, status_after=auth.status, auth_number=auth.auth_number)
     flash(f"Authorization for order {order.id} saved: {auth.status}.", "success")
-    return redirect(url_for("orders.order_detail", order_id=order.id) + "#authorization")
+    return redirect(url_for("orders.order_detail", order_id=order.id))  # no #fragment: the saved message at the top stays in view
 
 
 @orders.post("/orders/<order_id>/authorization/changes")
