@@ -21,8 +21,8 @@ def phone_number(rng: random.Random, area_codes: tuple[str, ...]) -> str:
 
 def case_number_format(portal: str, decided: date, serial: int) -> str:
     """A prior-auth case number as the payer's portal issues it: ProviderLink (portal "a")
-    numbers cases PL-<year>-<serial>, the payer's own portal (portal "b") CS<serial>."""
-    return f"PL-{decided:%Y}-{serial:08d}" if portal == "a" else f"CS{serial:08d}"
+    numbers cases PL-<year>-<serial>, Keystone's own portal (portal "b") KM-P-<yy>-<serial>."""
+    return f"PL-{decided:%Y}-{serial:08d}" if portal == "a" else f"KM-P-{decided:%y}-{serial:08d}"
 
 
 class UniqueIds:

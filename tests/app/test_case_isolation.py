@@ -115,7 +115,8 @@ def test_service_code_and_claim_agree_between_the_ehr_and_the_payer(clients, cas
     snaps = snapshots_for(clients, "case-pa-duplicate")
     (order,) = cases["case-pa-duplicate"].chart.orders
     (ehr_order,) = [o for o in snaps["ehr_web"]["orders"] if o["id"] == order.id]
-    (precert,) = [r for r in snaps["payer_portal_b"]["precert_requests"] if r["reference_number"].startswith("CS0")]
+    (precert,) = [r for r in snaps["payer_portal_b"]["precert_requests"] if r["reference_number"].startswith("KM-P-")
+                  and r["reference_number"][8] == "0"]  # a case's serial starts with 0, the world's never
     assert precert["service_code"] == ehr_order["code"] == "73721"
     (fax,) = [f for f in snaps["fax"]["inbound_faxes"] if f["id"] == cases["case-pa-duplicate"].chart.faxes[0].id]
     assert fax["subject"].endswith(precert["authorization_number"])
