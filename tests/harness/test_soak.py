@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ SOAK_SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "soak.py"
 def test_soak_with_each_fault_kind_loses_no_episode_and_leaks_no_state():
     spec = importlib.util.spec_from_file_location("soak", SOAK_SCRIPT)
     soak = importlib.util.module_from_spec(spec)
+    sys.modules["soak"] = soak  # dataclasses look their module up there
     spec.loader.exec_module(soak)
     report = soak.run_soak(episodes=4, schedule=[*soak.FAULTS, None])
     assert report.completed == 4 and report.lost == 0, report.notes
