@@ -61,6 +61,7 @@ class Env:
         self._episodes = 0
         self._initial_snapshot_cache: dict[str, dict[str, Any]] = {}
         self.task: Task | None = None
+        self._task_files: dict[str, Task] | None = None  # the suite's task files, read once
         try:
             if not self.services.processes:
                 self.services.start()
@@ -243,15 +244,20 @@ class Env:
 
     # ---- internals ----------------------------------------------------------------------
     def _resolve_task(self, task: Task | str | dict) -> tuple[Task, str | None]:
-        """The task, and the id the apps are told (None for an ad-hoc dict)."""
-        if isinstance(task, Task):
-            return task, task.id
+        """The task, and the id the apps are told: only a task that gives them something to
+        build (a case, raw seed rows, interruptions) is named, so an ad-hoc task never is."""
         if isinstance(task, dict):
-            return Task.model_validate(task), None
-        for candidate in load_tasks():
-            if candidate.id == task:
-                return candidate, candidate.id
-        raise KeyError(f"no task with id {task!r}")
+            resolved = Task.model_validate(task)
+        elif isinstance(task, Task):
+            resolved = task
+        else:
+            if self._task_files is None:
+                self._task_files = {candidate.id: candidate for candidate in load_tasks()}
+            if task not in self._task_files:
+                raise KeyError(f"no task with id {task!r}")
+            resolved = self._task_files[task]
+        builds_state = resolved.case is not None or bool(resolved.seed) or bool(resolved.interruptions)
+        return resolved, resolved.id if builds_state else None
 
     def _settle(self) -> None:
         try:

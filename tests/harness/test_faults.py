@@ -38,10 +38,12 @@ def test_reset_sends_the_task_id_for_task_file_tasks_only():
 @pytest.mark.browser
 @pytest.mark.slow
 def test_env_tells_the_apps_the_task_and_caches_initial_state_per_task(fixture_env):
-    first = Task.model_validate({"id": "pa-easy-01", "goal": "g"})
-    second = Task.model_validate({"id": "pa-easy-02", "goal": "g"})
-    for task, expected in ((first, "pa-easy-01"), (second, "pa-easy-02"),
-                           (adhoc("/"), None), (first, "pa-easy-01")):
+    # Tasks that give the apps something to build (here: an interruption) are named to them.
+    first = Task.model_validate({"id": "pa-easy-01", "goal": "g", "interruptions": {"fax": ["line_busy"]}})
+    second = Task.model_validate({"id": "pa-easy-02", "goal": "g", "interruptions": {"fax": ["line_busy"]}})
+    bare = Task.model_validate({"id": "hand-made", "goal": "g"})
+    for task, expected in ((first, "pa-easy-01"), (second, "pa-easy-02"), (adhoc("/"), None),
+                           (bare, None), (first, "pa-easy-01")):
         fixture_env.reset(task)
         assert fixture_env.initial_snapshots["ehr_web"]["_meta"]["task"] == expected
         assert fixture_env.record().final_snapshots["ehr_web"]["_meta"]["task"] == expected
