@@ -19,17 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 BLOCKING_IMPACTS = ("serious", "critical")
 
-# Apps whose axe findings (colour contrast, list markup) are still being fixed (issue 10);
-# strict=False so that the fix landing turns them green without editing this file first.
-# Only the assertion is expected to fail: a screen that errors still fails the test.
-FIXES_PENDING = pytest.mark.xfail(strict=False, raises=AssertionError,
-                                  reason="axe fixes of issue 10 not landed yet")
-APPS = [
-    pytest.param("ehr_web"),
-    pytest.param("payer_portal_a", marks=FIXES_PENDING),
-    pytest.param("payer_portal_b"),
-    pytest.param("fax"),
-]
+APPS = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")
 
 
 def blocking_violations(results: dict) -> list[dict]:
