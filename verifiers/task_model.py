@@ -48,7 +48,10 @@ Category = Literal["information_retrieval", "form_completion", "document_handlin
 # The trap a task sets (none: the plain path is right).
 Challenge = Literal["none", "no_auth_required", "duplicate_on_file", "coverage_termed", "fax_only_payer",
                     "pended_for_info", "deadline_passed", "wrong_code_on_order", "lookalike_patient",
-                    "conflicting_documents", "secondary_payer"]
+                    "conflicting_documents", "secondary_payer",
+                    # DME: the equipment's coverage criteria are not met (test value, face-to-face
+                    # window); the order names a supplier the patient's plan has no contract with.
+                    "criteria_not_met", "non_contracted_supplier"]
 Ident = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
 
 
