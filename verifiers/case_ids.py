@@ -78,7 +78,8 @@ def case_record_ids(task_id: str, case: dict[str, Any]) -> dict[str, Any]:
 
     `mrn`, `lookalike_mrns` (in case order), `coverages.<key>` (`id`, `member_id` as the
     EHR has it, `payer_member_id` as the payer has it), `orders.<key>`, `documents.<key>`,
-    `claims.<key>` and `faxes.<key>`. Mirrors envs/world/cases/builder.py's numbering.
+    `claims.<key>`, `remittances.<claim key>` (claims with a remittance) and `faxes.<key>`.
+    Mirrors envs/world/cases/builder.py's numbering.
     """
     ids = CaseIds(task_id)
     coverages = {}
@@ -95,6 +96,8 @@ def case_record_ids(task_id: str, case: dict[str, Any]) -> dict[str, Any]:
         "documents": {spec["key"]: ids.document(index) for index, spec in enumerate(case.get("documents", []))},
         "claims": {spec["key"]: ids.claim_number(date.fromisoformat(spec["service_date"]), index)
                    for index, spec in enumerate(case.get("claims", []))},
+        "remittances": {spec["key"]: ids.remittance(date.fromisoformat(spec["remittance"]["paid_on"]), index)
+                        for index, spec in enumerate(case.get("claims", [])) if spec.get("remittance")},
         "faxes": {spec["key"]: ids.fax(index) for index, spec in enumerate(case.get("faxes", []))},
     }
 
