@@ -10,6 +10,7 @@ from werkzeug.security import check_password_hash
 
 from .audit import describe
 from .kit_models import StaffUser
+from .messages import message
 
 auth = Blueprint("auth", __name__)
 PUBLIC_ENDPOINTS = {"auth.login", "static", "common.static", "favicon"}
@@ -55,9 +56,9 @@ def login():
         password = request.form.get("password", "")
         user = kit.db.request_session().scalar(select(StaffUser).where(StaffUser.username == username))
         if not username or not password:
-            error = "Enter your user name and password."
+            error = message("login_missing")
         elif user is None or not check_password_hash(user.password_hash, password):
-            error = "The user name or password is incorrect."
+            error = message("login_incorrect")
         if error:
             g.audit = {"username": username or None, "action": "login_failed"}
         else:

@@ -5,6 +5,7 @@ import itertools
 import os
 import secrets
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -21,6 +22,7 @@ from .bench import bench
 from .database import Database, KitBase, make_engine
 from .feedback import post_feedback_state
 from .filters import register_filters
+from .messages import check_messages, message
 from .kit_models import BenchState
 from .task_templates import TaskTemplates
 from .request_guards import (BoundedIntConverter, DoubleSubmitGuard, guard_bench_paths,
@@ -52,6 +54,11 @@ class AppSpec:
     seed: seeding.SeedFunction
     home_endpoint: str
     date_format: str = "%m/%d/%Y"
+    # The app's own wording of the kit's messages (see messages.DEFAULT_MESSAGES).
+    messages: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_messages(dict(self.messages))
 
 
 @dataclass
@@ -171,22 +178,18 @@ def create_app(spec: AppSpec, config: AppConfig) -> Flask:
 
     @app.errorhandler(CSRFError)
     def csrf_error(error):
-        return render_template("error.html", code=400, title="Form expired",
-                               message="This form is no longer valid. Reload the page and submit it again."), 400
+        return render_template("error.html", code=400, title=message("form_expired_title"),
+                               message=message("form_expired")), 400
 
     @app.errorhandler(413)
     def too_large(_error):
         # Only the headers: reading the body again would raise the same error.
-        if request.mimetype == "multipart/form-data":
-            title, message = "File too large", "Uploads are limited to 10 MB. Choose a smaller file."
-        else:
-            title, message = "Text too long", ("This form holds more text than it can take. "
-                                               "Go back, shorten the long field and submit again.")
-        return render_template("error.html", code=413, title=title, message=message), 413
+        kind = "file_too_large" if request.mimetype == "multipart/form-data" else "text_too_long"
+        return render_template("error.html", code=413, title=message(f"{kind}_title"), message=message(kind)), 413
 
     @app.errorhandler(404)
     def not_found(_error):
-        return render_template("error.html", code=404, title="Not found",
-                               message="The page or record you asked for does not exist."), 404
+        return render_template("error.html", code=404, title=message("not_found_title"),
+                               message=message("not_found")), 404
 
     return app

@@ -17,6 +17,8 @@ from urllib.parse import unquote
 from flask import abort, current_app, flash, g, redirect, render_template, request, session
 from werkzeug.routing import IntegerConverter
 
+from .messages import message
+
 BENCH_SEGMENT = "_bench"
 BENCH_PATHS = frozenset({"/_bench/reset", "/_bench/snapshot", "/_bench/health"})
 SQLITE_MAX_INTEGER = 2**63 - 1
@@ -79,9 +81,9 @@ def refuse_overlong_fields():
         return None
     for name, value in request.form.items(multi=True):
         if len(value) > MAX_TEXT_FIELD_CHARS:
-            message = (f"The field \u201c{name}\u201d holds {len(value):,} characters; forms take at "
-                       f"most {MAX_TEXT_FIELD_CHARS:,}. Go back, shorten it and submit again.")
-            return render_template("error.html", code=413, title="Text too long", message=message), 413
+            text = message("field_too_long", field=name, length=len(value), limit=MAX_TEXT_FIELD_CHARS)
+            return render_template("error.html", code=413, title=message("text_too_long_title"),
+                                   message=text), 413
     return None
 
 
@@ -120,8 +122,7 @@ class DoubleSubmitGuard:
         with self._lock:
             seen = self._recent.get(key)
         if seen is not None and time.monotonic() - seen[0] < self.window:
-            flash("This form was already submitted a moment ago; it was saved once, not twice.",
-                  "warning")
+            flash(message("double_submit"), "warning")
             return redirect(seen[1], code=303)
         return None
 

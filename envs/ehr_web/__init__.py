@@ -16,8 +16,19 @@ from .models import Base
 from .seed import seed
 from .views import BLUEPRINTS
 
+# The kit's messages in this vendor's words.
+KIT_MESSAGES = {
+    "login_missing": "Enter your user ID and password to log in.",
+    "login_incorrect": "Login failed. The user ID or password is not valid.",
+    "form_expired_title": "Activity timed out",
+    "form_expired": "This activity timed out before it was saved. Refresh the activity and enter it again.",
+    "not_found_title": "Record not available",
+    "not_found": "The requested record could not be found, or it is not available to your security class.",
+    "double_submit": "Duplicate action blocked: this was already filed a moment ago.",
+}
+
 SPEC = AppSpec(name="ehr_web", title="SVH Chart", package_dir=Path(__file__).resolve().parent, base=Base,
-               blueprints=BLUEPRINTS, seed=seed, home_endpoint="home.dashboard")
+               blueprints=BLUEPRINTS, seed=seed, home_endpoint="home.dashboard", messages=KIT_MESSAGES)
 
 
 def create_app(config: AppConfig) -> Flask:

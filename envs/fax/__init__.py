@@ -12,6 +12,17 @@ from .models import Base
 from .seed import seed
 from .views import compose, directory, helpers, inbox, outbox
 
+# The kit's messages in this vendor's words.
+KIT_MESSAGES = {
+    "login_missing": "Log-on failed: enter a user name and password.",
+    "login_incorrect": "Log-on failed: unknown user or bad password.",
+    "form_expired_title": "Form out of date",
+    "form_expired": "Not done: this form is out of date. Reload it and submit again.",
+    "not_found_title": "Item not found",
+    "not_found": "Not done: the fax, job or phonebook entry does not exist.",
+    "double_submit": "Not done again: the same request was completed a moment ago.",
+}
+
 SPEC = AppSpec(
     name="fax",
     title="Tessera Fax Server",
@@ -20,6 +31,7 @@ SPEC = AppSpec(
     blueprints=(helpers, inbox.bp, compose.bp, outbox.bp, directory.bp),
     seed=seed,
     home_endpoint="inbox.index",
+    messages=KIT_MESSAGES,
 )
 
 

@@ -18,6 +18,17 @@ from . import lifecycle_models, notice_models  # noqa: F401  (their tables join 
 from .seed import seed
 from .views import BLUEPRINTS
 
+# The kit's messages in this vendor's words.
+KIT_MESSAGES = {
+    "login_missing": "Please enter your User ID and password.",
+    "login_incorrect": "We couldn't sign you in. Check your User ID and password and try again.",
+    "form_expired_title": "Your session expired",
+    "form_expired": "For your security this page expired. Reload it and submit your information again.",
+    "not_found_title": "We can't find that page",
+    "not_found": "The page or transaction you requested isn't available. Use the menu to find what you need.",
+    "double_submit": "We already received this submission a moment ago, so we didn't send it again.",
+}
+
 SPEC = AppSpec(
     name="payer_portal_a",
     title="ProviderLink Payer Portal",
@@ -27,6 +38,7 @@ SPEC = AppSpec(
     seed=seed,
     home_endpoint="home.index",
     date_format="%m/%d/%Y",
+    messages=KIT_MESSAGES,
 )
 
 

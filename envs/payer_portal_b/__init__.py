@@ -20,6 +20,17 @@ from .session_timeout import count_page_view, session_bp
 from .views import BLUEPRINTS
 from .whats_new import show_whats_new, whats_new_bp
 
+# The kit's messages in this vendor's words.
+KIT_MESSAGES = {
+    "login_missing": "User ID and Password are required.",
+    "login_incorrect": "Invalid credentials. Please verify your User ID and Password.",
+    "form_expired_title": "Request could not be processed",
+    "form_expired": "The request could not be processed because the page is out of date. Please reload and resubmit.",
+    "not_found_title": "Information unavailable",
+    "not_found": "The requested information is not available. Please verify the reference number and try again.",
+    "double_submit": "Duplicate submission detected. Your request was received once and has not been resubmitted.",
+}
+
 SPEC = AppSpec(
     name="payer_portal_b",
     title="Keystone Mutual Provider Connect",
@@ -29,6 +40,7 @@ SPEC = AppSpec(
     seed=seed,
     home_endpoint="home.index",
     date_format=DATE_FORMAT,
+    messages=KIT_MESSAGES,
 )
 
 

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import pytest
+from markupsafe import escape
 from sqlalchemy import select
 
-from admindesk.envs.ehr_web import create_app
+from admindesk.envs.ehr_web import SPEC, create_app
 from admindesk.envs.ehr_web.models import Coverage, Document, Encounter, Medication, Order, Patient, Problem
 from admindesk.envs.ehr_web.models_work import Claim, Remittance
 from admindesk.envs.ehr_web.vocab import QUEUES
@@ -39,13 +40,13 @@ def test_login_page_and_bad_password(app):
     client.reset()
     assert "SVH Chart" in text(client.get("/login"))
     response = client.login(password="wrong")
-    assert response.status_code == 401 and "incorrect" in text(response)
+    assert response.status_code == 401 and escape(SPEC.messages["login_incorrect"]) in text(response)
 
 
 def test_csrf_is_enforced(client):
     order = "ORD-1000005"
     response = client.client.post(f"/orders/{order}/comments", data={"text": "no token"})
-    assert response.status_code == 400 and "Form expired" in text(response)
+    assert response.status_code == 400 and SPEC.messages["form_expired_title"] in text(response)
     assert client.snapshot()["notes"] == []
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.envs.fax import create_app
+from admindesk.envs.fax import SPEC, create_app
 from admindesk.envs.world import build_world
 
 from .conftest import TOKEN, FormClient, build_app
@@ -50,7 +50,7 @@ def test_login_page_has_the_fax_server_look_and_signs_in(app):
     anonymous = FormClient(app)
     page = text(anonymous.get("/login"))
     assert "Log on to Tessera" in page and "fax.css" in page and "DejaVu" not in page
-    assert text(anonymous.post("/login", {"username": "coordinator", "password": "wrong"})).count("incorrect") == 1
+    assert text(anonymous.post("/login", {"username": "coordinator", "password": "wrong"})).count(SPEC.messages["login_incorrect"]) == 1
     response = anonymous.login()
     assert response.status_code == 302 and response.headers["Location"].endswith("/inbox")
 
@@ -58,7 +58,7 @@ def test_login_page_has_the_fax_server_look_and_signs_in(app):
 def test_csrf_is_enforced_on_forms(client):
     before = client.snapshot()
     response = client.client.post("/drafts/new", data={})
-    assert response.status_code == 400 and "Form expired" in text(response)
+    assert response.status_code == 400 and SPEC.messages["form_expired_title"] in text(response)
     fax_id = before["inbound_faxes"][0]["id"]
     response = client.client.post(f"/inbox/{fax_id}/file", data={"file-note": "x", "csrf_token": "forged"})
     assert response.status_code == 400

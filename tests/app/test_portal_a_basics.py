@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.envs.payer_portal_a import create_app
+from admindesk.envs.payer_portal_a import SPEC, create_app
 
 from .conftest import TOKEN, FormClient, build_app
 from .test_portal_a_support import active_member, terminated_member, us
@@ -66,7 +66,7 @@ def test_csrf_is_enforced(app, snap):
     member = active_member(snap)
     response = client.client.post("/eligibility", data={"payer_id": member["payer_id"], "member_id": member["member_id"],
                                                         "dob": us(member["dob"]), "service_date": "11/16/2026"})
-    assert response.status_code == 400 and "Form expired" in response.get_data(as_text=True)
+    assert response.status_code == 400 and SPEC.messages["form_expired_title"] in response.get_data(as_text=True)
     assert client.snapshot()["eligibility_checks"] == []
 
 

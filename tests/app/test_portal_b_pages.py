@@ -4,10 +4,11 @@ from __future__ import annotations
 import io
 
 import pytest
+from markupsafe import escape
 from pypdf import PdfReader
 from sqlalchemy import select
 
-from admindesk.envs.payer_portal_b import create_app
+from admindesk.envs.payer_portal_b import SPEC, create_app
 from admindesk.envs.payer_portal_b.models import Claim, ExplanationOfBenefits, Subscriber
 from admindesk.envs.payer_portal_b.session_timeout import WARNING_AFTER_PAGE_VIEWS
 
@@ -38,13 +39,13 @@ def test_login_page_and_bad_password(app):
     page = client.get("/login").get_data(as_text=True)
     assert "Provider Sign In" in page and "Keystone Mutual" in page
     response = client.login(password="wrong")
-    assert response.status_code == 401 and "incorrect" in response.get_data(as_text=True)
+    assert response.status_code == 401 and escape(SPEC.messages["login_incorrect"]) in response.get_data(as_text=True)
 
 
 def test_csrf_enforced(client):
     before = client.snapshot()["eligibility_inquiries"]
     response = client.client.post("/eligibility", data={"subscriber_id": "KMH0000000", "dob": "01-Jan-1980"})
-    assert response.status_code == 400 and "Form expired" in response.get_data(as_text=True)
+    assert response.status_code == 400 and SPEC.messages["form_expired_title"] in response.get_data(as_text=True)
     assert client.snapshot()["eligibility_inquiries"] == before
 
 

@@ -98,3 +98,20 @@ def test_a_different_post_or_a_later_repeat_goes_through(client, monkeypatch):
 def test_a_failed_post_can_be_sent_again_at_once(client):
     assert client.post("/widgets", {"name": ""}).status_code == 422
     assert client.post("/widgets", {"name": ""}).status_code == 422
+
+
+def test_each_app_words_the_kit_messages_its_own_way():
+    from admindesk.envs import ehr_web, fax, payer_portal_a, payer_portal_b
+    from admindesk.envs.common.messages import DEFAULT_MESSAGES
+
+    specs = [ehr_web.SPEC, payer_portal_a.SPEC, payer_portal_b.SPEC, fax.SPEC]
+    for key in ("login_incorrect", "not_found", "form_expired", "double_submit"):
+        wordings = {spec.messages.get(key, DEFAULT_MESSAGES[key]) for spec in specs}
+        assert len(wordings) == 4, key
+
+
+def test_an_unknown_message_key_is_refused():
+    from dataclasses import replace
+
+    with pytest.raises(ValueError, match="unknown kit message key"):
+        replace(kit_demo.SPEC, messages={"login_incorect": "typo"})
