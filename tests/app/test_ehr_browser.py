@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from playwright.sync_api import expect
 from pypdf import PdfReader
 from sqlalchemy import select
 
@@ -56,15 +57,16 @@ def test_search_open_order_download_and_authorize(page, live, app, case):
 
     page.get_by_label("Authorization status").select_option("Approved")
     page.get_by_label("Payer", exact=True).select_option("PYR-NWH")
-    page.get_by_label("Authorization number").fill("NWH2612345")
-    page.get_by_label("Approved units").fill("1")
-    page.get_by_label("Start date").fill("11/20/2026")
-    page.get_by_label("End date").fill("10/01/2026")
+    page.get_by_label("Authorization number", exact=True).fill("NWH2612345")
+    page.get_by_label("Approved units", exact=True).fill("1")
+    page.get_by_label("Start date", exact=True).fill("11/20/2026")
+    page.get_by_label("End date", exact=True).fill("10/01/2026")
     page.get_by_role("button", name="Save authorization").click()
     assert page.get_by_text("End date must be on or after the start date.").first.is_visible()
-    page.get_by_label("End date").fill("02/20/2027")
+    page.get_by_label("End date", exact=True).fill("02/20/2027")
     page.get_by_role("button", name="Save authorization").click()
-    assert page.get_by_text(f"Authorization for order {order.id} saved: Approved.").is_visible()
+    expect(page.get_by_role("status")).to_contain_text(f"Authorization for order {order.id} saved: Approved.")
+    expect(page.get_by_role("status")).to_be_in_viewport()
 
     client = FormClient(app)
     row = next(r for r in client.snapshot()["order_authorizations"] if r["order_id"] == order.id)
