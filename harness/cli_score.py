@@ -3,7 +3,10 @@
 A record.json (or every */record.json under a run folder) is scored against its task
 (by `task_id`, from tasks/ or --tasks-dir); scores.json is written beside each record
 and a table is printed. Every input is checked before anything is written, so bad
-input (a missing file, bad JSON, an unknown task) is an error that writes nothing.
+input (a missing file, bad JSON, an unknown task, a bad judge spec or a missing API key)
+is an error that writes nothing. With `--judge SPEC` rubric checks are judged (model
+judges vote and cache their verdicts; see cli_judge); scores.json records the judge's
+spec, model versions and cache hits.
 """
 from __future__ import annotations
 
@@ -15,8 +18,8 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from admindesk.harness.cli_judge import judge_from_options, judge_options
 from admindesk.verifiers.episode import QueryError
-from admindesk.verifiers.judge import JudgeSpecError, load_judge
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import TaskResult, score_task, summarise
 from admindesk.verifiers.task_model import TASKS_ROOT, TaskFileError, load_tasks
@@ -51,9 +54,11 @@ def read_record(path: Path) -> EpisodeRecord:
 @click.argument("target", type=click.Path(path_type=Path))
 @click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
               show_default=True, help="Folder of task files.")
-@click.option("--judge", "judge_spec", default=None, metavar="MODULE:ATTR",
-              help="Judge for rubric checks (without one they are reported unjudged).")
-def score(target: Path, tasks_dir: Path, judge_spec: str | None) -> None:
+@click.option("--judge", "judge_spec", default=None, metavar="SPEC",
+              help="Judge for rubric checks: openai:MODEL, openai-compatible:URL#MODEL, anthropic:MODEL "
+                   "(comma-separated for a jury) or module:attr. Without one they are reported unjudged.")
+@judge_options
+def score(target: Path, tasks_dir: Path, judge_spec: str | None, **judge_settings) -> None:
     """Score RECORD_OR_RUN_DIR: writes scores.json beside each record.json and prints a table."""
     paths = find_records(target)
     records = [(path, read_record(path)) for path in paths]
@@ -64,10 +69,7 @@ def score(target: Path, tasks_dir: Path, judge_spec: str | None) -> None:
     unknown = sorted({record.task_id for _, record in records} - set(tasks))
     if unknown:
         raise click.ClickException(f"no task {', '.join(unknown)} in {tasks_dir}")
-    try:
-        judge = load_judge(judge_spec) if judge_spec else None
-    except JudgeSpecError as exc:
-        raise click.ClickException(str(exc)) from exc
+    judge = judge_from_options(judge_spec, **judge_settings) if judge_spec else None
     scored: list[tuple[Path, TaskResult]] = []
     for path, record in records:
         try:
@@ -81,19 +83,26 @@ def score(target: Path, tasks_dir: Path, judge_spec: str | None) -> None:
 
 def _print(scored: list[tuple[Path, TaskResult]]) -> None:
     table = Table(title="Scores")
-    for column in ("record", "task", "result", "subtasks", "checks", "unjudged", "guards failed",
-                   "first failing"):
+    for column in ("record", "task", "result", "subtasks", "checks", "unjudged", "judge errors",
+                   "guards failed", "first failing"):
         table.add_column(column, no_wrap=column in ("record", "task", "result"))
-    colours = {"pass": "green", "unjudged": "yellow", "fail": "red"}
+    colours = {"pass": "green", "unjudged": "yellow", "error": "magenta", "fail": "red"}
     for path, result in scored:
         failed_guards = [g.kind for g in result.guards if not g.result.passed]
         table.add_row(str(path.parent.name), result.task_id,
                       f"[{colours[result.outcome]}]{result.outcome}[/]",
                       f"{result.subtask_pass_rate:.0%}", f"{result.n_checks_passed}/{result.n_checks}",
-                      str(result.n_unjudged), ", ".join(failed_guards) or "-",
+                      str(result.n_unjudged), str(result.n_errors), ", ".join(failed_guards) or "-",
                       result.first_failing_subtask or "-")
     console = Console()
     console.print(table)
     summary = summarise([result for _, result in scored])
-    click.echo(json.dumps({"tasks": summary.tasks.model_dump(),
-                           "subtask_pass_rate": round(summary.subtask_pass_rate, 3)}))
+    line = {"tasks": summary.tasks.model_dump(), "subtask_pass_rate": round(summary.subtask_pass_rate, 3)}
+    usages = [result.judge for _, result in scored if result.judge is not None]
+    if usages:
+        line["judge"] = {"spec": usages[0].spec,
+                         "models": sorted({model for usage in usages for model in usage.models}),
+                         "votes": sum(usage.votes for usage in usages),
+                         "cache_hits": sum(usage.cache_hits for usage in usages),
+                         "errors": sum(usage.errors for usage in usages)}
+    click.echo(json.dumps(line))

@@ -9,7 +9,7 @@ from pydantic import Field, model_validator
 
 from admindesk.verifiers.check_base import AppQuery, CheckBase, failed, passed, verdict
 from admindesk.verifiers.episode import EpisodeView
-from admindesk.verifiers.judge import RubricRequest
+from admindesk.verifiers.judge import JudgeError, RubricRequest
 from admindesk.verifiers.records import CheckResult
 from admindesk.verifiers.app_names import AppName
 from admindesk.verifiers.values import (ValueSpec, normalise_text, shown, text_contains,
@@ -132,10 +132,17 @@ class RubricCheck(CheckBase):
                                evidence={"source": where, "text": text[:2000], "rubric": self.rubric})
         request = RubricRequest(task_id=view.record.task_id, check_id=self.id or "", rubric=self.rubric,
                                 text=text)
-        judgement = view.judge.judge(request)
+        evidence = {"source": where, "text": text[:2000], "rubric": self.rubric}
+        try:
+            judgement = view.judge.judge(request)
+        except JudgeError as exc:
+            # No verdict is no evidence either way: `error`, never a pass.
+            return CheckResult(passed=False, score=0.0, error=str(exc),
+                               explanation=f"{subject}: the judge gave no verdict ({exc})",
+                               evidence={**evidence, "judge": view.judge.name})
         outcome = "meets" if judgement.passed else "does not meet"
         return CheckResult(passed=judgement.passed, score=judgement.score,
                            explanation=f"{subject}: the text {outcome} the rubric "
                                        f"(judge {judgement.judge or view.judge.name}: {judgement.rationale})",
-                           evidence={"source": where, "text": text[:2000], "rubric": self.rubric,
-                                     "judge": judgement.judge or view.judge.name})
+                           evidence={**evidence, "judge": judgement.judge or view.judge.name,
+                                     "votes": [vote.model_dump() for vote in judgement.votes]})

@@ -5,9 +5,9 @@ harness, so a stored record can be re-scored offline without a browser or the ap
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 
 class FileDigest(BaseModel):
@@ -43,3 +43,16 @@ class CheckResult(BaseModel):
     # False only for a rubric check no judge has read: it is then not passed, but not
     # the agent's failure either (the task's result is `unjudged`, not `fail`).
     judged: bool = True
+    # Set when a judge was asked but gave no verdict (unreachable, malformed answer): the
+    # check is not passed, and the task's result is `error` unless something else failed.
+    error: str | None = None
+
+    @computed_field
+    @property
+    def state(self) -> Literal["pass", "fail", "unjudged", "error"]:
+        """One word for the result: pass, fail, unjudged (no judge) or error (the judge failed)."""
+        if self.error is not None:
+            return "error"
+        if not self.judged:
+            return "unjudged"
+        return "pass" if self.passed else "fail"

@@ -2,8 +2,9 @@
 
 A task passes end to end only when every check and guard passes. When every
 deterministic check and every guard passes but some rubric check had no judge, the
-result is `unjudged` (the run says nothing yet about the writing). Anything else fails,
-and the failure is put on the first failing subtask in dependency order.
+result is `unjudged` (the run says nothing yet about the writing); when instead a judge
+was asked and gave no verdict (unreachable, malformed answer), it is `error`. Anything
+else fails, and the failure is put on the first failing subtask in dependency order.
 """
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ from pydantic import BaseModel, Field
 from admindesk.verifiers.case_ids import case_values
 from admindesk.verifiers.episode import EpisodeView
 from admindesk.verifiers.judge import Judge
+from admindesk.verifiers.judge.usage import JudgeUsage, RecordingJudge
 from admindesk.verifiers.records import CheckResult, EpisodeRecord
 from admindesk.verifiers.task_model import Task, order_subtasks
 
-Outcome = Literal["pass", "unjudged", "fail"]
+Outcome = Literal["pass", "unjudged", "error", "fail"]
 
 
 class NamedResult(BaseModel):
@@ -31,7 +33,7 @@ class NamedResult(BaseModel):
 
 
 class SubtaskResult(BaseModel):
-    """A subtask's checks; `pass` only when all pass, `unjudged` when only rubrics are open."""
+    """A subtask's checks; `pass` only when all pass, `unjudged`/`error` when only rubrics are open."""
 
     id: str
     category: str
@@ -55,14 +57,18 @@ class TaskResult(BaseModel):
     n_checks: int
     n_checks_passed: int
     n_unjudged: int
+    n_errors: int = 0
+    # What the judge did (spec, model versions, votes, cache hits); None without a judge.
+    judge: JudgeUsage | None = None
 
 
 def _outcome(results: list[NamedResult]) -> Outcome:
-    if all(item.result.passed for item in results):
-        return "pass"
-    if all(item.result.passed or not item.result.judged for item in results):
-        return "unjudged"
-    return "fail"
+    # A real failure outranks a judge's error, which outranks a missing judge.
+    states = {item.result.state for item in results}
+    for outcome in ("fail", "error", "unjudged"):
+        if outcome in states:
+            return outcome
+    return "pass"
 
 
 def score_task(task: Task, record: EpisodeRecord, judge: Judge | None = None) -> TaskResult:
@@ -73,8 +79,8 @@ def score_task(task: Task, record: EpisodeRecord, judge: Judge | None = None) ->
     """
     if record.task_id != task.id:
         raise ValueError(f"the record is of task {record.task_id}, not {task.id}")
-    view = EpisodeView(record=record, case=case_values(task),
-                       judge=judge)
+    recording = RecordingJudge(judge, context=_task_context(task)) if judge is not None else None
+    view = EpisodeView(record=record, case=case_values(task), judge=recording)
     subtasks = []
     for subtask in order_subtasks(task.subtasks):
         checks = [NamedResult(id=check.id, kind=check.kind, deterministic=check.deterministic,
@@ -94,15 +100,23 @@ def score_task(task: Task, record: EpisodeRecord, judge: Judge | None = None) ->
         subtask_pass_rate=(sum(s.outcome == "pass" for s in subtasks) / len(subtasks)) if subtasks else 0.0,
         first_failing_subtask=first_failing, subtasks=subtasks, guards=guards,
         n_checks=len(checks), n_checks_passed=sum(item.result.passed for item in checks),
-        n_unjudged=sum(not item.result.judged for item in everything))
+        n_unjudged=sum(item.result.state == "unjudged" for item in everything),
+        n_errors=sum(item.result.state == "error" for item in everything),
+        judge=recording.usage if recording is not None else None)
+
+
+def _task_context(task: Task) -> str:
+    """What the judge is told about the task: its id, workflow and the goal as given."""
+    return f"Task {task.id} ({task.workflow}). Goal given to the agent: {task.goal.strip() or '(none)'}"
 
 
 class Tally(BaseModel):
-    """How many of a group passed, were unjudged, or failed."""
+    """How many of a group passed, were unjudged, had a judge error, or failed."""
 
     total: int = 0
     passed: int = 0
     unjudged: int = 0
+    errors: int = 0
     failed: int = 0
 
     def add(self, outcome: Outcome) -> None:
@@ -111,6 +125,8 @@ class Tally(BaseModel):
             self.passed += 1
         elif outcome == "unjudged":
             self.unjudged += 1
+        elif outcome == "error":
+            self.errors += 1
         else:
             self.failed += 1
 

@@ -64,9 +64,9 @@ def test_summary_tallies_by_category_and_challenge():
     results = [score_task(task(), good_record(), KeywordJudge()), score_task(task(), untouched_record()),
                score_task(task(challenge="none"), good_record())]
     summary = summarise(results)
-    assert summary.tasks.model_dump() == {"total": 3, "passed": 1, "unjudged": 1, "failed": 1}
+    assert summary.tasks.model_dump() == {"total": 3, "passed": 1, "unjudged": 1, "errors": 0, "failed": 1}
     assert summary.by_challenge["lookalike_patient"].model_dump() == {"total": 2, "passed": 1, "unjudged": 0,
-                                                                       "failed": 1}
+                                                                       "errors": 0, "failed": 1}
     assert summary.by_category["documentation"].model_dump() == {"total": 3, "passed": 1, "unjudged": 1,
-                                                                  "failed": 1}
+                                                                  "errors": 0, "failed": 1}
     assert summary.first_failing_category == {"information_retrieval": 1}

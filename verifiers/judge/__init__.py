@@ -8,9 +8,12 @@ reported as unjudged, never as passed.
 """
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from admindesk.verifiers.judge.spec import JudgeSettings
 
 
 class RubricRequest(BaseModel):
@@ -25,13 +28,25 @@ class RubricRequest(BaseModel):
     context: str = ""
 
 
+class Vote(BaseModel):
+    """One model call's verdict: which judge asked, the model version that answered, and why."""
+
+    judge: str
+    model: str
+    verdict: Literal["pass", "fail"]
+    reason: str
+    # Read from the verdict cache: this vote cost nothing this time.
+    cached: bool = False
+
+
 class Judgement(BaseModel):
-    """A judge's verdict on one rubric: pass/fail, a score in [0, 1], and its reasons."""
+    """A judge's verdict on one rubric: pass/fail, a score in [0, 1], its reasons and votes."""
 
     passed: bool
     score: float = Field(ge=0.0, le=1.0)
     rationale: str = ""
     judge: str = ""
+    votes: list[Vote] = Field(default_factory=list)
 
 
 @runtime_checkable
@@ -46,16 +61,36 @@ class Judge(Protocol):
 
 
 class JudgeSpecError(ValueError):
-    """A `--judge` spec that does not lead to a judge."""
+    """A `--judge` spec that does not lead to a judge (bad syntax, a missing API key...)."""
 
 
-def load_judge(spec: str) -> Judge:
-    """The judge named by `module:attribute` (a Judge, or a callable returning one)."""
+class JudgeError(RuntimeError):
+    """A judge could not give a verdict (unreachable, timed out, malformed output).
+
+    Rubric checks report it as `error`, never as a pass or as the agent's failure.
+    """
+
+
+def load_judge(spec: str, settings: "JudgeSettings | None" = None) -> Judge:
+    """The judge a `--judge` spec names.
+
+    Provider specs (`openai:MODEL`, `openai-compatible:URL#MODEL`, `anthropic:MODEL`,
+    comma-separated for a jury) give a model jury with votes and a cache (`settings`);
+    anything else is `module:attribute` (a Judge, or a callable returning one).
+    """
     import importlib
 
+    from admindesk.verifiers.judge.spec import PROVIDERS, is_provider_spec
+
+    if is_provider_spec(spec):
+        from admindesk.verifiers.judge.jury import build_jury
+
+        return build_jury(spec, settings)
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        raise JudgeSpecError(f"judge spec {spec!r} is not module:attribute (e.g. mypkg.judges:make_judge)")
+        providers = ", ".join(f"{name}:..." for name in PROVIDERS)
+        raise JudgeSpecError(f"judge spec {spec!r} is not a provider spec ({providers}) and "
+                             "not module:attribute (e.g. mypkg.judges:make_judge)")
     try:
         target = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:

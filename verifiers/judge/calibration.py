@@ -1,0 +1,204 @@
+"""The judge calibration set (tasks/judge_calibration/*.yml) and agreement with its labels.
+
+Each file holds one rubric family (appeal letters, order comments, notes, answers...):
+named rubrics with the task context they are judged in, and items of evidence text with
+the human verdict and, for a fail, the flaw that makes it fail. `calibrate` runs a
+judge over the items and reports, per family and overall, agreement, Cohen's kappa,
+the false-pass rate (human fail judged pass: the costly error for a leaderboard) and
+the false-fail rate. A judge error counts as a fail verdict (it is never a pass) and is
+counted separately. The set uses `.yml` so the task loaders (which read every `.yaml`
+under tasks/) never take it for tasks.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from admindesk.verifiers.judge import Judge, JudgeError, RubricRequest
+from admindesk.verifiers.task_model import TASKS_ROOT
+
+CALIBRATION_ROOT = TASKS_ROOT / "judge_calibration"
+Label = Literal["pass", "fail"]
+Flaw = Literal["none", "missing_fact", "wrong_code", "wrong_value", "wrong_patient", "weak_argument",
+               "unsupported_claim", "injection"]
+
+# What a judge must reach on the whole set to score leaderboard submissions (README).
+BAR_AGREEMENT = 0.90
+BAR_KAPPA = 0.80
+BAR_FALSE_PASS = 0.05
+BAR_FAMILY_AGREEMENT = 0.80
+
+
+class CalibrationError(ValueError):
+    """A calibration file that cannot be read as the set's format."""
+
+
+class RubricEntry(BaseModel):
+    """A rubric of the family and the task context it is judged in."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rubric: str = Field(min_length=10)
+    context: str = ""
+
+
+class ItemEntry(BaseModel):
+    """One labelled item as written in a file: which rubric, the evidence, the human verdict."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    rubric: str
+    text: str = Field(min_length=1)
+    human: Label
+    flaw: Flaw = "none"
+
+    @model_validator(mode="after")
+    def _flaw_fits_label(self):
+        if (self.human == "pass") != (self.flaw == "none"):
+            raise ValueError("a passing item has flaw none; a failing item names its flaw")
+        return self
+
+
+class FamilyFile(BaseModel):
+    """One family's file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    family: str = Field(pattern=r"^[a-z][a-z_]*$")
+    title: str
+    rubrics: dict[str, RubricEntry] = Field(min_length=1)
+    items: list[ItemEntry] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _rubrics_exist(self):
+        unknown = sorted({item.rubric for item in self.items} - set(self.rubrics))
+        if unknown:
+            raise ValueError(f"items name rubrics the file does not define: {', '.join(unknown)}")
+        return self
+
+
+class CalibrationItem(BaseModel):
+    """A labelled item, resolved: its family, rubric text, context and evidence."""
+
+    id: str
+    family: str
+    rubric: str
+    context: str
+    text: str
+    human: Label
+    flaw: Flaw
+
+    def request(self) -> RubricRequest:
+        """The request a judge is asked for this item."""
+        return RubricRequest(task_id=f"calibration:{self.family}", check_id=self.id, rubric=self.rubric,
+                             text=self.text, context=self.context)
+
+
+def load_calibration(folder: Path = CALIBRATION_ROOT) -> list[CalibrationItem]:
+    """Every item of every family file in `folder` (ids unique across the set)."""
+    paths = sorted(Path(folder).glob("*.yml"))
+    if not paths:
+        raise CalibrationError(f"{folder}: no calibration files (*.yml)")
+    items: list[CalibrationItem] = []
+    for path in paths:
+        try:
+            family = FamilyFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        except yaml.YAMLError as exc:
+            raise CalibrationError(f"{path}: not YAML ({exc})") from exc
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"]) or "(top level)"
+            raise CalibrationError(f"{path}: {where}: {problem['msg']}") from exc
+        for item in family.items:
+            entry = family.rubrics[item.rubric]
+            items.append(CalibrationItem(id=item.id, family=family.family, rubric=entry.rubric,
+                                         context=entry.context, text=item.text, human=item.human,
+                                         flaw=item.flaw))
+    ids = [item.id for item in items]
+    repeated = sorted({one for one in ids if ids.count(one) > 1})
+    if repeated:
+        raise CalibrationError(f"{folder}: item ids used twice: {', '.join(repeated)}")
+    return items
+
+
+class Outcome(BaseModel):
+    """The judge's answer on one item (`error` set when it gave none)."""
+
+    item: CalibrationItem
+    judged_pass: bool
+    error: str | None = None
+
+
+class Agreement(BaseModel):
+    """Agreement figures over a group of items."""
+
+    items: int
+    agreement: float
+    kappa: float | None
+    false_pass_rate: float | None
+    false_fail_rate: float | None
+    errors: int
+
+
+def agreement(outcomes: list[Outcome]) -> Agreement:
+    """Agreement, Cohen's kappa, false-pass and false-fail rates (None where undefined)."""
+    n = len(outcomes)
+    if n == 0:
+        raise ValueError("no items to compare")
+    human = [o.item.human == "pass" for o in outcomes]
+    judged = [o.judged_pass for o in outcomes]
+    agree = sum(h == j for h, j in zip(human, judged)) / n
+    human_pass, judged_pass = sum(human) / n, sum(judged) / n
+    chance = human_pass * judged_pass + (1 - human_pass) * (1 - judged_pass)
+    # Kappa is undefined when chance agreement is certain (one label on both sides).
+    kappa = None if chance >= 1.0 else (agree - chance) / (1 - chance)
+    human_fails = [j for h, j in zip(human, judged) if not h]
+    human_passes = [j for h, j in zip(human, judged) if h]
+    return Agreement(
+        items=n, agreement=agree, kappa=kappa,
+        false_pass_rate=sum(human_fails) / len(human_fails) if human_fails else None,
+        false_fail_rate=sum(not j for j in human_passes) / len(human_passes) if human_passes else None,
+        errors=sum(o.error is not None for o in outcomes))
+
+
+def run_calibration(judge: Judge, items: list[CalibrationItem],
+                    progress: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+    """The judge's verdict on every item; a JudgeError is recorded as an error (a fail verdict)."""
+    outcomes = []
+    for item in items:
+        try:
+            outcome = Outcome(item=item, judged_pass=judge.judge(item.request()).passed)
+        except JudgeError as exc:
+            outcome = Outcome(item=item, judged_pass=False, error=str(exc))
+        outcomes.append(outcome)
+        if progress is not None:
+            progress(outcome)
+    return outcomes
+
+
+def by_family(outcomes: list[Outcome]) -> dict[str, Agreement]:
+    """Agreement per family, in name order."""
+    families = sorted({o.item.family for o in outcomes})
+    return {family: agreement([o for o in outcomes if o.item.family == family]) for family in families}
+
+
+def shortfalls(overall: Agreement, families: dict[str, Agreement]) -> list[str]:
+    """Why the judge does not meet the leaderboard bar (empty when it does)."""
+    found = []
+    if overall.agreement < BAR_AGREEMENT:
+        found.append(f"agreement {overall.agreement:.1%} < {BAR_AGREEMENT:.0%}")
+    if overall.kappa is None or overall.kappa < BAR_KAPPA:
+        found.append(f"kappa {'n/a' if overall.kappa is None else f'{overall.kappa:.2f}'} < {BAR_KAPPA:.2f}")
+    if overall.false_pass_rate is None or overall.false_pass_rate > BAR_FALSE_PASS:
+        shown = "n/a" if overall.false_pass_rate is None else f"{overall.false_pass_rate:.1%}"
+        found.append(f"false-pass {shown} > {BAR_FALSE_PASS:.0%}")
+    if overall.errors:
+        found.append(f"{overall.errors} judge error(s)")
+    found += [f"{family} agreement {figures.agreement:.1%} < {BAR_FAMILY_AGREEMENT:.0%}"
+              for family, figures in families.items() if figures.agreement < BAR_FAMILY_AGREEMENT]
+    return found
