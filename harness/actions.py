@@ -110,6 +110,38 @@ class ChooseFile(_Action):
     name: str = Field(min_length=1)
 
 
+# An element id is a `[ref=...]` of the latest observation's accessibility tree: `e12`, or
+# `f1e3` inside a frame. Ids are valid for that observation only.
+ElementId = Annotated[str, Field(pattern=r"^(f\d+)?e\d+$", max_length=20)]
+
+
+class ClickElement(_Action):
+    """Click the element with this id in the latest accessibility tree (element action space)."""
+    type: Literal["click_element"] = "click_element"
+    element: ElementId
+
+
+class FillElement(_Action):
+    """Replace the text of the input or text area with this id by `text`."""
+    type: Literal["fill_element"] = "fill_element"
+    element: ElementId
+    text: str = Field(max_length=10_000)
+
+
+class SelectOption(_Action):
+    """Choose the option shown as `option` (its label) in the select with this id."""
+    type: Literal["select_option"] = "select_option"
+    element: ElementId
+    option: str = Field(min_length=1, max_length=1_000)
+
+
+class UploadToElement(_Action):
+    """Attach the Downloads file `name` through the file input (or its button) with this id."""
+    type: Literal["upload_to_element"] = "upload_to_element"
+    element: ElementId
+    name: str = Field(min_length=1)
+
+
 class Done(_Action):
     """End the episode, optionally with a final answer."""
     type: Literal["done"] = "done"
@@ -118,13 +150,18 @@ class Done(_Action):
 
 Action = Annotated[
     Union[Click, DoubleClick, RightClick, Move, Drag, Scroll, TypeText, Key, Wait, Goto,
-          NewTab, SwitchTab, CloseTab, ChooseFile, Done],
+          NewTab, SwitchTab, CloseTab, ChooseFile, ClickElement, FillElement, SelectOption,
+          UploadToElement, Done],
     Field(discriminator="type"),
 ]
 ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 ACTION_TYPES: tuple[str, ...] = (
     "click", "double_click", "right_click", "move", "drag", "scroll", "type", "key", "wait",
-    "goto", "new_tab", "switch_tab", "close_tab", "choose_file", "done")
+    "goto", "new_tab", "switch_tab", "close_tab", "choose_file", "click_element", "fill_element",
+    "select_option", "upload_to_element", "done")
+# The element action space: actions that name an element of the accessibility tree.
+ELEMENT_ACTION_TYPES: tuple[str, ...] = (
+    "click_element", "fill_element", "select_option", "upload_to_element")
 
 
 def parse_action(action: Any) -> Action:

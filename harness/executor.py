@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Error as PlaywrightError, Locator
 
 from admindesk.harness import actions as act
 from admindesk.harness.episode_browser import EpisodeBrowser
@@ -16,6 +16,9 @@ from admindesk.harness.sandbox import NavigationBlocked
 from admindesk.harness.chrome import CHROME_HEIGHT, ChromeState
 
 DIALOG_OPEN = "a file dialog is open: pick a file in it, or click Cancel (or press Escape)"
+# How long an element action waits for its element to be actionable (visible, enabled,
+# stable): the page has settled before the step, so a longer wait only hides a wrong id.
+ELEMENT_TIMEOUT_MS = 3_000
 
 
 class ActionFailed(Exception):
@@ -224,6 +227,47 @@ class ActionExecutor:
 
     def _do_choose_file(self, action: act.ChooseFile) -> None:
         self.browser.choose_file(action.name)
+
+    # ---- element action space ----------------------------------------------------------
+    def _element(self, element_id: str) -> Locator:
+        """The element `element_id` names in the active page's latest accessibility tree.
+
+        Ids are the tree's `[ref=...]` values; Playwright resolves them against the last
+        tree taken of the page, which is the latest observation's. An element that has
+        since left the page, an id the tree never had, and any id when no tree was taken
+        (screenshot-only observations) are all refused here, before anything is done.
+        """
+        if self.browser.file_chooser is not None:
+            raise ActionFailed(DIALOG_OPEN)
+        self.address.blur()
+        locator = self.browser.page.locator(f"aria-ref={element_id}")
+        if locator.count() != 1:
+            raise ActionFailed(
+                f"no element {element_id} in the latest accessibility tree (ids are valid for "
+                "the latest observation only, and need the axtree or both observation mode)")
+        return locator
+
+    def _do_click_element(self, action: act.ClickElement) -> None:
+        self._element(action.element).click(timeout=ELEMENT_TIMEOUT_MS)
+
+    def _do_fill_element(self, action: act.FillElement) -> None:
+        self._element(action.element).fill(action.text, timeout=ELEMENT_TIMEOUT_MS)
+
+    def _do_select_option(self, action: act.SelectOption) -> None:
+        self._element(action.element).select_option(label=action.option,
+                                                    timeout=ELEMENT_TIMEOUT_MS)
+
+    def _do_upload_to_element(self, action: act.UploadToElement) -> None:
+        """Click the file input, then answer the dialog it opens, as a person would: the
+        upload is recorded like one picked in the drawn dialog."""
+        element = self._element(action.element)
+        with self.browser.page.expect_file_chooser(timeout=ELEMENT_TIMEOUT_MS):
+            element.click(timeout=ELEMENT_TIMEOUT_MS)
+        try:
+            self.browser.choose_file(action.name)
+        except FileNotFoundError:
+            self.browser.cancel_file_chooser()  # no dialog is left hanging over the page
+            raise
 
     def _do_done(self, action: act.Done) -> None:
         """Ending the episode is the Env's business; the browser has nothing to do."""

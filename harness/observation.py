@@ -81,6 +81,9 @@ def accessibility_text(page: Page) -> str:
 
     Each line is a role, its accessible name, state, `[ref=eN]` and `[box=x,y,w,h]` in
     *frame* pixels (chrome included), so a model can click the centre of what it reads.
+    The refs are the element ids of the element action space (`click_element` etc.):
+    an element keeps its ref while it stays on the page, and ids resolve against the
+    latest tree taken, i.e. the latest observation's.
     """
     try:
         text = page.aria_snapshot(mode="ai", boxes=True, timeout=5_000)

@@ -37,7 +37,10 @@ FIELDS = {"click": {"x": 0, "y": 0}, "double_click": {"x": 0, "y": 0},
           "right_click": {"x": 0, "y": 0}, "move": {"x": 0, "y": 0},
           "drag": {"x1": 0, "y1": 0, "x2": 0, "y2": 0}, "scroll": {"x": 0, "y": 0},
           "type": {"text": ""}, "key": {"keys": "a"}, "goto": {"url": "x"},
-          "switch_tab": {"index": 0}, "choose_file": {"name": "f"}}
+          "switch_tab": {"index": 0}, "choose_file": {"name": "f"},
+          "click_element": {"element": "e1"}, "fill_element": {"element": "e1", "text": ""},
+          "select_option": {"element": "e1", "option": "A"},
+          "upload_to_element": {"element": "e1", "name": "f"}}
 
 
 @pytest.mark.parametrize("raw", [{"type": "exec", "code": "1"}, {"type": "click", "x": 1},

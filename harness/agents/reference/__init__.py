@@ -1,0 +1,40 @@
+"""The `reference` agent: one scripted solution per task template, parametrised by the
+task's case, acting only through `Env.step` (see work.py).
+
+`make_agent("reference", skip="<subtask id>")` leaves one subtask's actions out (ablation).
+"""
+from __future__ import annotations
+
+import importlib
+
+from admindesk.harness.agents import register
+from admindesk.harness.agents.reference.work import Work
+from admindesk.harness.env import Env
+from admindesk.verifiers.task_model import Task
+
+# Template name -> module with `solve(work)`. A template missing here has no solution yet.
+SOLUTIONS = {
+    "portal_b_precert": "admindesk.harness.agents.reference.portal_b_precert",
+}
+
+
+def solution_for(task: Task):
+    """The `solve` function of the task's template; LookupError when there is none."""
+    name = (task.template or "").rsplit("/", 1)[-1]
+    if name not in SOLUTIONS:
+        raise LookupError(f"no reference solution for template {task.template!r} (task {task.id})")
+    return importlib.import_module(SOLUTIONS[name]).solve
+
+
+@register("reference")
+class ReferenceAgent:
+    """Drives the Env through the task's template solution; `skip` ablates one subtask."""
+
+    name = "reference"
+
+    def __init__(self, skip: str | None = None, **_options) -> None:
+        self.skip = skip
+
+    def drive(self, env: Env, task: Task) -> None:
+        """Run the episode to its end (a `done` action)."""
+        solution_for(task)(Work(env, task, skip=self.skip))

@@ -1,0 +1,100 @@
+"""EHR gestures every prior-authorization solution shares: find the patient by name and
+date of birth (never by name alone: look-alikes exist), open the order, open and download
+chart documents, record the authorization, set the work item, add an order comment."""
+from __future__ import annotations
+
+from admindesk.harness.agents.reference.work import Work, us_date
+from admindesk.harness.scripted import ScriptFailed
+
+ORDER_PAGE_TAB = 0  # the EHR stays in the first tab; portals and fax open in new tabs
+
+
+def open_chart(work: Work) -> None:
+    """Patient Search by "Last, First", then the row whose DOB is the patient's."""
+    actor = work.actor
+    actor.click("nav.activitybar a:has-text('Patient Search')")
+    actor.fill("input[name=name]", f"{work.patient['last_name']}, {work.patient['first_name']}")
+    actor.do({"type": "key", "keys": "Enter"})
+    actor.click(f"xpath=//tr[td[normalize-space()='{us_date(work.patient['dob'])}']]//a")
+
+
+def open_order(work: Work, order_key: str = "svc") -> None:
+    """From the chart, the Orders tab, then the order (read back its facts into work.notes)."""
+    actor = work.actor
+    order_id = work.ids["orders"][order_key]
+    actor.click("nav[aria-label='Chart sections'] a:text-is('Orders')")
+    actor.click(f"a:text-is('{order_id}')")
+    work.notes.update(
+        order_id=order_id, code=actor.fact("Code").split()[0], units=actor.fact("Units"),
+        diagnoses=", ".join(line.split()[0] for line in actor.fact("Diagnoses").splitlines() if line.strip()),
+        planned=actor.fact("Planned service date"), place_of_service=actor.fact("Place of service"),
+        provider_npi=actor.fact("Provider NPI"), facility_npi=actor.fact("Facility NPI"),
+        provider=actor.fact("Ordering provider"), coverage=actor.fact("Billing coverage"),
+        provider_phone=actor.fact("Provider phone / fax").split(" / ")[0])
+
+
+def back_to_order(work: Work) -> None:
+    """The EHR tab, on the order page (the breadcrumb of a document page leads back)."""
+    actor = work.actor
+    actor.switch_to_tab(ORDER_PAGE_TAB)
+    order_id = work.need("order_id")
+    if not actor.count(f"h1:has-text('Order {order_id}')"):
+        actor.click(f"a:text-is('{order_id}')")
+
+
+def open_document(work: Work, doc_key: str, *, download: bool = False) -> str | None:
+    """Open a chart document of the order (its viewer page); download it if asked.
+
+    Returns the downloaded file's name (as listed in Downloads)."""
+    actor = work.actor
+    doc_id = work.ids["documents"][doc_key]
+    actor.click(f"section[aria-labelledby='odocs-h'] a[href='/documents/{doc_id}']")
+    name = None
+    if download:
+        before = {f.name for f in work.env.downloaded_files()}
+        actor.click("a.pv-btn[download]")
+        new = [f.name for f in work.env.downloaded_files() if f.name not in before]
+        if not new:
+            raise ScriptFailed(f"downloading {doc_id} produced no file")
+        name = new[0]
+    actor.click(f"a:text-is('{work.notes.get('order_id', work.ids['orders']['svc'])}')")
+    return name
+
+
+def record_authorization(work: Work, *, status: str, payer: str, auth_number: str = "",
+                         reference: str = "", units: str = "", start: str = "", end: str = "") -> None:
+    """Fill and save the order's Authorization section (the order page must be open)."""
+    actor = work.actor
+    actor.select_option("select[name=status]", status)
+    actor.select_option("select[name=payer_id]", payer)
+    for name, value in (("auth_number", auth_number), ("reference_number", reference),
+                        ("approved_units", units), ("start_date", start), ("end_date", end)):
+        if value:
+            actor.fill(f"input[name={name}]", value)
+    actor.click("button:text-is('Save authorization')")
+    saved = actor.read("select[name=status]").evaluate("s => s.options[s.selectedIndex].text")
+    if saved.strip() != status:
+        raise ScriptFailed(f"the authorization was not saved as {status!r}: "
+                           f"{work.env.page_locator('.alert').all_inner_texts()}")
+
+
+def add_order_comment(work: Work, text: str) -> None:
+    """Add an order comment (the order page must be open)."""
+    actor = work.actor
+    actor.fill("#notes textarea[name=text]", text)
+    actor.click("#notes button:text-is('Add comment')")
+    if not actor.count(f"#notes :text('{text[:40]}')"):
+        raise ScriptFailed("the order comment was not saved")
+
+
+def set_work_item(work: Work, status: str, note: str = "") -> None:
+    """From the order page, the Prior Auth work item, then Change status."""
+    actor = work.actor
+    actor.click("section[aria-labelledby='owi-h'] a:has-text('Prior Auth item')")
+    actor.click("button:text-is('Change status…')")
+    actor.select_option("#status-dialog select[name=status]", status)
+    if note:
+        actor.fill("#status-dialog textarea[name=note], #status-dialog input[name=note]", note)
+    actor.click("#status-dialog button:text-is('Save status')")
+    if status not in actor.fact("Status"):
+        raise ScriptFailed(f"the work item did not take status {status!r}")

@@ -1,0 +1,96 @@
+"""Keystone Mutual's portal (portal B) gestures: sign in, eligibility, precertification."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from admindesk.harness.agents.reference.work import Work, parse_us_date
+from admindesk.harness.scripted import ScriptFailed
+
+REQUESTED_DAYS = 60  # the span asked for: the planned date and the weeks after it
+PORTAL_B_TAB = "Payer Portal B"
+
+
+def portal_b_date(value: date) -> str:
+    """DD-Mon-YYYY, the way Keystone Mutual's portal takes dates."""
+    return value.strftime("%d-%b-%Y")
+
+
+def open_portal_b(work: Work) -> None:
+    """Portal B in a new tab, signed in (once per episode)."""
+    actor = work.actor
+    if work.notes.get("portal_b_tab"):
+        actor.switch_to_tab(int(work.notes["portal_b_tab"]))
+        return
+    actor.open_app(PORTAL_B_TAB, new_tab=True)
+    actor.login()
+    work.notes["portal_b_tab"] = str(len(work.env.chrome_layout().tabs) - 1)
+
+
+def check_eligibility(work: Work, member_id: str, service_day: date) -> str:
+    """Run a subscriber eligibility inquiry; returns the coverage heading's text."""
+    actor = work.actor
+    actor.click("nav a[href='/eligibility']")
+    actor.fill("input[name=subscriber_id]", member_id)
+    actor.fill("input[name=dob]", portal_b_date(date.fromisoformat(work.patient["dob"])))
+    actor.fill("input[name=service_date]", portal_b_date(service_day))
+    actor.click("main form button[type=submit]")
+    heading = actor.text("main h2")
+    if not heading.startswith("Coverage on"):
+        raise ScriptFailed(f"the eligibility inquiry gave no result: {heading!r}")
+    return heading
+
+
+def clinical_answers(facts: dict) -> dict[str, str]:
+    """Portal B's clinical fields from the chart's facts (only what the chart states)."""
+    answers: dict[str, str] = {}
+    if facts.get("conservative_therapy_weeks") is not None:
+        answers["conservative_therapy_weeks"] = str(facts["conservative_therapy_weeks"])
+    if facts.get("red_flags"):
+        answers["red_flag_symptoms"] = "No" if facts["red_flags"].lower() in ("none", "no") else "Yes"
+    if facts.get("mcmurray_test") == "positive":
+        answers["red_flag_symptoms"] = "Yes"
+    if facts.get("prior_imaging_date"):
+        answers["prior_imaging"] = "Yes"
+    if facts.get("ahi") is not None:
+        answers["ahi"] = str(facts["ahi"])
+    if facts.get("spo2_rest") is not None:
+        answers["spo2_rest"] = str(facts["spo2_rest"])
+    return answers
+
+
+def submit_precert(work: Work, member_id: str, answers: dict[str, str], summary: str,
+                   attachments: list[str]) -> dict[str, str]:
+    """Fill and submit a precertification request; returns the determination as shown."""
+    actor, notes = work.actor, work.notes
+    actor.click("nav a[href='/precertification/new']")
+    planned = parse_us_date(work.need("planned"))
+    actor.fill("input[name=subscriber_id]", member_id)
+    actor.fill("input[name=subscriber_dob]", portal_b_date(date.fromisoformat(work.patient["dob"])))
+    actor.fill("input[name=rendering_npi]", notes["facility_npi"])
+    actor.fill("input[name=referring_npi]", notes["provider_npi"])
+    actor.select_by_value("select[name=place_of_service]", notes["place_of_service"])
+    actor.fill("input[name=service_code]", notes["code"])
+    actor.fill("input[name=units]", notes["units"])
+    actor.fill("input[name=diagnosis_codes]", notes["diagnoses"])
+    actor.fill("input[name=start_date]", portal_b_date(planned))
+    actor.fill("input[name=end_date]", portal_b_date(planned + timedelta(days=REQUESTED_DAYS - 1)))
+    for field, value in answers.items():
+        if actor.read(f"[name={field}]").evaluate("e => e.tagName") == "SELECT":
+            actor.select_option(f"select[name={field}]", value)
+        else:
+            actor.fill(f"input[name={field}]", value)
+    actor.fill("textarea[name=clinical_summary]", summary)
+    for index, file_name in enumerate(attachments, start=1):
+        actor.select_option(f"select[name=document_type_{index}]", "Clinical notes")
+        actor.upload(f"input[name=attachment_{index}]", file_name)
+    actor.fill("input[name=contact_name]", "Prior Authorization Coordinator")
+    actor.fill("input[name=contact_phone]", notes["provider_phone"])
+    actor.click("main form button[type=submit]")
+    if not actor.count("h1:has-text('Precertification KM-')"):
+        raise ScriptFailed(f"the precertification was refused: {actor.text('main')[:600]}")
+    decision = {"status": actor.text("#decision-title .status"), "reference": actor.fact("Reference Number")}
+    if actor.count("xpath=//dt[normalize-space()='Authorization Number']"):
+        start, end = actor.fact("Approved Dates").split(" \u2013 ")
+        decision.update(auth_number=actor.fact("Authorization Number"), units=actor.fact("Approved Units"),
+                        start=start.strip(), end=end.strip())
+    return decision
