@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 
-from admindesk.harness.agents import register
 from admindesk.harness.agents.reference import SOLUTIONS, ehr_steps, solution_for
 from admindesk.harness.agents.reference.portal_a import payer_name
 from admindesk.harness.agents.reference.work import Work
@@ -25,14 +24,13 @@ FILING_TEMPLATE = {"PYR-KMH": "portal_b_precert"}
 DEFAULT_FILING_TEMPLATE = "portal_a_submit"
 
 
-@register("notes-only")
 class NotesOnly:
     """Writes the plan as an order comment and stops."""
 
     name = "notes-only"
 
-    def __init__(self, **_options) -> None:
-        pass
+    def __init__(self) -> None:
+        self.notes: list = []
 
     def drive(self, env: Env, task: Task) -> None:
         work = Work(env, task)
@@ -62,14 +60,13 @@ class _OtherPatientWork(Work):
                                   for key, value in self.ids["coverages"].items()}}
 
 
-@register("wrong-patient")
 class WrongPatient:
     """The reference solution, worked on another patient of the same payer."""
 
     name = "wrong-patient"
 
-    def __init__(self, **_options) -> None:
-        pass
+    def __init__(self) -> None:
+        self.notes: list = []
 
     def drive(self, env: Env, task: Task) -> None:
         work = _OtherPatientWork(env, task)
@@ -95,14 +92,13 @@ class WrongPatient:
         solution_for(task)(work)
 
 
-@register("do-it-anyway")
 class DoItAnyway:
     """Files the request at the order's payer whatever the chart or the payer says."""
 
     name = "do-it-anyway"
 
-    def __init__(self, **_options) -> None:
-        pass
+    def __init__(self) -> None:
+        self.notes: list = []
 
     def drive(self, env: Env, task: Task) -> None:
         work = Work(env, task)

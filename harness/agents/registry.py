@@ -17,6 +17,8 @@ from admindesk.harness.agents.model_agent import ModelAgent
 from admindesk.harness.agents.openai_compatible import OpenAICompatibleAgent
 from admindesk.harness.agents.openai_cua import OpenAICUAgent
 from admindesk.harness.agents.simple import NoopAgent, RandomAgent
+from admindesk.harness.agents.controls import DoItAnyway, NotesOnly, WrongPatient
+from admindesk.harness.agents.reference import ReferenceAgent
 
 AGENTS: dict[str, Callable[..., Agent]] = {
     "noop": NoopAgent,
@@ -24,6 +26,11 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "openai-cua": OpenAICUAgent,
     "anthropic-cu": AnthropicCUAgent,
     "openai-compatible": OpenAICompatibleAgent,
+    # Scripted agents (they `drive` the Env themselves): reference solutions and controls.
+    "reference": ReferenceAgent,
+    "notes-only": NotesOnly,
+    "wrong-patient": WrongPatient,
+    "do-it-anyway": DoItAnyway,
 }
 ENV_DEFAULTS = {"model": "ADMINDESK_MODEL", "base_url": "ADMINDESK_BASE_URL",
                 "api_key_env": "ADMINDESK_API_KEY_ENV"}

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib
 
-from admindesk.harness.agents import register
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.env import Env
 from admindesk.verifiers.task_model import Task
@@ -26,14 +25,14 @@ def solution_for(task: Task):
     return importlib.import_module(SOLUTIONS[name]).solve
 
 
-@register("reference")
 class ReferenceAgent:
     """Drives the Env through the task's template solution; `skip` ablates one subtask."""
 
     name = "reference"
 
-    def __init__(self, skip: str | None = None, **_options) -> None:
+    def __init__(self, skip: str | None = None) -> None:
         self.skip = skip
+        self.notes: list = []
 
     def drive(self, env: Env, task: Task) -> None:
         """Run the episode to its end (a `done` action)."""

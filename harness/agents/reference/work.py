@@ -28,6 +28,14 @@ class PageActor(ScriptedActor):
         """The value next to `label` in a definition list (every app's fact panels)."""
         return self.text(f"{scope} xpath=//dt[normalize-space()='{label}']/following-sibling::dd[1]".strip())
 
+    def fill(self, selector: str, text: str) -> None:
+        """Click a text field and type `text`; select what it held first only when it held something."""
+        if self.read(selector).input_value():
+            super().fill(selector, text)
+            return
+        self.click(selector)
+        self.do({"type": "type", "text": text})
+
     def select_by_value(self, selector: str, value: str) -> None:
         """Choose the option whose value is `value`, by typing its visible label."""
         label = self.read(f"{selector} option[value='{value}']").inner_text().strip()
