@@ -2,7 +2,7 @@
 
 A case names a patient (and look-alikes), coverages (with what each payer has on file,
 which may differ from the EHR), orders, chart documents with typed facts, the payer's
-history (requests on file), claims with their adjustments and remittances, and faxes
+history (requests and appeals on file), claims with their adjustments and remittances, and faxes
 waiting in the inbox. The world's generators (admindesk.envs.world.cases) turn it into
 rows in every app.
 
@@ -173,10 +173,63 @@ class RequestOnFileSpec(CaseModel):
     units: int | None = Field(default=None, ge=1)
 
 
+AppealLevel = Literal[1, 2, "external"]
+# The level each later level needs decided first.
+PRIOR_LEVEL: dict[AppealLevel, AppealLevel] = {2: 1, "external": 2}
+
+
+class AppealOnFileSpec(CaseModel):
+    """An appeal already at the payer on one of the case's adjudicated claims, at any stage.
+
+    In review: it waits for a decision (`due_on` defaults to the payer's review time).
+    Decided: `decision` and `decided_on` say how it ended; `reason` is what the payer
+    wrote (default: a sentence for the decision). A partial overturn names the claim
+    lines it paid (`paid_lines`, numbered from 1); a full one pays every unpaid line.
+    Only the portal of the claim's payer holds it, as that portal's own appeal rows.
+    """
+
+    key: Key
+    claim: Key
+    level: AppealLevel
+    kind: Literal["reconsideration", "formal", "clinical"]
+    filed_on: date
+    status: Literal["in_review", "decided"]
+    due_on: date | None = None
+    decision: Literal["upheld", "overturned", "partially_overturned"] | None = None
+    decided_on: date | None = None
+    reason: str | None = Field(default=None, min_length=1)
+    paid_lines: list[int] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _stage_is_consistent(self):
+        decided = self.status == "decided"
+        for name in ("decision", "decided_on"):
+            if decided and getattr(self, name) is None:
+                raise ValueError(f"a decided appeal has a `{name}`")
+            if not decided and getattr(self, name) is not None:
+                raise ValueError(f"an appeal in review has no `{name}` (set status: decided)")
+        if not decided and self.reason is not None:
+            raise ValueError("an appeal in review has no decision `reason`")
+        if self.decided_on is not None and self.decided_on < self.filed_on:
+            raise ValueError("decided_on is before filed_on")
+        if self.due_on is not None and self.due_on < self.filed_on:
+            raise ValueError("due_on is before filed_on")
+        if self.kind == "reconsideration" and self.level != 1:
+            raise ValueError("a reconsideration is a level 1 request; choose formal or clinical for later levels")
+        if self.level == "external" and self.kind != "clinical":
+            raise ValueError("an external review is a clinical (medical necessity) appeal")
+        if (self.decision == "partially_overturned") != bool(self.paid_lines):
+            raise ValueError("a partially overturned appeal (and only one) names the `paid_lines` it paid")
+        if any(line < 1 for line in self.paid_lines) or len(set(self.paid_lines)) != len(self.paid_lines):
+            raise ValueError("paid_lines are distinct claim line numbers, from 1")
+        return self
+
+
 class PayerHistorySpec(CaseModel):
     """What the payer already holds about this patient beyond enrollment."""
 
     requests: list[RequestOnFileSpec] = Field(default_factory=list)
+    appeals: list[AppealOnFileSpec] = Field(default_factory=list)
 
 
 class AdjustmentSpec(CaseModel):
@@ -296,6 +349,7 @@ class Case(CaseModel):
         _refer("claims", "auth", self.claims, requests)
         _refer("faxes", "about", self.faxes, requests)
         _refer("faxes", "order", self.faxes, orders)
+        _appeals_follow_their_claims(self.payer_history.appeals, {c.key: c for c in self.claims})
         return self
 
 
@@ -314,3 +368,42 @@ def _refer(section: str, field: str, parts: list, known: set[str]) -> None:
         if value is not None and value not in known:
             choices = ", ".join(sorted(known)) or "none defined"
             raise ValueError(f"{section}.{index}.{field}: no {value!r} in this case (known: {choices})")
+
+
+def _appeals_follow_their_claims(appeals: list[AppealOnFileSpec], claims: dict[str, ClaimSpec]) -> None:
+    """Each appeal is on an adjudicated claim of the case, after its remittance, and in level
+    order: a later level only after the level below was decided (not overturned in full),
+    one appeal per level and at most one in review per claim, the open one the last."""
+    section = "payer_history.appeals"
+    _keys(section, appeals)
+    _refer(section, "claim", appeals, set(claims))
+    by_claim: dict[str, dict] = {}
+    for index, appeal in enumerate(appeals):
+        field = f"{section}.{index}"
+        claim = claims[appeal.claim]
+        if claim.remittance is None:
+            raise ValueError(f"{field}.claim: claim {appeal.claim!r} is Pending; only an adjudicated claim is appealed")
+        if appeal.filed_on < claim.remittance.paid_on:
+            raise ValueError(f"{field}.filed_on: is before the remittance of claim {appeal.claim!r} "
+                             f"({claim.remittance.paid_on})")
+        if any(line > len(claim.lines) for line in appeal.paid_lines):
+            raise ValueError(f"{field}.paid_lines: claim {appeal.claim!r} has {len(claim.lines)} line(s)")
+        levels = by_claim.setdefault(appeal.claim, {})
+        if appeal.level in levels:
+            raise ValueError(f"{field}.level: claim {appeal.claim!r} already has a level {appeal.level} appeal")
+        levels[appeal.level] = (index, appeal)
+    for levels in by_claim.values():
+        for level, (index, appeal) in levels.items():
+            field = f"{section}.{index}"
+            if level not in PRIOR_LEVEL:
+                continue
+            below = levels.get(PRIOR_LEVEL[level])
+            if below is None or below[1].status != "decided":
+                raise ValueError(f"{field}.level: a level {level} appeal needs a decided level "
+                                 f"{PRIOR_LEVEL[level]} appeal on claim {appeal.claim!r}")
+            if below[1].decision == "overturned":
+                raise ValueError(f"{field}.level: {below[1].key!r} overturned the denial in full; "
+                                 "there is nothing left to appeal")
+            if appeal.filed_on < below[1].decided_on:
+                raise ValueError(f"{field}.filed_on: is before the level {PRIOR_LEVEL[level]} decision "
+                                 f"({below[1].decided_on})")

@@ -325,3 +325,28 @@ class InboundFax:
     kind: str
     mrn: str | None
     pages_text: tuple[str, ...]
+
+
+@dataclass(**_FROZEN)
+class Appeal:
+    """An appeal already on file at the payer on an adjudicated claim (only a case makes one).
+
+    `level` is "1", "2" or "external"; `kind` "reconsideration", "formal" or "clinical";
+    `status` "in_review" or "decided". A decided appeal has a `decision` ("upheld",
+    "overturned" or "partially_overturned"), `decided_on` and the payer's `reason`;
+    `paid_lines` are the claim lines an overturn pays. `due_on` None means the payer's
+    own review time from `filed_on`. `reference` is in the format of the payer's portal.
+    """
+
+    reference: str
+    claim_number: str
+    payer_id: str
+    level: str
+    kind: str
+    filed_on: date
+    status: str
+    due_on: date | None
+    decision: str | None
+    decided_on: date | None
+    reason: str
+    paid_lines: tuple[int, ...] = ()

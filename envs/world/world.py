@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from .models import (Authorization, Claim, CodeSets, Coverage, Document, Encounter, Facility,
+from .models import (Appeal, Authorization, Claim, CodeSets, Coverage, Document, Encounter, Facility,
                      InboundFax, Order, Patient, Payer, Plan, Provider, Remittance, StaffAccount,
                      Supplier)
 
@@ -42,6 +42,8 @@ class World:
     remittances: tuple[Remittance, ...]
     authorizations: tuple[Authorization, ...]
     faxes: tuple[InboundFax, ...]
+    # Appeals on file: the background world makes none (portal B lays its own history); a case may.
+    appeals: tuple[Appeal, ...] = ()
 
     __hash__ = object.__hash__  # CodeSets holds dicts; identity hashing keeps World usable as a key.
 

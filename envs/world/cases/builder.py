@@ -24,6 +24,7 @@ from admindesk.envs.world.world import World
 from admindesk.verifiers.case_model import Case
 
 from . import documents as text
+from .appeals import appeals_on_file
 from .ids import CaseIds
 
 # Document types written during a visit: they share the visit's encounter.
@@ -115,13 +116,19 @@ class _Builder:
         auths = self._requests(patient)
         billed = self._claims(patient, chart=True)
         claims, remits = [c for c, _ in billed], [r for _, r in billed if r is not None]
-        payer_claims = [c for c, _ in self._claims(patient, chart=False)]
+        payer_billed = self._claims(patient, chart=False)
+        payer_claims = [c for c, _ in payer_billed]
+        appeals = appeals_on_file(self.case.payer_history.appeals,
+                                  {spec.key: billed for spec, billed in zip(self.case.claims, payer_billed)},
+                                  {p.id: p.portal for p in self.world.payers}, self.ids, self._fail)
         faxes = self._faxes(patient, auths)
         common = dict(patients=tuple(patients), encounters=tuple(self.encounters), orders=tuple(orders),
                       documents=tuple(docs), remittances=tuple(remits), authorizations=tuple(auths),
                       faxes=tuple(faxes))
         chart = replace(self.world, coverages=tuple(chart_cov), claims=tuple(claims), **common)
-        payer = replace(self.world, coverages=tuple(payer_cov), claims=tuple(payer_claims), **common)
+        # Appeals are the payer's records: only the payer's view holds them.
+        payer = replace(self.world, coverages=tuple(payer_cov), claims=tuple(payer_claims), appeals=tuple(appeals),
+                        **common)
         return CaseRecords(chart=chart, payer=payer)
 
     def _person(self, index: int, first: str, last: str, suffix: str | None, dob, sex: str,
