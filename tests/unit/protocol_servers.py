@@ -95,8 +95,9 @@ class ProtocolServer:
             return [request for request in self.requests if request.path == path]
 
     def start(self) -> "ProtocolServer":
-        self._thread = threading.Thread(target=self._server.serve_forever, name="protocol-server",
-                                        daemon=True)
+        # A short poll interval makes stop() quick (shutdown waits for the next poll).
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="protocol-server", daemon=True)
         self._thread.start()
         return self
 

@@ -1,10 +1,11 @@
 """Model backends a judge sends its prompt to, through each provider's official SDK.
 
 `OpenAIChatBackend` talks to OpenAI or any OpenAI-compatible chat-completions server
-(vLLM, Ollama, llama.cpp server) by `base_url`; `AnthropicBackend` to Anthropic's
-messages API. Both ask at temperature 0, let the SDK retry rate limits (429) and server
-errors (5xx) with exponential backoff (honouring Retry-After), bound each call by a
-timeout, and turn every failure into a `JudgeError` that names the judge.
+(vLLM, Ollama, llama.cpp server) by `base_url`, at temperature 0 in JSON mode;
+`AnthropicBackend` to Anthropic's messages API with the verdict's JSON schema as
+structured output. Both let the SDK retry rate limits (429) and server errors (5xx) with
+exponential backoff (honouring Retry-After), bound each call by a timeout, and turn
+every failure into a `JudgeError` that names the judge.
 """
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ from admindesk.verifiers.judge.spec import KEY_VARIABLES, JudgeSettings, JudgeSp
 MAX_OUTPUT_TOKENS = 400
 # Sent when an openai-compatible server wants no key (the SDK insists on some value).
 NO_KEY = "no-key"
+# The verdict's JSON schema, for providers that enforce structured output.
+VERDICT_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["verdict", "reason"],
+                  "properties": {"verdict": {"type": "string", "enum": ["pass", "fail"]},
+                                 "reason": {"type": "string"}}}
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,11 @@ class OpenAIChatBackend:
 
 
 class AnthropicBackend:
-    """Messages through the `anthropic` SDK."""
+    """Messages through the `anthropic` SDK.
+
+    The messages API (SDK 2.x) takes no sampling temperature; the verdict's shape is held
+    by structured output (a JSON schema) instead, and votes absorb the sampling spread.
+    """
 
     def __init__(self, spec: JudgeSpec, settings: JudgeSettings):
         self.spec = spec
@@ -91,8 +100,9 @@ class AnthropicBackend:
     def complete(self, system: str, user: str) -> Completion:
         try:
             message = self._client.messages.create(
-                model=self.spec.model, max_tokens=MAX_OUTPUT_TOKENS, temperature=0, system=system,
-                messages=[{"role": "user", "content": user}])
+                model=self.spec.model, max_tokens=MAX_OUTPUT_TOKENS, system=system,
+                messages=[{"role": "user", "content": user}],
+                output_config={"format": {"type": "json_schema", "schema": VERDICT_SCHEMA}})
         except anthropic.APITimeoutError as exc:
             raise JudgeError(f"judge {self.spec.label}: no answer within {self._timeout:g} s") from exc
         except anthropic.APIConnectionError as exc:
