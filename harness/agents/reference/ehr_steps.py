@@ -38,7 +38,7 @@ def back_to_order(work: Work) -> None:
     actor = work.actor
     actor.switch_to_tab(ORDER_PAGE_TAB)
     order_id = work.need("order_id")
-    if not actor.count(f"h1:has-text('Order {order_id}')"):
+    if not (actor.count("#authorization") and actor.fact("Order #") == order_id):
         actor.click(f"a:text-is('{order_id}')")
 
 
