@@ -15,6 +15,7 @@ from admindesk.envs.common.seeding import WorldSeed
 from admindesk.envs.common.sequences import seed_sequences
 from admindesk.envs.world import WORLD_ANCHOR
 
+from .appeals_on_file import seed_appeals_on_file
 from .benefits import accumulators, benefit_lines
 from .letters import determination_letter
 from .models import (CODE_SET_MODELS, Claim, ClaimAdjustment, ClaimLine, Member, PaRequest, PaServiceLine,
@@ -55,7 +56,7 @@ def _payer_ids(world) -> set[str]:
 
 
 def seed_records(session: Session, world) -> None:
-    """Enrollments, claims and requests on file of this portal's payers, for the patients
+    """Enrollments, claims, requests and appeals on file of this portal's payers, for the patients
     of `world` (the background world's, or a task's case as the payers have it)."""
     payer_ids = _payer_ids(world)
     plans = {p.id: p for p in world.plans if p.payer_id in payer_ids}
@@ -64,6 +65,7 @@ def seed_records(session: Session, world) -> None:
     _seed_claims(session, world, payer_ids)
     _seed_requests(session, world, payer_ids, load_policy())
     session.flush()
+    seed_appeals_on_file(session, world, payer_ids)
 
 
 # A case touches this portal when one of its patients is enrolled with a payer it serves.

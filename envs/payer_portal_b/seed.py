@@ -18,6 +18,7 @@ from admindesk.envs.common.seeding import WorldSeed
 from admindesk.envs.common.sequences import seed_sequences
 
 from . import models as m
+from .appeals_on_file import seed_appeals_on_file
 from .numbering import SEQUENCES
 from .seed_history import dme_on_file, seed_history
 
@@ -56,7 +57,7 @@ def _reference_data(session: Session, world) -> None:
 
 
 def seed_records(session: Session, world) -> None:
-    """This payer's subscribers, requests on file, claims and EOBs among the patients of
+    """This payer's subscribers, requests on file, claims, EOBs and appeals among the patients of
     `world` (the background world's, or a task's case as the payer has it)."""
     payer_id = _payer(world).id
     _seed_subscribers(session, world, payer_id)
@@ -64,6 +65,7 @@ def seed_records(session: Session, world) -> None:
     _seed_authorizations(session, world, payer_id)
     _seed_claims(session, world, payer_id)
     seed_history(session, world)
+    seed_appeals_on_file(session, world, payer_id)
     session.flush()
 
 

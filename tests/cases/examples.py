@@ -4,5 +4,5 @@ from __future__ import annotations
 from pathlib import Path
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
-EXAMPLE_TASK_IDS = ("case-coverage-termed", "case-denial-auth-on-file", "case-dme-cpap-stale",
+EXAMPLE_TASK_IDS = ("case-appeals-on-file", "case-coverage-termed", "case-denial-auth-on-file", "case-dme-cpap-stale",
                     "case-lookalike", "case-pa-duplicate", "case-pa-shortfall")
