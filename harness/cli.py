@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from admindesk.harness.cli_judge import judge
+from admindesk.harness.cli_run import run
 from admindesk.harness.cli_score import score
 from admindesk.harness.cli_tasks import tasks
 from admindesk.harness.env import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
@@ -76,4 +77,5 @@ def demo(out_dir: Path) -> None:
 
 main.add_command(tasks)
 main.add_command(score)
+main.add_command(run)
 main.add_command(judge)

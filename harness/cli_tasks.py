@@ -156,3 +156,25 @@ def case(task_id: str, tasks_dir: Path, cache_dir: Path | None) -> None:
             for table_name, rows in added.items():
                 for line in describe_rows(tables[table_name], rows):
                     click.echo(line)
+
+
+@tasks.command("check")
+@click.argument("selection", default="all")
+@click.option("--ablate", is_flag=True, help="Also run the reference once per subtask with that subtask skipped.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where the episodes are kept (default: a temporary folder).")
+def check(selection: str, ablate: bool, out_dir: Path | None) -> None:
+    """Run reference, noop and the controls on SELECTION; exit 1 unless the reference passes
+    every task and every control fails every task (see harness/task_check.py)."""
+    from admindesk.harness.cli_run import select_tasks
+    from admindesk.harness.task_check import check_tasks
+    try:
+        chosen = select_tasks(selection, _load(TASKS_ROOT))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    with tempfile.TemporaryDirectory(prefix="admindesk-check-") as scratch:
+        verdicts, wall = check_tasks(chosen, out_dir or Path(scratch), ablate=ablate, echo=click.echo)
+    bad = [v for v in verdicts if v.problems]
+    click.echo(f"{len(verdicts) - len(bad)}/{len(verdicts)} task(s) proven in {wall:.0f} s")
+    if bad:
+        raise click.ClickException(f"{len(bad)} task(s) with problems: {', '.join(v.task_id for v in bad)}")

@@ -24,6 +24,8 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field
 
 from admindesk.harness.agents import AgentError, make_agent
+from admindesk.harness.agents.registry import AGENTS
+from admindesk.harness.agents.registry import agent_options as option_names
 from admindesk.harness.env import Env
 from admindesk.harness.scripted import ScriptFailed
 from admindesk.verifiers.records import EpisodeRecord
@@ -135,8 +137,8 @@ def run(agent_name: str, tasks: list[Task], out_dir: Path, *, trials: int = 1,
     if trials < 1:
         raise ValueError("trials must be at least 1")
     options = dict(agent_options or {})
-    if prompt_mode is not None:
-        options["prompt_mode"] = prompt_mode
+    if prompt_mode is not None and "prompt_mode" in option_names(AGENTS.get(agent_name, lambda: None)):
+        options["prompt_mode"] = prompt_mode  # scripted agents take no prompt
     agent = make_agent(agent_name, **options)
     out_dir.mkdir(parents=True, exist_ok=True)
     episodes_dir = out_dir / "episodes"
