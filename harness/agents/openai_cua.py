@@ -119,7 +119,7 @@ class OpenAICUAgent(ModelAgent):
             if not self.acknowledge_safety_checks:
                 return Decision([Done(answer=SAFETY_STOP)], text, usage, details)
             self._safety_checks = checks
-        raw_actions = [a.model_dump(exclude_none=True) for a in (call.actions or [])] or (
+        raw_actions = [a.model_dump(exclude_none=True) for a in (getattr(call, "actions", None) or [])] or (
             [call.action.model_dump(exclude_none=True)] if call.action is not None else [])
         details["computer_actions"] = raw_actions
         try:
