@@ -59,8 +59,9 @@ def clinical_answers(facts: dict) -> dict[str, str]:
 
 
 def submit_precert(work: Work, member_id: str, answers: dict[str, str], summary: str,
-                   attachments: list[str]) -> dict[str, str]:
-    """Fill and submit a precertification request; returns the determination as shown."""
+                   attachments: list[tuple[str, str]]) -> dict[str, str]:
+    """Fill and submit a precertification request with (file name, document type)
+    attachments; returns the determination as shown."""
     actor, notes = work.actor, work.notes
     actor.click("nav a[href='/precertification/new']")
     planned = parse_us_date(work.need("planned"))
@@ -80,8 +81,8 @@ def submit_precert(work: Work, member_id: str, answers: dict[str, str], summary:
         else:
             actor.fill(f"input[name={field}]", value)
     actor.fill("textarea[name=clinical_summary]", summary)
-    for index, file_name in enumerate(attachments, start=1):
-        actor.select_option(f"select[name=document_type_{index}]", "Clinical notes")
+    for index, (file_name, document_type) in enumerate(attachments, start=1):
+        actor.select_option(f"select[name=document_type_{index}]", document_type)
         actor.upload(f"input[name=attachment_{index}]", file_name)
     actor.fill("input[name=contact_name]", "Prior Authorization Coordinator")
     actor.fill("input[name=contact_phone]", notes["provider_phone"])

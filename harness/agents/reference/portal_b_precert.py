@@ -35,9 +35,13 @@ def solve(work: Work) -> None:
 
     ehr_steps.open_chart(work)
     ehr_steps.open_order(work)
-    file_name = None
+    attachments: list[tuple[str, str]] = []
     if work.doing("review_order"):
-        file_name = ehr_steps.open_document(work, doc_key, download=True)
+        attachments.append((ehr_steps.open_document(work, doc_key, download=True), "Clinical notes"))
+        for document in work.case["documents"]:
+            if document["type"] == "imaging_report":  # the joint's X-ray report the policy asks for
+                attachments.append((ehr_steps.open_document(work, document["key"], download=True),
+                                    "Imaging report"))
     primary_note = ""
     if "check_primary" in subtasks and work.doing("check_primary"):
         primary = coverages[0]
@@ -60,7 +64,7 @@ def solve(work: Work) -> None:
                    f"ordered by {work.notes['provider']}. Per the {doc_title} in the chart: "
                    + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in facts.items() if v is not None)
                    + ". These meet Keystone Mutual's criteria for this service.")
-        decision = portal_b.submit_precert(work, member, answers, summary, [file_name] if file_name else [])
+        decision = portal_b.submit_precert(work, member, answers, summary, attachments)
         if decision["status"] != "Approved":
             raise ScriptFailed(f"Keystone Mutual did not approve: {decision}")
     if work.doing("record_decision"):

@@ -1,0 +1,78 @@
+"""The reference agent and the shortcut controls on real episodes: the reference passes
+every deterministic check and guard, each control fails, a rerun ends in the same state,
+and skipping one subtask fails it and the subtasks after it.
+
+Sample: one task per template x difficulty that has a reference solution (see
+REFERENCE_SAMPLE); `admindesk tasks check` covers the rest.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from admindesk.harness import runner_local
+from admindesk.harness.services import available_apps
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.skipif(len(available_apps()) < 4, reason="needs the four apps")]
+
+REFERENCE_SAMPLE = ["pa-easy-01"]  # portal_b_precert x easy
+CONTROLS = ["noop", "notes-only", "wrong-patient"]
+
+
+@pytest.fixture(scope="module")
+def env():
+    from admindesk.harness.env import Env
+
+    with Env("screenshot") as shared:
+        yield shared
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    from admindesk.verifiers.task_model import load_tasks
+
+    return {task.id: task for task in load_tasks()}
+
+
+def run_one(env, tasks, tmp_path, agent, task_id, **options):
+    return runner_local.run(agent, [tasks[task_id]], tmp_path / agent, agent_options=options, env=env,
+                            keep_screenshots=False)[0]
+
+
+@pytest.mark.parametrize("task_id", REFERENCE_SAMPLE)
+def test_reference_passes_and_reruns_to_the_same_state(env, tasks, tmp_path, task_id):
+    first = run_one(env, tasks, tmp_path / "first", "reference", task_id)
+    second = run_one(env, tasks, tmp_path / "second", "reference", task_id)
+    assert first.summary.result == "unjudged", (first.summary, first.score)  # rubrics await a judge
+    assert all(check.result.passed for subtask in first.score.subtasks for check in subtask.checks
+               if check.deterministic) and all(guard.result.passed for guard in first.score.guards)
+    assert first.summary.final_snapshot_hashes == second.summary.final_snapshot_hashes
+    run_json = json.loads((tmp_path / "first" / "reference" / "run.json").read_text())
+    assert run_json["metrics"]["n_episodes"] == 1
+    assert set(run_json["episodes"][0]) >= {"task_id", "trial", "result", "subtask_pass_rate",
+                                            "first_failing_subtask", "steps", "wall_s"}
+    folder = tmp_path / "first" / "reference" / f"{task_id}-t0"
+    assert {"record.json", "scores.json", "trajectory.jsonl"} <= {p.name for p in folder.iterdir()}
+
+
+@pytest.mark.parametrize("task_id", REFERENCE_SAMPLE)
+@pytest.mark.parametrize("control", CONTROLS)
+def test_every_control_fails(env, tasks, tmp_path, control, task_id):
+    outcome = run_one(env, tasks, tmp_path, control, task_id)
+    assert outcome.summary.result == "fail", outcome.summary
+
+
+def test_wrong_patient_is_caught_by_the_guards(env, tasks, tmp_path):
+    outcome = run_one(env, tasks, tmp_path, "wrong-patient", "pa-easy-01")
+    failed_guards = {guard.kind for guard in outcome.score.guards if not guard.result.passed}
+    assert {"recipient", "phi"} <= failed_guards
+
+
+def test_skipping_the_submission_fails_it_and_what_depends_on_it(env, tasks, tmp_path):
+    outcome = run_one(env, tasks, tmp_path, "reference", "pa-easy-01", skip="submit_precert")
+    by_id = {subtask.id: subtask.outcome for subtask in outcome.score.subtasks}
+    assert outcome.summary.result == "fail"
+    assert by_id["submit_precert"] == by_id["record_decision"] == by_id["close_item"] == "fail"
+    assert by_id["review_order"] == by_id["verify_eligibility"] == "pass"
