@@ -121,7 +121,10 @@ class ProtocolServer:
                 return queue.popleft()
             responder = self._responders.get(request.path)
         if responder is not None:
-            return responder(request)
+            try:
+                return responder(request)
+            except Exception as exc:  # a broken responder is a test bug: say so in the answer
+                return Reply(status=599, body={"error": {"message": f"responder failed: {exc!r}"}})
         return Reply(status=599, body={"error": {"message": f"no scripted reply for {request.path}"}})
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:

@@ -18,6 +18,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from admindesk.verifiers.checks_text import RubricCheck
 from admindesk.verifiers.judge import Judge, JudgeError, RubricRequest
 from admindesk.verifiers.task_model import TASKS_ROOT
 
@@ -99,6 +100,24 @@ class CalibrationItem(BaseModel):
                              text=self.text, context=self.context)
 
 
+# The family of the text a rubric check reads, by the table its source query starts from
+# (EHR notes about an order are order comments; other notes are reasoning notes).
+SOURCE_FAMILIES = {"appeals": "appeal_letter", "outbound_faxes": "cover_sheet",
+                   "precert_requests": "clinical_summary", "pa_requests": "clinical_summary",
+                   "authorization_history": "note", "corrected_claims": "note", "notes": "note"}
+
+
+def rubric_family(check: RubricCheck) -> str | None:
+    """The calibration family a task's rubric check belongs to (None: no family covers it yet)."""
+    if check.from_answer:
+        return "answer"
+    table = check.source.query.split("[", 1)[0].split("|", 1)[0].strip()
+    family = SOURCE_FAMILIES.get(table)
+    if table == "notes" and "subject_type=='order'" in check.source.query.replace(" ", ""):
+        return "order_comment"
+    return family
+
+
 def load_calibration(folder: Path = CALIBRATION_ROOT) -> list[CalibrationItem]:
     """Every item of every family file in `folder` (ids unique across the set)."""
     paths = sorted(Path(folder).glob("*.yml"))
@@ -117,8 +136,8 @@ def load_calibration(folder: Path = CALIBRATION_ROOT) -> list[CalibrationItem]:
         for item in family.items:
             entry = family.rubrics[item.rubric]
             items.append(CalibrationItem(id=item.id, family=family.family, rubric=entry.rubric,
-                                         context=entry.context, text=item.text, human=item.human,
-                                         flaw=item.flaw))
+                                         context=entry.context.strip(), text=item.text.strip(),
+                                         human=item.human, flaw=item.flaw))
     ids = [item.id for item in items]
     repeated = sorted({one for one in ids if ids.count(one) > 1})
     if repeated:
