@@ -241,7 +241,11 @@ class ActionExecutor:
             raise ActionFailed(DIALOG_OPEN)
         self.address.blur()
         locator = self.browser.page.locator(f"aria-ref={element_id}")
-        if locator.count() != 1:
+        try:
+            found = locator.count()
+        except PlaywrightError:  # the id names a frame (document) that is gone
+            found = 0
+        if found != 1:
             raise ActionFailed(
                 f"no element {element_id} in the latest accessibility tree (ids are valid for "
                 "the latest observation only, and need the axtree or both observation mode)")
