@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from admindesk.harness.cli import main
-from admindesk.verifiers.judge.calibration import (CalibrationError, Outcome, agreement, load_calibration,
+from admindesk.verifiers.judge.calibration import (CalibrationError, ItemOutcome, agreement, load_calibration,
                                                    rubric_family)
 from admindesk.verifiers.judge.prompt import evidence_fence
 from admindesk.verifiers.task_model import load_tasks
@@ -51,7 +51,7 @@ def test_kappa_and_rates_follow_their_definitions():
     items = [item for item in ITEMS if item.family == "answer"][:4]
     labels = [item.human for item in items]
     # Judge says pass on all four: false-fail 0, false-pass 1 (every human fail judged pass).
-    figures = agreement([Outcome(item=item, judged_pass=True) for item in items])
+    figures = agreement([ItemOutcome(item=item, judged_pass=True) for item in items])
     assert figures.false_fail_rate == 0.0 and figures.false_pass_rate == 1.0
     assert figures.agreement == labels.count("pass") / 4 and figures.kappa == 0.0
 

@@ -145,7 +145,7 @@ def load_calibration(folder: Path = CALIBRATION_ROOT) -> list[CalibrationItem]:
     return items
 
 
-class Outcome(BaseModel):
+class ItemOutcome(BaseModel):
     """The judge's answer on one item (`error` set when it gave none)."""
 
     item: CalibrationItem
@@ -164,7 +164,7 @@ class Agreement(BaseModel):
     errors: int
 
 
-def agreement(outcomes: list[Outcome]) -> Agreement:
+def agreement(outcomes: list[ItemOutcome]) -> Agreement:
     """Agreement, Cohen's kappa, false-pass and false-fail rates (None where undefined)."""
     n = len(outcomes)
     if n == 0:
@@ -186,21 +186,21 @@ def agreement(outcomes: list[Outcome]) -> Agreement:
 
 
 def run_calibration(judge: Judge, items: list[CalibrationItem],
-                    progress: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+                    progress: Callable[[ItemOutcome], None] | None = None) -> list[ItemOutcome]:
     """The judge's verdict on every item; a JudgeError is recorded as an error (a fail verdict)."""
     outcomes = []
     for item in items:
         try:
-            outcome = Outcome(item=item, judged_pass=judge.judge(item.request()).passed)
+            outcome = ItemOutcome(item=item, judged_pass=judge.judge(item.request()).passed)
         except JudgeError as exc:
-            outcome = Outcome(item=item, judged_pass=False, error=str(exc))
+            outcome = ItemOutcome(item=item, judged_pass=False, error=str(exc))
         outcomes.append(outcome)
         if progress is not None:
             progress(outcome)
     return outcomes
 
 
-def by_family(outcomes: list[Outcome]) -> dict[str, Agreement]:
+def by_family(outcomes: list[ItemOutcome]) -> dict[str, Agreement]:
     """Agreement per family, in name order."""
     families = sorted({o.item.family for o in outcomes})
     return {family: agreement([o for o in outcomes if o.item.family == family]) for family in families}
