@@ -22,6 +22,7 @@ PA_STAFF = ("coordinator", "mreyes")
 DENIAL_STAFF = ("tnguyen", "rwhitman")
 DME_STAFF = ("kbrooks", "coordinator")
 RESOLVED_AFTER_DAYS = 240
+FOLLOW_UP_DAYS = 5
 
 
 def _assignee(index: int, staff: tuple[str, ...]) -> str | None:
@@ -35,21 +36,24 @@ def seed_work_queues(session: Session, world) -> None:
     payer_of = {c.id: c.payer_id for c in world.coverages}
     open_orders = [o for o in world.orders if o.status in OPEN_ORDER_STATUSES]
 
+    anchor = DEFAULT_NOW.date()
     for index, order in enumerate(o for o in open_orders if o.needs_auth):
         assignee = _assignee(index, PA_STAFF)
         submitted = auth_status.get(order.id) == "Submitted - Pending"
         status = "Submitted - Pending" if submitted else ("In Progress" if assignee and index % 2 else "New")
         lead = 2 if order.priority == "Urgent" else 5
+        # A coordinator waiting on the payer sets a date to check back: the item is deferred till then.
+        follow_up = anchor + timedelta(days=FOLLOW_UP_DAYS) if submitted and index % 2 == 0 else None
         session.add(w.WorkItem(queue="Prior Auth", mrn=order.mrn, order_id=order.id,
                                payer_id=payer_of.get(order.coverage_id), status=status, priority=order.priority,
                                assignee=assignee, due_date=max(order.ordered_on + timedelta(days=1),
                                                                order.planned_date - timedelta(days=lead)),
-                               created_on=order.ordered_on))
+                               created_on=order.ordered_on, follow_up_date=follow_up))
+    _seed_worked_items(session, world, auth_status, payer_of)
 
     remittances = {r.claim_number: r for r in world.remittances}
     denied = [c for c in world.claims if c.claim_number in remittances and any(
         line.paid == 0 and any(a.carc not in NON_DENIAL_CARCS for a in line.adjustments) for line in c.lines)]
-    anchor = DEFAULT_NOW.date()
     for index, claim in enumerate(denied):
         remit = remittances[claim.claim_number]
         due = remit.appeal_deadline - timedelta(days=14)
@@ -69,3 +73,20 @@ def seed_work_queues(session: Session, world) -> None:
                                status="In Progress" if assignee and index % 2 else "New",
                                priority=order.priority, assignee=assignee,
                                due_date=order.ordered_on + timedelta(days=14), created_on=order.ordered_on))
+
+
+def _seed_worked_items(session: Session, world, auth_status: dict, payer_of: dict) -> None:
+    """The desk's history: items for orders already performed, closed when their work was done
+    (auth obtained, or the supplier confirmed the DME order)."""
+    done = [o for o in world.orders if o.status == "Completed"]
+    for order in done:
+        if order.needs_auth and auth_status.get(order.id) == "Approved":
+            queue, status = "Prior Auth", "Auth Obtained"
+        elif order.category == "dme":
+            queue, status = "DME", "Supplier Confirmed"
+        else:
+            continue
+        session.add(w.WorkItem(queue=queue, mrn=order.mrn, order_id=order.id,
+                               payer_id=payer_of.get(order.coverage_id), status=status, priority=order.priority,
+                               assignee=(PA_STAFF if queue == "Prior Auth" else DME_STAFF)[1],
+                               due_date=order.ordered_on + timedelta(days=5), created_on=order.ordered_on))

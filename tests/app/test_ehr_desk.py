@@ -165,3 +165,11 @@ def test_assigning_to_a_blank_looking_user_is_refused(client):
     item = next(r for r in items(client, "DME") if r["status"] == "New")
     response = client.post(f"/queues/items/{item['id']}/assign", {"assignee": " "})
     assert response.status_code == 422 and "Not a valid choice" in text(response)
+
+
+def test_the_bare_world_has_deferred_and_completed_items_in_every_queue_tab(client):
+    for slug, tabs in (("prior-auth", ("active", "deferred", "completed")), ("dme", ("active", "completed")),
+                       ("denials", ("active", "completed"))):
+        for tab in tabs:
+            page = client.get(f"/queues/{slug}?tab={tab}").get_data(as_text=True)
+            assert 'aria-label="Open item ' in page, (slug, tab)

@@ -8,6 +8,8 @@ from admindesk.envs.ehr_web import create_app
 from admindesk.envs.ehr_web.models_work import WorkItem
 from admindesk.envs.ehr_web.vocab import NON_DENIAL_CARCS
 
+from admindesk.envs.ehr_web.vocab import QUEUES
+
 from .conftest import build_app
 
 
@@ -84,7 +86,11 @@ def test_queue_pages_hold_25_items(client):
 
 def test_queue_filters(app, client):
     mine = text(client.get("/queues/prior-auth?assignee=me"))
-    rows = [r for r in client.snapshot()["work_items"] if r["queue"] == "Prior Auth" and r["assignee"] == "coordinator"]
+    today = client.snapshot()["_meta"]["now"][:10]
+    closed = QUEUES["prior-auth"].closed_statuses
+    # The Active tab: open items not deferred to a later follow-up date.
+    rows = [r for r in client.snapshot()["work_items"] if r["queue"] == "Prior Auth" and r["assignee"] == "coordinator"
+            and r["status"] not in closed and (r["follow_up_date"] or today) <= today]
     assert f"Records 1 to {min(25, len(rows))} of {len(rows)}" in mine
     by_payer = text(client.get("/queues/denials?payer=PYR-KMH&status=all"))
     assert "Keystone Mutual Health" in by_payer and "Northwind Health Plan</td>" not in by_payer
