@@ -34,7 +34,7 @@ def _with_check(check: dict) -> list[str]:
     ({"kind": "query", "app": "ehr_web", "query": "patients[0].last_name", "expected": {"case": "patient.nickname"}},
      "has no 'nickname'"),
     ({"kind": "query", "app": "ehr_web", "query": "coverages[0].member_id", "expected": MEMBER_ID},
-     "retypes the case's coverages.0.member_id"),
+     f"expected value '{MEMBER_ID}' retypes the case's"),
     ({"kind": "state_diff", "app": "ehr_web", "allowed": {"order_auths": None}}, "ehr_web has no table order_auths"),
 ])
 def test_problems_are_named(check, message):
