@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from admindesk.harness.cli_judge import judge
+from admindesk.harness.cli_report import leaderboard, report
 from admindesk.harness.cli_run import run
 from admindesk.harness.cli_score import score
 from admindesk.harness.cli_tasks import tasks
@@ -79,3 +80,5 @@ main.add_command(tasks)
 main.add_command(score)
 main.add_command(run)
 main.add_command(judge)
+main.add_command(report)
+main.add_command(leaderboard)

@@ -1,0 +1,68 @@
+"""`admindesk report RUN_DIR [RUN_DIR ...] [-o OUT]`: a static HTML report of a run (or a
+comparison of several), and `admindesk leaderboard build|validate` for submissions.
+
+Every input is read and checked before anything is written: a broken run folder or a
+rejected submission is a clear error that writes nothing.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from admindesk.verifiers.task_model import TASKS_ROOT
+
+RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
+
+
+@click.command("report")
+@click.argument("run_dirs", nargs=-1, required=True, type=RUN_DIR)
+@click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Report folder (default: RUN_DIR/report for one run, ./comparison for several).")
+def report(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
+    """Write an HTML report of RUN_DIR (with several, a side-by-side comparison)."""
+    from admindesk.harness.report import RunFolderError, write_report
+
+    out = out_dir or (run_dirs[0] / "report" if len(run_dirs) == 1 else Path("comparison"))
+    try:
+        index = write_report(list(run_dirs), out)
+    except RunFolderError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"report: {index}")
+
+
+@click.group("leaderboard")
+def leaderboard() -> None:
+    """Validate leaderboard submissions and build the leaderboard site."""
+
+
+@leaderboard.command("validate")
+@click.argument("submission", type=RUN_DIR)
+@click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
+              show_default=True, help="Folder of task files the scores are re-computed against.")
+def validate(submission: Path, tasks_dir: Path) -> None:
+    """Check SUBMISSION (a run folder with submission.json) as the leaderboard would."""
+    from admindesk.harness.leaderboard import validate_submission
+
+    verdict = validate_submission(submission, tasks_dir)
+    if not verdict.accepted:
+        for problem in verdict.problems:
+            click.echo(f"- {problem}", err=True)
+        raise click.ClickException(f"{submission}: rejected ({len(verdict.problems)} problem(s))")
+    click.echo(f"{submission}: accepted ({verdict.n_episodes} episodes re-scored, every score matches)")
+
+
+@leaderboard.command("build")
+@click.argument("submissions_dir", type=RUN_DIR)
+@click.option("-o", "--out", "site_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Site folder (index.html, one report per accepted entry).")
+@click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
+              show_default=True, help="Folder of task files the scores are re-computed against.")
+def build(submissions_dir: Path, site_dir: Path, tasks_dir: Path) -> None:
+    """Validate every submission under SUBMISSIONS_DIR and build the ranked site."""
+    from admindesk.harness.leaderboard import build_site
+
+    site = build_site(submissions_dir, site_dir, tasks_dir)
+    for rejected in site.rejected:
+        click.echo(f"rejected {rejected.name}: {'; '.join(rejected.problems)}", err=True)
+    click.echo(f"{len(site.accepted)} listed, {len(site.rejected)} rejected -> {site.index}")

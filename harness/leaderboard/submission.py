@@ -1,0 +1,235 @@
+"""A leaderboard submission and its validation.
+
+A submission is a run folder (as `admindesk run` writes it) with a `submission.json`
+beside its run.json: who made it and how (`SubmissionMeta`). Before it is listed:
+
+- submission.json fits the schema, and run.json names the same agent and observation mode;
+- every task of the run x every trial has exactly one episode, each with its record and scores;
+- the run was made with a compatible AdminDesk (same major.minor version);
+- every score is re-computed from the stored record (verifiers.scoring) and matches the
+  claimed scores.json and the run.json line; run.json's headline metrics match the episodes.
+
+Scores are functions of the stored final state, so no re-run is needed. The one part that
+is not a function of the record is a rubric verdict (an LLM judge read the text): those are
+replayed from the submission's own scores.json, and everything that depends on them
+(subtask outcomes, the task's result) is still re-computed.
+"""
+from __future__ import annotations
+
+import json
+from datetime import date
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from admindesk.verifiers.judge import JudgeError, Judgement, RubricRequest
+from admindesk.verifiers.records import EpisodeRecord
+from admindesk.verifiers.scoring import TaskResult, score_task
+from admindesk.verifiers.task_model import Task, TaskFileError, load_tasks
+
+SUBMISSION_FILE = "submission.json"
+# Floats in JSON survive a round trip, but sums may differ in the last bits.
+TOLERANCE = 1e-6
+
+
+class SubmissionMeta(BaseModel):
+    """submission.json: the model, the agent, the observation mode, when, and a contact."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(min_length=1, max_length=200)
+    agent: str = Field(min_length=1, max_length=100)
+    observation: Literal["screenshot", "axtree", "both"]
+    date: date
+    contact: str = Field(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", description="an e-mail address")
+    description: str = Field(default="", max_length=2_000)
+
+
+class Verdict(BaseModel):
+    """Whether a submission may be listed, and every reason it may not."""
+
+    path: Path
+    meta: SubmissionMeta | None = None
+    problems: list[str] = Field(default_factory=list)
+    n_episodes: int = 0
+
+    @property
+    def accepted(self) -> bool:
+        """True when nothing is wrong."""
+        return not self.problems
+
+    @property
+    def name(self) -> str:
+        """The submission folder's name."""
+        return self.path.name
+
+
+class ReplayJudge:
+    """Answers each rubric check with the verdict the submission's scores.json recorded."""
+
+    name = "replayed from the submission"
+
+    def __init__(self, claimed: TaskResult) -> None:
+        self.verdicts = {item.id: item.result for subtask in claimed.subtasks for item in subtask.checks}
+
+    def judge(self, request: RubricRequest) -> Judgement:
+        claimed = self.verdicts.get(request.check_id)
+        if claimed is None or claimed.state in ("unjudged", "error"):
+            # No verdict was claimed: the check re-scores as not judged (or a judge error).
+            raise JudgeError(claimed.error if claimed is not None and claimed.error else "no verdict claimed")
+        return Judgement(passed=claimed.passed, score=claimed.score, judge=str(claimed.evidence.get("judge", "")),
+                         rationale=claimed.explanation)
+
+
+def compatible(claimed: str | None, current: str) -> bool:
+    """Same major.minor version: scoring may change between minor versions, not patches."""
+    return claimed is not None and claimed.split(".")[:2] == current.split(".")[:2]
+
+
+def _load_json(path: Path, problems: list[str]) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        problems.append(f"{path.name} is missing")
+    except (OSError, json.JSONDecodeError) as exc:
+        problems.append(f"{path.name} cannot be read: {exc}")
+    return None
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    return f"{'.'.join(str(p) for p in error['loc']) or '(top level)'}: {error['msg']}"
+
+
+def _compare(episode: str, claimed: TaskResult, rescored: TaskResult) -> list[str]:
+    """Where the claimed score differs from the re-computed one (each difference named)."""
+    problems = []
+    for field in ("outcome", "first_failing_subtask", "n_checks", "n_checks_passed"):
+        if getattr(claimed, field) != getattr(rescored, field):
+            problems.append(f"{episode}: {field} claimed {getattr(claimed, field)!r}, "
+                            f"re-scored {getattr(rescored, field)!r}")
+    if abs(claimed.subtask_pass_rate - rescored.subtask_pass_rate) > TOLERANCE:
+        problems.append(f"{episode}: subtask_pass_rate claimed {claimed.subtask_pass_rate}, "
+                        f"re-scored {rescored.subtask_pass_rate}")
+    claimed_items = {(s.id, c.id): c.result for s in claimed.subtasks for c in s.checks}
+    claimed_items.update({("guard", g.id): g.result for g in claimed.guards})
+    rescored_items = {(s.id, c.id): c.result for s in rescored.subtasks for c in s.checks}
+    rescored_items.update({("guard", g.id): g.result for g in rescored.guards})
+    if set(claimed_items) != set(rescored_items):
+        problems.append(f"{episode}: the checks listed are not the task's checks")
+    for key in sorted(set(claimed_items) & set(rescored_items)):
+        old, new = claimed_items[key], rescored_items[key]
+        if old.state != new.state or abs(old.score - new.score) > TOLERANCE:
+            problems.append(f"{episode}: check {'/'.join(key)} claimed {old.state} ({old.score}), "
+                            f"re-scored {new.state} ({new.score})")
+    return problems
+
+
+def _check_episode(folder: Path, line: dict[str, Any], task: Task) -> list[str]:
+    episode = folder.name
+    if line.get("result") == "error" and not (folder / "record.json").exists():
+        return []  # an episode that broke has no record; it counts as not passed
+    problems: list[str] = []
+    record_data = _load_json(folder / "record.json", problems)
+    claimed_data = _load_json(folder / "scores.json", problems)
+    if problems:
+        return [f"{episode}: {p}" for p in problems]
+    try:
+        record = EpisodeRecord.model_validate(record_data)
+        claimed = TaskResult.model_validate(claimed_data)
+    except ValidationError as exc:
+        return [f"{episode}: record.json or scores.json does not fit its schema ({_first_error(exc)})"]
+    if record.task_id != task.id or claimed.task_id != task.id:
+        return [f"{episode}: the record or scores are of another task ({record.task_id}, {claimed.task_id})"]
+    # Scored without a judge, a submission's rubrics are unjudged; with one, replay its verdicts.
+    rescored = score_task(task, record, ReplayJudge(claimed) if claimed.judge is not None else None)
+    problems = _compare(episode, claimed, rescored)
+    for field in ("result", "first_failing_subtask"):
+        value = rescored.outcome if field == "result" else rescored.first_failing_subtask
+        if line.get(field) != value:
+            problems.append(f"{episode}: run.json {field} {line.get(field)!r}, re-scored {value!r}")
+    if abs(float(line.get("subtask_pass_rate", -1)) - rescored.subtask_pass_rate) > TOLERANCE:
+        problems.append(f"{episode}: run.json subtask_pass_rate {line.get('subtask_pass_rate')!r}, "
+                        f"re-scored {rescored.subtask_pass_rate}")
+    return problems
+
+
+def _check_metrics(run: dict[str, Any], episodes: list[dict[str, Any]]) -> list[str]:
+    n = len(episodes)
+    expected = {"e2e_success": sum(e.get("result") == "pass" for e in episodes) / n if n else 0.0,
+                "subtask_pass_rate": sum(float(e.get("subtask_pass_rate") or 0) for e in episodes) / n if n else 0.0,
+                "n_episodes": n}
+    metrics = run.get("metrics") if isinstance(run.get("metrics"), dict) else {}
+    return [f"run.json metrics.{name} is {metrics.get(name)!r}, the episodes give {value:.4f}"
+            for name, value in expected.items()
+            if not isinstance(metrics.get(name), (int, float)) or abs(metrics[name] - value) > TOLERANCE]
+
+
+def validate_submission(path: Path, tasks_dir: Path) -> Verdict:
+    """Check the submission at `path` against the task files in `tasks_dir` (see the module
+    docstring); every problem found is in the verdict, each naming its episode."""
+    verdict = Verdict(path=path)
+    problems = verdict.problems
+    meta_data = _load_json(path / SUBMISSION_FILE, problems)
+    run = _load_json(path / "run.json", problems)
+    if meta_data is not None:
+        try:
+            verdict.meta = SubmissionMeta.model_validate(meta_data)
+        except ValidationError as exc:
+            problems.append(f"{SUBMISSION_FILE} does not fit the schema ({_first_error(exc)})")
+    if not isinstance(run, dict) or not isinstance(run.get("episodes"), list):
+        if run is not None:
+            problems.append("run.json has no episodes list")
+        return verdict
+    if verdict.meta is not None:
+        for field in ("agent", "observation"):
+            if run.get(field) != getattr(verdict.meta, field):
+                problems.append(f"{SUBMISSION_FILE} says {field} {getattr(verdict.meta, field)!r}, "
+                                f"run.json {run.get(field)!r}")
+    current = metadata.version("admindesk")
+    claimed_version = (run.get("versions") or {}).get("admindesk")
+    if not compatible(claimed_version, current):
+        problems.append(f"made with admindesk {claimed_version}, not compatible with {current} (same major.minor)")
+    try:
+        tasks = {task.id: task for task in load_tasks(tasks_dir)}
+    except TaskFileError as exc:
+        problems.append(f"the task files cannot be loaded: {exc}")
+        return verdict
+    problems.extend(_check_coverage(run, tasks))
+    lines = {(e.get("task_id"), e.get("trial")): e for e in run["episodes"] if isinstance(e, dict)}
+    for (task_id, trial), line in sorted(lines.items(), key=str):
+        if task_id in tasks:
+            folder = path / str(line.get("folder") or f"{task_id}-t{trial}")
+            problems.extend(_check_episode(folder, line, tasks[task_id]))
+    problems.extend(_check_metrics(run, run["episodes"]))
+    verdict.n_episodes = len(lines)
+    return verdict
+
+
+def _check_coverage(run: dict[str, Any], tasks: dict[str, Task]) -> list[str]:
+    """Every task of the run x every trial has exactly one episode, and the tasks exist."""
+    problems = []
+    task_ids = run.get("tasks") if isinstance(run.get("tasks"), list) else []
+    trials = run.get("trials") if isinstance(run.get("trials"), int) and run.get("trials") > 0 else 0
+    if not task_ids or not trials:
+        problems.append("run.json must name its tasks and a positive number of trials")
+    unknown = sorted(set(task_ids) - set(tasks))
+    if unknown:
+        problems.append(f"unknown task(s): {', '.join(map(str, unknown))}")
+    seen: dict[tuple[Any, Any], int] = {}
+    for line in run["episodes"]:
+        key = (line.get("task_id"), line.get("trial")) if isinstance(line, dict) else (None, None)
+        seen[key] = seen.get(key, 0) + 1
+    missing = [f"{t}-t{n}" for t in task_ids for n in range(trials) if (t, n) not in seen]
+    if missing:
+        problems.append(f"missing episode(s): {', '.join(missing)}")
+    extra = sorted(f"{t}-t{n}" for (t, n), count in seen.items()
+                   if t not in task_ids or not isinstance(n, int) or not 0 <= n < trials)
+    if extra:
+        problems.append(f"episode(s) outside the run's tasks x trials: {', '.join(extra)}")
+    doubled = sorted(f"{t}-t{n}" for (t, n), count in seen.items() if count > 1)
+    if doubled:
+        problems.append(f"episode(s) listed more than once: {', '.join(doubled)}")
+    return problems

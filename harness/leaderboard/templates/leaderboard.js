@@ -1,0 +1,39 @@
+// Leaderboard filters: the observation mode hides other entries; a workflow shows each
+// entry's success on that workflow only and re-ranks by it (entries without it are hidden).
+(function () {
+  "use strict";
+  var observation = document.getElementById("filter-observation");
+  var workflow = document.getElementById("filter-workflow");
+  var body = document.querySelector("#board tbody");
+  var rows = Array.prototype.slice.call(body.querySelectorAll("tr[data-scores]"));
+  var shown = document.getElementById("shown");
+  function pct(value) { return Math.round(100 * value) + "%"; }
+
+  function apply() {
+    var group = workflow.value || "all";
+    var visible = [];
+    rows.forEach(function (row) {
+      var score = JSON.parse(row.dataset.scores)[group];
+      var keep = score && (!observation.value || row.dataset.observation === observation.value);
+      row.hidden = !keep;
+      if (!keep) { return; }
+      row.querySelector(".e2e").textContent = pct(score.value);
+      row.querySelector(".ci95").textContent = Math.round(100 * score.ci95[0]) + "–" + pct(score.ci95[1]);
+      row.querySelector(".subtasks").textContent = pct(score.subtask_pass_rate);
+      row.querySelector(".episodes").textContent = score.n_episodes;
+      visible.push({row: row, score: score});
+    });
+    visible.sort(function (a, b) {
+      return (b.score.value - a.score.value) || (b.score.ci95[0] - a.score.ci95[0]) ||
+        a.row.dataset.name.localeCompare(b.row.dataset.name);
+    });
+    visible.forEach(function (item, n) {
+      item.row.querySelector(".rank").textContent = n + 1;
+      body.appendChild(item.row);
+    });
+    shown.textContent = visible.length + " of " + rows.length + " entries shown";
+  }
+  observation.addEventListener("change", apply);
+  workflow.addEventListener("change", apply);
+  apply();
+}());

@@ -1,0 +1,154 @@
+"""A run folder read back for reporting: run.json, and per episode its scores.json, its
+trajectory (trajectory.jsonl, with the agent's notes merged from record.json) and the
+names of its step screenshots.
+
+Everything is read before anything is written, so a broken folder is a clear error
+(`RunFolderError`, naming the file) and the report writes nothing.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from admindesk.verifiers.scoring import TaskResult
+
+
+class RunFolderError(ValueError):
+    """A run folder that cannot be reported on; the message names the file and the problem."""
+
+
+@dataclass
+class Step:
+    """One trajectory entry: the action that led to this screen, and what the agent noted."""
+
+    index: int
+    action: dict[str, Any] | None
+    url: str
+    error: str | None
+    screenshot: str | None
+    reasoning: str = ""
+    note_error: str | None = None
+    cost_usd: float | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass
+class Episode:
+    """An episode's run.json line, its score (None when it errored) and its steps."""
+
+    line: dict[str, Any]
+    folder: Path
+    score: TaskResult | None
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        """The episode folder's name (`<task>-t<trial>`), unique within a run."""
+        return self.folder.name
+
+    @property
+    def cost_usd(self) -> float:
+        """What the agent's model calls cost over the episode (0 for scripted agents)."""
+        return round(sum(step.cost_usd or 0.0 for step in self.steps), 6)
+
+    def metrics_row(self) -> dict[str, Any]:
+        """The episode as harness.run_metrics reads it (result, groups, categories, cost)."""
+        row = {key: self.line.get(key) for key in ("task_id", "trial", "result", "subtask_pass_rate",
+                                                    "steps", "wall_s")}
+        row.update(input_tokens=sum(s.input_tokens for s in self.steps),
+                   output_tokens=sum(s.output_tokens for s in self.steps), cost_usd=self.cost_usd)
+        if self.score is not None:
+            row.update(workflow=self.score.workflow, difficulty=self.score.difficulty or "none",
+                       challenge=self.score.challenge)
+            categories: dict[str, list[int]] = {}
+            for subtask in self.score.subtasks:
+                tally = categories.setdefault(subtask.category, [0, 0])
+                tally[0] += subtask.outcome == "pass"
+                tally[1] += 1
+            row["categories"] = categories
+        return row
+
+
+@dataclass
+class RunData:
+    """A run folder: its run.json (`meta`) and its episodes in run.json order."""
+
+    path: Path
+    meta: dict[str, Any]
+    episodes: list[Episode]
+
+    @property
+    def label(self) -> str:
+        """How the run is named in charts: its agent (and model, when an option names one)."""
+        agent = str(self.meta.get("agent", "?"))
+        model = (self.meta.get("agent_options") or {}).get("model")
+        return f"{agent} ({model})" if model and model != agent else agent
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RunFolderError(f"{path}: cannot read it ({exc.strerror})") from exc
+    except json.JSONDecodeError as exc:
+        raise RunFolderError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from exc
+
+
+def read_trajectory(folder: Path) -> list[Step]:
+    """The episode's steps from trajectory.jsonl, with agent notes (reasoning, usage) taken
+    from the entry itself or from record.json's trajectory, where the agent loop puts them."""
+    path = folder / "trajectory.jsonl"
+    if not path.exists():
+        return []
+    entries = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                entries.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise RunFolderError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+    notes = {}
+    record_path = folder / "record.json"
+    if record_path.exists():
+        for entry in _read_json(record_path).get("trajectory") or []:
+            if isinstance(entry, dict) and isinstance(entry.get("agent"), dict):
+                notes[entry.get("step")] = entry["agent"]
+    steps = []
+    for entry in entries:
+        note = entry.get("agent") or notes.get(entry.get("step")) or {}
+        usage = note.get("usage") or {}
+        steps.append(Step(index=int(entry.get("step", len(steps))), action=entry.get("action"),
+                          url=entry.get("url") or "", error=entry.get("error"),
+                          screenshot=entry.get("screenshot"), reasoning=note.get("reasoning") or "",
+                          note_error=note.get("error"), cost_usd=usage.get("cost_usd"),
+                          input_tokens=int(usage.get("input_tokens") or 0),
+                          output_tokens=int(usage.get("output_tokens") or 0)))
+    return steps
+
+
+def load_run(path: Path) -> RunData:
+    """Read a run folder written by `admindesk run` (RunFolderError when it is not one)."""
+    if not (path / "run.json").is_file():
+        raise RunFolderError(f"{path}: no run.json (not a run folder)")
+    meta = _read_json(path / "run.json")
+    if not isinstance(meta, dict) or not isinstance(meta.get("episodes"), list):
+        raise RunFolderError(f"{path / 'run.json'}: no `episodes` list")
+    episodes = []
+    for number, line in enumerate(meta["episodes"]):
+        if not isinstance(line, dict) or not {"task_id", "trial", "result"} <= set(line):
+            raise RunFolderError(f"{path / 'run.json'}: episode {number} lacks task_id, trial or result")
+        folder = path / str(line.get("folder") or f"{line['task_id']}-t{line['trial']}")
+        score = None
+        if (folder / "scores.json").exists():
+            try:
+                score = TaskResult.model_validate(_read_json(folder / "scores.json"))
+            except ValidationError as exc:
+                raise RunFolderError(f"{folder / 'scores.json'}: not a task result "
+                                     f"({exc.errors()[0]['msg']})") from exc
+        episodes.append(Episode(line=line, folder=folder, score=score, steps=read_trajectory(folder)))
+    return RunData(path=path, meta=meta, episodes=episodes)
