@@ -1,6 +1,7 @@
 """The `admindesk` command line: `serve` the apps for a person, run the scripted `demo`."""
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import threading
@@ -28,12 +29,15 @@ def main() -> None:
               help="First port; the apps take consecutive ports from here.")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the apps keep their databases (default: a temporary folder).")
-def serve(base_port: int, data_dir: Path | None) -> None:
+@click.option("--token", default=None, help="Bench token the apps accept (default: a new random one); "
+              "printed either way, for `Env(attach=AttachSpec(token, ports))`.")
+def serve(base_port: int, data_dir: Path | None, token: str | None) -> None:
     """Run every available app, each as its own process, until Ctrl-C."""
     apps = available_apps()
     if not apps:
         raise click.ClickException("no app is available yet (no envs/<app>/__main__.py)")
-    services = Services(apps=apps, base_port=base_port, work_dir=data_dir)
+    services = Services(apps=apps, base_port=base_port, work_dir=data_dir,
+                        **({"token": token} if token else {}))
     stop = threading.Event()
     # SIGTERM ends the run like Ctrl-C does, so the apps are stopped either way.
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -41,6 +45,8 @@ def serve(base_port: int, data_dir: Path | None) -> None:
         with services:
             for name in apps:
                 click.echo(f"{APP_LABELS.get(name, name):<16} {services.url(name)}")
+            click.echo(f"bench token: {services.token}")
+            click.echo("ports: " + json.dumps(services.ports))
             click.echo(f"Log in as {DEFAULT_USERNAME} / {DEFAULT_PASSWORD}. Ctrl-C stops.")
             while not stop.wait(1.0):
                 restarted = services.ensure_alive()

@@ -20,6 +20,7 @@ from playwright.sync_api import Error as PlaywrightError, Locator
 from pydantic import ValidationError
 
 from admindesk.harness.actions import Action, parse_action
+from admindesk.harness.attach import AttachSpec, attached_services
 from admindesk.harness.browser import Browser
 from admindesk.harness.episode_browser import EpisodeBrowser
 from admindesk.harness.chrome import CHROME_HEIGHT, ChromeState
@@ -43,6 +44,7 @@ class Env:
     def __init__(self, observation: ObservationMode = "screenshot", *,
                  frame_size: tuple[int, int] = (1280, 800), record_dir: str | Path | None = None,
                  services: Services | None = None, apps: list[str] | None = None,
+                 attach: AttachSpec | None = None,
                  headless: bool = True, settle_cap: float = 3.0,
                  credentials: tuple[str, str] = (DEFAULT_USERNAME, DEFAULT_PASSWORD)) -> None:
         if observation not in ("screenshot", "axtree", "both"):
@@ -53,7 +55,9 @@ class Env:
         self.settle_cap = settle_cap
         self.credentials = credentials
         self._scratch = Path(tempfile.mkdtemp(prefix="admindesk-env-"))
-        self.services = services if services is not None else Services(apps=apps)
+        # `attach`: drive apps started elsewhere (`admindesk serve`, play mode); see attach.py.
+        self.services = services if services is not None else (
+            attached_services(attach) if attach is not None else Services(apps=apps))
         self.browser: Browser | None = None
         self._episode: EpisodeBrowser | None = None
         self._executor: ActionExecutor | None = None

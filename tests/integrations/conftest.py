@@ -1,0 +1,53 @@
+"""Fixtures for the integration tests: the apps run by `admindesk serve` in a child process."""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+
+import pytest
+
+from admindesk.harness.services import free_port
+
+SERVE_START_TIMEOUT = 240.0
+
+
+@dataclass
+class ServedApps:
+    """A running `admindesk serve`: its bench token and app ports."""
+
+    token: str
+    ports: dict[str, int]
+
+
+@pytest.fixture(scope="module")
+def served_apps(tmp_path_factory):
+    """`admindesk serve --token T` in a child process; yields its printed token and ports."""
+    token = "integration-" + secrets.token_hex(8)
+    out = tmp_path_factory.mktemp("serve") / "serve.out"
+    with open(out, "wb") as sink:
+        child = subprocess.Popen(
+            [shutil.which("admindesk") or "admindesk", "serve", f"--base-port={min(free_port(), 65000)}",
+             f"--token={token}"], stdout=sink, stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
+    try:
+        deadline = time.monotonic() + SERVE_START_TIMEOUT
+        printed = {}
+        while time.monotonic() < deadline and child.poll() is None:
+            for line in out.read_text().splitlines():
+                key, _, value = line.partition(": ")
+                if key in ("bench token", "ports"):
+                    printed[key] = value
+            if len(printed) == 2:
+                break
+            time.sleep(0.5)  # waiting on another process's output: nothing to block on
+        assert len(printed) == 2, f"serve did not print its token and ports:\n{out.read_text()}"
+        yield ServedApps(token=printed["bench token"], ports=json.loads(printed["ports"]))
+    finally:
+        os.killpg(child.pid, signal.SIGTERM)
+        child.wait(timeout=30)
