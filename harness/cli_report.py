@@ -62,7 +62,10 @@ def build(submissions_dir: Path, site_dir: Path, tasks_dir: Path) -> None:
     """Validate every submission under SUBMISSIONS_DIR and build the ranked site."""
     from admindesk.harness.leaderboard import build_site
 
-    site = build_site(submissions_dir, site_dir, tasks_dir)
+    try:
+        site = build_site(submissions_dir, site_dir, tasks_dir)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
     for rejected in site.rejected:
         click.echo(f"rejected {rejected.name}: {'; '.join(rejected.problems)}", err=True)
     click.echo(f"{len(site.accepted)} listed, {len(site.rejected)} rejected -> {site.index}")

@@ -24,10 +24,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from admindesk.verifiers.episode import QueryError
 from admindesk.verifiers.judge import JudgeError, Judgement, RubricRequest
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import TaskResult, score_task
 from admindesk.verifiers.task_model import Task, TaskFileError, load_tasks
+from admindesk.verifiers.values import CaseReferenceError
 
 SUBMISSION_FILE = "submission.json"
 # Floats in JSON survive a round trip, but sums may differ in the last bits.
@@ -144,7 +146,10 @@ def _check_episode(folder: Path, line: dict[str, Any], task: Task) -> list[str]:
     if record.task_id != task.id or claimed.task_id != task.id:
         return [f"{episode}: the record or scores are of another task ({record.task_id}, {claimed.task_id})"]
     # Scored without a judge, a submission's rubrics are unjudged; with one, replay its verdicts.
-    rescored = score_task(task, record, ReplayJudge(claimed) if claimed.judge is not None else None)
+    try:
+        rescored = score_task(task, record, ReplayJudge(claimed) if claimed.judge is not None else None)
+    except (QueryError, CaseReferenceError) as exc:  # the task file is broken, not the submission
+        return [f"{episode}: task {task.id} cannot be scored ({exc})"]
     problems = _compare(episode, claimed, rescored)
     for field in ("result", "first_failing_subtask"):
         value = rescored.outcome if field == "result" else rescored.first_failing_subtask

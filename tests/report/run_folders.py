@@ -1,0 +1,102 @@
+"""Run folders for the report and leaderboard tests, written the way `admindesk run` writes
+them (run.json from the runner's own EpisodeSummary and metrics, scores.json from the real
+scorer over a stored record), from the synthetic prior-auth episode of tests/unit/fixtures.
+
+Two tasks (pa-medium-01, and the same case as a DME task dme-medium-01) x `trials`;
+an episode passes when `passes(task_id, trial)` says so, else it leaves the state untouched
+(a noop). Each episode has a five-step trajectory with click / type / key / done actions,
+the model's reasoning and a priced usage, and a PNG per step.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+import yaml
+from PIL import Image, ImageDraw
+
+from admindesk.harness import runner_local
+from admindesk.harness.runner_local import EpisodeSummary
+from admindesk.verifiers.scoring import score_task
+from admindesk.verifiers.task_model import Task
+from tests.unit.fixtures.episodes import good_record, task_data, untouched_record
+from tests.unit.fixtures.judges import KeywordJudge
+
+TASK_IDS = ("pa-medium-01", "dme-medium-01")
+SCREEN = (640, 400)
+ACTIONS = [{"type": "click", "x": 320, "y": 120}, {"type": "type", "text": "Dana Whitfield"},
+           {"type": "key", "keys": "Enter"}, {"type": "click", "x": 500, "y": 300},
+           {"type": "done", "answer": "Approved: auth NWH2601234"}]
+
+
+def write_tasks(folder: Path) -> Path:
+    """The two task files into `folder` (a tasks dir for load_tasks); returns it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for task_id, workflow, challenge in (("pa-medium-01", "prior_auth", "lookalike_patient"),
+                                         ("dme-medium-01", "dme", "none")):
+        data = task_data(id=task_id, workflow=workflow, challenge=challenge)
+        (folder / f"{task_id}.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    return folder
+
+
+def tasks_by_id(tasks_dir: Path) -> dict[str, Task]:
+    from admindesk.verifiers.task_model import load_tasks
+    return {task.id: task for task in load_tasks(tasks_dir)}
+
+
+def _screenshot(path: Path, step: int) -> None:
+    image = Image.new("RGB", SCREEN, (236, 241, 246))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, SCREEN[0], 36), fill=(31, 78, 121))
+    draw.text((12, 12), f"EHR - step {step}", fill="white")
+    for row in range(6):
+        draw.rectangle((40, 70 + row * 50, 600, 100 + row * 50), outline=(90, 90, 90), fill="white")
+        draw.text((50, 78 + row * 50), f"field {row} of screen {step}", fill=(20, 20, 20))
+    image.save(path, format="PNG")
+
+
+def _write_trajectory(folder: Path, record_trajectory: list[dict]) -> None:
+    lines = []
+    for step in range(len(ACTIONS) + 1):
+        action = ACTIONS[step - 1] if step else None
+        entry = {"step": step, "action": action, "url": f"http://127.0.0.1:5100/page/{step}",
+                 "error": "element not found" if step == 4 else None, "timing": {"action_s": 0.1},
+                 "screenshot": f"step-{step:03d}.png"}
+        if step:
+            entry["agent"] = {"step": step - 1, "reasoning": f"Step {step}: I will {action['type']} now <b>.",
+                              "usage": {"input_tokens": 1000, "output_tokens": 50, "cached_input_tokens": 0,
+                                        "calls": 1, "cost_usd": 0.0125}, "error": None, "details": {}}
+        _screenshot(folder / f"step-{step:03d}.png", step)
+        lines.append(json.dumps(entry))
+        record_trajectory.append(entry)
+    (folder / "trajectory.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_run(out: Path, tasks_dir: Path, *, trials: int = 2, agent: str = "model-a",
+              observation: str = "screenshot", passes: Callable[[str, int], bool] = lambda t, n: n == 0,
+              wall_s: float = 30.0) -> Path:
+    """A run folder at `out` (see the module docstring); returns it."""
+    tasks = tasks_by_id(tasks_dir)
+    judge = KeywordJudge()
+    summaries = []
+    for task_id in TASK_IDS:
+        for trial in range(trials):
+            folder = out / f"{task_id}-t{trial}"
+            folder.mkdir(parents=True, exist_ok=True)
+            record = (good_record(task_id=task_id) if passes(task_id, trial)
+                      else untouched_record().model_copy(update={"task_id": task_id}))
+            _write_trajectory(folder, record.trajectory)
+            score = score_task(tasks[task_id], record, judge)
+            (folder / "record.json").write_text(record.model_dump_json(), encoding="utf-8")
+            (folder / "scores.json").write_text(score.model_dump_json(indent=1), encoding="utf-8")
+            summaries.append(EpisodeSummary(
+                task_id=task_id, trial=trial, result=score.outcome, subtask_pass_rate=score.subtask_pass_rate,
+                first_failing_subtask=score.first_failing_subtask, steps=len(record.trajectory) - 1,
+                wall_s=wall_s, folder=folder.name))
+    run_json = {"agent": agent, "agent_options": {"model": agent}, "observation": observation,
+                "prompt_mode": None, "max_steps": None, "tasks": list(TASK_IDS), "trials": trials,
+                "versions": runner_local._versions(), "wall_s": wall_s * len(summaries),
+                "episodes": [s.model_dump() for s in summaries], "metrics": runner_local.metrics(summaries)}
+    (out / "run.json").write_text(json.dumps(run_json, indent=1), encoding="utf-8")
+    return out
