@@ -23,18 +23,45 @@ def health():
     return jsonify(ok=True, app=kit.spec.name, generation=kit.generation)
 
 
-@bench.post("/reset")
-def reset():
+def _request_body() -> tuple[dict | None, str | None]:
+    """The JSON object a bench POST carries, or an error message."""
     body = request.get_json(silent=True) if request.data else {}
     if not isinstance(body, dict):
-        return jsonify(ok=False, error="reset body must be a JSON object"), 400
+        return None, "the body must be a JSON object"
+    task = body.get("task")
+    if task is not None and (not isinstance(task, str) or not task):
+        return None, "'task' must be a task id (a non-empty string) or null"
+    return body, None
+
+
+@bench.post("/prepare")
+def prepare():
+    """Build a task's template now, so the reset that follows is a plain copy.
+
+    The first reset of a task builds its template (seconds on a busy machine); a client
+    that keeps resets on a short timeout (to tell a hung app quickly) prepares first.
+    """
+    body, error = _request_body()
+    if error or not body.get("task"):
+        return jsonify(ok=False, error=error or "'task' names the task to prepare"), 400
+    started = time.perf_counter()
+    try:
+        current_app.extensions["admindesk"].task_templates.template_for(body["task"])
+    except (UnknownTask, SeedError) as exc:
+        return jsonify(ok=False, error=str(exc)), 400
+    return jsonify(ok=True, task=body["task"], ms=round((time.perf_counter() - started) * 1000, 2))
+
+
+@bench.post("/reset")
+def reset():
+    body, error = _request_body()
+    if error:
+        return jsonify(ok=False, error=f"reset: {error}"), 400
     try:
         now = clock.parse_now(body["now"]) if "now" in body else clock.DEFAULT_NOW
     except ValueError as exc:
         return jsonify(ok=False, error=str(exc)), 400
     task = body.get("task")
-    if task is not None and (not isinstance(task, str) or not task):
-        return jsonify(ok=False, error="'task' must be a task id (a non-empty string) or null"), 400
     started = time.perf_counter()
     kit = current_app.extensions["admindesk"]
     try:

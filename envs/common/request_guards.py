@@ -20,7 +20,7 @@ from werkzeug.routing import IntegerConverter
 from .messages import message
 
 BENCH_SEGMENT = "_bench"
-BENCH_PATHS = frozenset({"/_bench/reset", "/_bench/snapshot", "/_bench/health"})
+BENCH_PATHS = frozenset({"/_bench/reset", "/_bench/prepare", "/_bench/snapshot", "/_bench/health"})
 SQLITE_MAX_INTEGER = 2**63 - 1
 # Longest text any form field takes; the longest real inputs (appeal letters) are far shorter.
 MAX_TEXT_FIELD_CHARS = 100_000

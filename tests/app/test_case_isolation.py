@@ -155,3 +155,17 @@ def test_a_task_that_does_not_touch_an_app_reuses_the_world_template(clients):
 def test_an_unknown_task_is_a_clear_400(clients, body, message):
     response = clients["fax"].client.post("/_bench/reset", json=body, headers=HEADERS)
     assert response.status_code == 400 and message in response.get_json()["error"]
+
+
+@pytest.mark.parametrize("body,status", [({"task": "case-pa-shortfall"}, 200), ({"task": "no-such-task"}, 400),
+                                         ({}, 400), ({"task": 7}, 400)])
+def test_prepare_builds_a_tasks_template_without_touching_the_episode(clients, body, status):
+    ehr = clients["ehr_web"]
+    assert reset(ehr).status_code == 200
+    before = ehr.snapshot()
+    response = ehr.client.post("/_bench/prepare", json=body, headers=HEADERS)
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert ehr.snapshot() == before  # preparing changes nothing the agent sees
+    if status == 200:
+        template = ehr.app.extensions["admindesk"].task_templates.template_for(body["task"])
+        assert template.exists() and template != ehr.app.extensions["admindesk"].template

@@ -118,11 +118,21 @@ def create_app(name: str, token: str) -> Flask:
         state["now"], state["task"] = body.get("now"), body.get("task")
         return jsonify(ok=True)
 
+    @app.post("/_bench/prepare")
+    @bench_only
+    def prepare():
+        state.setdefault("prepared", []).append((request.get_json(silent=True) or {}).get("task"))
+        return jsonify(ok=True)
+
+    @app.get("/_test/prepared")
+    def prepared():
+        return jsonify(state.get("prepared", []))
+
     @app.get("/_bench/snapshot")
     @bench_only
     def snapshot():
         return jsonify({"_meta": {"app": name, "now": state["now"], "task": state["task"]},
-                        **{k: v for k, v in state.items() if k not in ("now", "task")}})
+                        **{k: v for k, v in state.items() if k not in ("now", "task", "prepared")}})
 
     @app.route("/login", methods=["GET", "POST"])
     def login():

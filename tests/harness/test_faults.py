@@ -2,7 +2,9 @@
 while the last episode's page is busy; and the task id the apps are told at reset."""
 from __future__ import annotations
 
+import json
 import time
+import urllib.request
 
 import pytest
 
@@ -24,6 +26,20 @@ def test_a_hung_app_is_restarted_and_reset_within_seconds():
         assert elapsed < RESET_TIMEOUT + 10, elapsed  # detection + restart, never 30 s
         assert services.processes["fax"].process.pid != hung
         assert services.processes["fax"].starts == 2 and services.processes["ehr_web"].starts == 1
+
+
+def test_a_task_is_prepared_once_per_app_process_then_reset_on_the_short_timeout():
+    with fixture_services(["ehr_web"]) as services:
+        for _ in range(3):
+            services.reset_all(task="pa-easy-01")
+        services.reset_all(task="pa-easy-02")
+        app = services.processes["ehr_web"]
+        with urllib.request.urlopen(f"{app.base_url}/_test/prepared", timeout=5) as response:
+            assert json.loads(response.read()) == ["pa-easy-01", "pa-easy-02"]
+        services.restart(["ehr_web"])  # a new process has built nothing yet
+        services.reset_all(task="pa-easy-01")
+        with urllib.request.urlopen(f"{app.base_url}/_test/prepared", timeout=5) as response:
+            assert json.loads(response.read()) == ["pa-easy-01"]
 
 
 def test_reset_sends_the_task_id_for_task_file_tasks_only():
