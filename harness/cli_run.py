@@ -1,5 +1,5 @@
 """`admindesk run --agent NAME --tasks SEL --out DIR`: run an agent on a task selection
-with the single-worker runner and write the run folder (see runner_local).
+with one or more workers and write the run folder (see run_pool, run_folder).
 
 SEL is `all`, task ids (comma separated), or filters `key=value[,key=value]` over task
 fields (workflow, difficulty, challenge, template, feasible), e.g.
@@ -62,10 +62,20 @@ def select_tasks(selection: str, tasks: list[Task]) -> list[Task]:
               show_default=True)
 @click.option("--max-steps", type=click.IntRange(1, 10_000), default=None,
               help="Override every task's step budget.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 256),
+              help="Workers, each with its own four apps and browser (see run_pool).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: worker processes on this machine; ray: Ray actors (pip install admindesk[ray]).")
+@click.option("--ray-address", default=None, help="Ray cluster to join (default: start a local Ray).")
+@click.option("--episode-timeout", default=1800.0, show_default=True, type=click.FloatRange(1.0),
+              help="Wall-time seconds after which an episode is stopped and scored `timeout`.")
 def run(agent_name: str, selection: str, out_dir: Path, trials: int, prompt_mode: str | None,
-        observation: str, max_steps: int | None) -> None:
-    """Run an agent on a selection of tasks (one worker) and write DIR/run.json."""
-    from admindesk.harness import runner_local
+        observation: str, max_steps: int | None, workers: int, backend: str, ray_address: str | None,
+        episode_timeout: float) -> None:
+    """Run an agent on a selection of tasks and write DIR/run.json; a rerun into the same DIR
+    skips the episodes already finished there."""
+    from admindesk.harness.run_progress import run_with_progress
+    from admindesk.harness.run_worker import WorkerConfig
     from admindesk.verifiers.task_model import load_tasks
 
     try:
@@ -75,16 +85,15 @@ def run(agent_name: str, selection: str, out_dir: Path, trials: int, prompt_mode
     if not chosen:
         raise click.ClickException(f"the selection {selection!r} names no task")
 
-    def report(outcome) -> None:
-        summary = outcome.summary
-        click.echo(f"{summary.task_id:<16} t{summary.trial} {summary.result:<9} "
-                   f"subtasks {summary.subtask_pass_rate:.2f} steps {summary.steps:>3} {summary.wall_s:6.1f} s"
-                   + (f"  ({summary.agent_note or summary.error})" if summary.agent_note or summary.error else ""))
+    config = WorkerConfig(agent_name=agent_name, observation=observation, prompt_mode=prompt_mode,
+                          max_steps=max_steps)
     try:
-        outcomes = runner_local.run(agent_name, chosen, out_dir, trials=trials, observation=observation,
-                                    max_steps=max_steps, prompt_mode=prompt_mode, on_episode=report)
-    except ValueError as exc:
+        run_json = run_with_progress(config, chosen, out_dir, trials=trials, workers=workers,
+                                     backend=backend, ray_address=ray_address,
+                                     episode_timeout_s=episode_timeout)
+    except (ValueError, RuntimeError) as exc:
         raise click.ClickException(str(exc)) from exc
-    metrics = runner_local.metrics([o.summary for o in outcomes])
+    metrics = run_json["metrics"]
     click.echo(f"e2e_success {metrics['e2e_success']:.2f}  subtask_pass_rate {metrics['subtask_pass_rate']:.2f}  "
-               f"n_episodes {metrics['n_episodes']}  -> {out_dir / 'run.json'}")
+               f"pass^k {metrics['pass_hat_k']}  n_episodes {metrics['n_episodes']}  "
+               f"infra retries {len(run_json['infra_retries'])}  -> {out_dir / 'run.json'}")

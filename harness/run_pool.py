@@ -29,7 +29,7 @@ from admindesk.harness import faults
 from admindesk.harness.run_folder import (episode_name, finished_summaries, install_episode,
                                           run_versions, sweep_staging, write_json_atomic)
 from admindesk.harness.run_metrics import run_metrics
-from admindesk.harness.run_worker import EpisodeWorker, WorkerConfig
+from admindesk.harness.run_worker import EpisodeWorker, WorkerConfig, make_run_agent
 from admindesk.verifiers.task_model import Task
 
 DEFAULT_EPISODE_TIMEOUT_S = 1800.0
@@ -250,6 +250,7 @@ def run_parallel(config: WorkerConfig, tasks: list[Task], out_dir: Path, *, tria
         raise ValueError("trials and workers must be at least 1")
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be local or ray, not {backend!r}")
+    make_run_agent(config)  # a bad agent name or option fails here, before anything is written
     out_dir.mkdir(parents=True, exist_ok=True)
     sweep_staging(out_dir)
     names = [episode_name(task.id, trial) for task in tasks for trial in range(trials)]
