@@ -51,3 +51,4 @@ def served_apps(tmp_path_factory):
     finally:
         os.killpg(child.pid, signal.SIGTERM)
         child.wait(timeout=30)
+
