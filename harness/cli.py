@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from admindesk.harness.cli_judge import judge
+from admindesk.harness.cli_play import play
 from admindesk.harness.cli_report import leaderboard, report
 from admindesk.harness.cli_run import run
 from admindesk.harness.cli_score import score
@@ -88,3 +89,4 @@ main.add_command(run)
 main.add_command(judge)
 main.add_command(report)
 main.add_command(leaderboard)
+main.add_command(play)
