@@ -84,6 +84,24 @@ def validate(tasks_dir: Path) -> None:
     click.echo(f"{len(tasks_found)} task(s) valid")
 
 
+@tasks.command("new")
+@TASKS_DIR_OPTION
+@click.option("--template", "template", required=True, metavar="WORKFLOW/NAME",
+              help="Template to draft from, e.g. prior_auth/no_auth_lookup.")
+@click.option("--id", "task_id", required=True, help="The new task's id (lowercase letters, digits, dashes).")
+def new(tasks_dir: Path, template: str, task_id: str) -> None:
+    """Draft a task from a template: a case row to edit (copied from one that works) and its file."""
+    from admindesk.harness.task_authoring import new_task
+    from admindesk.harness.task_generation import GenerationError
+    try:
+        table, task_file = new_task(tasks_dir, template, task_id)
+    except GenerationError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"case row {task_id} added to {table}\ntask file {task_file}\n"
+               f"edit the row's case, then: admindesk tasks generate && admindesk tasks validate "
+               f"&& admindesk tasks check {task_id}")
+
+
 @tasks.command("generate")
 @TASKS_DIR_OPTION
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when a task file differs from its template.")
