@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from admindesk.harness import run_metrics
 from admindesk.verifiers.episode import QueryError
 from admindesk.verifiers.judge import JudgeError, Judgement, RubricRequest
 from admindesk.verifiers.records import EpisodeRecord
@@ -34,6 +35,8 @@ from admindesk.verifiers.values import CaseReferenceError
 SUBMISSION_FILE = "submission.json"
 # Floats in JSON survive a round trip, but sums may differ in the last bits.
 TOLERANCE = 1e-6
+# run_metrics rounds its figures to four places.
+METRIC_TOLERANCE = 1e-4
 
 
 class SubmissionMeta(BaseModel):
@@ -131,8 +134,8 @@ def _compare(episode: str, claimed: TaskResult, rescored: TaskResult) -> list[st
 
 def _check_episode(folder: Path, line: dict[str, Any], task: Task) -> list[str]:
     episode = folder.name
-    if line.get("result") == "error" and not (folder / "record.json").exists():
-        return []  # an episode that broke has no record; it counts as not passed
+    if line.get("result") in ("error", "infra_error") and not (folder / "record.json").exists():
+        return []  # an episode that broke has no record; it never counts as passed
     problems: list[str] = []
     record_data = _load_json(folder / "record.json", problems)
     claimed_data = _load_json(folder / "scores.json", problems)
@@ -162,14 +165,17 @@ def _check_episode(folder: Path, line: dict[str, Any], task: Task) -> list[str]:
 
 
 def _check_metrics(run: dict[str, Any], episodes: list[dict[str, Any]]) -> list[str]:
-    n = len(episodes)
-    expected = {"e2e_success": sum(e.get("result") == "pass" for e in episodes) / n if n else 0.0,
-                "subtask_pass_rate": sum(float(e.get("subtask_pass_rate") or 0) for e in episodes) / n if n else 0.0,
-                "n_episodes": n}
+    """run.json's headline figures against the ones its episode lines give (run_metrics,
+    which leaves infra errors out of every score)."""
+    if not all(isinstance(e, dict) and {"task_id", "result"} <= set(e) for e in episodes):
+        return ["run.json has an episode line without task_id or result"]
+    summary = run_metrics.summarise(episodes)
+    expected = {"e2e_success": summary["e2e_success"]["value"],
+                "subtask_pass_rate": summary["subtask_pass_rate"]["value"], "n_episodes": summary["n_episodes"]}
     metrics = run.get("metrics") if isinstance(run.get("metrics"), dict) else {}
     return [f"run.json metrics.{name} is {metrics.get(name)!r}, the episodes give {value:.4f}"
             for name, value in expected.items()
-            if not isinstance(metrics.get(name), (int, float)) or abs(metrics[name] - value) > TOLERANCE]
+            if not isinstance(metrics.get(name), (int, float)) or abs(metrics[name] - value) > METRIC_TOLERANCE]
 
 
 def validate_submission(path: Path, tasks_dir: Path) -> Verdict:

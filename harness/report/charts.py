@@ -28,6 +28,16 @@ def fragment(figure: go.Figure, div_id: str) -> str:
                           config={"displaylogo": False, "responsive": True})
 
 
+def _note_when_empty(figure: go.Figure, has_data: bool, note: str) -> go.Figure:
+    """A chart with nothing to show says so instead of drawing empty axes."""
+    if not has_data:
+        figure.add_annotation(text=note, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5,
+                              font=dict(size=16))
+        figure.update_xaxes(visible=False)
+        figure.update_yaxes(visible=False)
+    return figure
+
+
 def _bar_with_ci(name: str, labels: list[str], estimates: list[dict[str, Any]], colour: str) -> go.Bar:
     values = [e["value"] for e in estimates]
     return go.Bar(name=name, x=labels, y=values, marker_color=colour,
@@ -92,7 +102,7 @@ def first_failing(episodes: list[Episode]) -> go.Figure:
                                 orientation="h"))
     figure.update_layout(title="First failing subtask", xaxis=dict(title="episodes"),
                          yaxis=dict(autorange="reversed"), barmode="stack")
-    return figure
+    return _note_when_empty(figure, bool(counts), "no episode failed a subtask")
 
 
 def guards(episodes: list[Episode]) -> go.Figure:
@@ -102,12 +112,7 @@ def guards(episodes: list[Episode]) -> go.Figure:
     figure = go.Figure([go.Bar(x=names, y=[counts[n] for n in names], marker_color=RESULT_COLOURS["fail"],
                                name="guards triggered")])
     figure.update_layout(title=f"Guards triggered ({sum(counts.values())} in all)", yaxis=dict(title="episodes"))
-    if not counts:
-        figure.add_annotation(text="no guard was triggered", showarrow=False, xref="paper", yref="paper",
-                              x=0.5, y=0.5, font=dict(size=16))
-        figure.update_xaxes(visible=False)
-        figure.update_yaxes(visible=False)
-    return figure
+    return _note_when_empty(figure, bool(counts), "no guard was triggered")
 
 
 def steps_and_cost(episodes: list[Episode]) -> go.Figure:

@@ -28,6 +28,12 @@ SCREEN = (640, 400)
 ACTIONS = [{"type": "click", "x": 320, "y": 120}, {"type": "type", "text": "Dana Whitfield"},
            {"type": "key", "keys": "Enter"}, {"type": "click", "x": 500, "y": 300},
            {"type": "done", "answer": "Approved: auth NWH2601234"}]
+REASONING = ["The patient search box is at the top of the worklist; I click it first.",
+             "Search by the patient's name from the goal.",
+             "Submit the search.",
+             "Two patients share the name; the one born 04/12/1961 is ours, so I open that row.",
+             "The authorization is approved and recorded; I report the auth number."]
+FIELDS = ["Patient name", "Date of birth", "Member ID", "Procedure code", "Diagnosis", "Auth number"]
 
 
 def write_tasks(folder: Path) -> Path:
@@ -49,10 +55,10 @@ def _screenshot(path: Path, step: int) -> None:
     image = Image.new("RGB", SCREEN, (236, 241, 246))
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, 0, SCREEN[0], 36), fill=(31, 78, 121))
-    draw.text((12, 12), f"EHR - step {step}", fill="white")
-    for row in range(6):
-        draw.rectangle((40, 70 + row * 50, 600, 100 + row * 50), outline=(90, 90, 90), fill="white")
-        draw.text((50, 78 + row * 50), f"field {row} of screen {step}", fill=(20, 20, 20))
+    draw.text((12, 12), f"SVH Chart - prior authorization (screen {step})", fill="white")
+    for row, name in enumerate(FIELDS):
+        draw.text((40, 78 + row * 50), name, fill=(20, 20, 20))
+        draw.rectangle((180, 70 + row * 50, 600, 100 + row * 50), outline=(90, 90, 90), fill="white")
     image.save(path, format="PNG")
 
 
@@ -64,7 +70,7 @@ def _write_trajectory(folder: Path, record_trajectory: list[dict]) -> None:
                  "error": "element not found" if step == 4 else None, "timing": {"action_s": 0.1},
                  "screenshot": f"step-{step:03d}.png"}
         if step:
-            entry["agent"] = {"step": step - 1, "reasoning": f"Step {step}: I will {action['type']} now <b>.",
+            entry["agent"] = {"step": step - 1, "reasoning": REASONING[step - 1],
                               "usage": {"input_tokens": 1000, "output_tokens": 50, "cached_input_tokens": 0,
                                         "calls": 1, "cost_usd": 0.0125}, "error": None, "details": {}}
         _screenshot(folder / f"step-{step:03d}.png", step)

@@ -49,6 +49,7 @@ def test_report_loads_with_every_chart_drawn(page, console_errors, report_dir, t
     page.goto((report_dir / "index.html").as_uri())
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {N_RUN_CHARTS}")
     assert page.locator("#card-e2e .value").inner_text() == "50%"
+    assert page.locator("#card-results .ci").inner_text().split() == ["2", "pass", "2", "fail"]
     assert page.locator("#episodes tbody tr").count() == 4
     folder = screenshot_folder(tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
@@ -70,7 +71,7 @@ def test_viewer_steps_through_an_episode_by_keyboard(page, console_errors, repor
     assert position.inner_text() == "Step 2 of 5"
     assert page.locator("#overlay .keycap").inner_text() == "Enter"
     assert page.locator("#filmstrip button").nth(2).get_attribute("aria-current") == "step"
-    assert page.locator("#step-list li.current").inner_text().startswith("Step 2")
+    assert page.locator("#step-list li.current").inner_text().startswith("Step 2 press Enter")
     assert page.url.endswith("#step-2")
     page.keyboard.press("ArrowRight")
     assert "element not found" in page.locator("#step-error").inner_text()

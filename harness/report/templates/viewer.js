@@ -88,6 +88,10 @@
     history.replaceState(null, "", "#step-" + frame.step);
   }
 
+  items.forEach(function (item, n) {
+    var act = item.querySelector(".act");
+    if (act) { act.textContent = frames[n].action ? describe(frames[n].action) : "end of episode"; }
+  });
   shot.addEventListener("load", function () { drawAction(frames[current].action); });
   document.getElementById("prev").addEventListener("click", function () { show(current - 1); });
   document.getElementById("next").addEventListener("click", function () { show(current + 1); });
