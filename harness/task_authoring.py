@@ -12,9 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from admindesk.harness.task_generation import (TABLE_SUFFIX, TEMPLATE_SUFFIX, TEMPLATES_DIR,
-                                               WORKFLOW_FOLDERS, CaseRow, GenerationError,
-                                               Generator, read_table)
+from admindesk.harness.task_generation import (TABLE_SUFFIX, TEMPLATE_SUFFIX, WORKFLOW_FOLDERS, CaseRow,
+                                               GenerationError, Generator, read_table)
 
 AUTHORED_TABLE = "authored" + TABLE_SUFFIX
 DRAFT_NOTE = "Drafted with `admindesk tasks new` from {source}: edit the case into the new scenario."
@@ -63,4 +62,4 @@ def new_task(tasks_dir: Path, template: str, task_id: str) -> tuple[Path, Path]:
     return table, task_file
 
 
-__all__ = ["AUTHORED_TABLE", "TEMPLATES_DIR", "new_task"]
+__all__ = ["AUTHORED_TABLE", "new_task"]

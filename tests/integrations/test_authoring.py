@@ -1,0 +1,70 @@
+"""The authoring guide's example, executed: its policy entry changes what the portal answers,
+and its commands draft, render, validate and build the example task (in a copy of tasks/)."""
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from admindesk.envs.payer_portal_a.policy import POLICY_FILE, _service
+from admindesk.harness.cli import main
+from admindesk.verifiers.task_model import TASKS_ROOT, load_tasks
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "authoring.md"
+EXAMPLE = re.compile(r"<!-- example: (\w+)(?: ([\w.-]+))? -->\n```\w+\n(.*?)```", re.DOTALL)
+
+
+def examples(kind: str) -> list[tuple[str | None, str]]:
+    """The guide's example blocks of `kind`: (label, text)."""
+    return [(label or None, text) for found, label, text in EXAMPLE.findall(GUIDE.read_text()) if found == kind]
+
+
+def run_commands(block: str, tasks_dir: Path) -> list[str]:
+    """Run each `admindesk ...` line of a block against `tasks_dir`; their outputs."""
+    outputs = []
+    for line in block.strip().splitlines():
+        argv = shlex.split(line.split("#")[0])
+        assert argv[0] == "admindesk", line
+        result = CliRunner().invoke(main, [*argv[1:], "--tasks-dir", str(tasks_dir)])
+        assert result.exit_code == 0, f"{line}\n{result.output}"
+        outputs.append(result.output)
+    return outputs
+
+
+def test_the_guides_policy_entry_exempts_hmo_home_tests_only():
+    [(code, entry)] = examples("policy")
+    raw = yaml.safe_load(POLICY_FILE.read_text())["services"][code]
+    before = _service(code, raw)
+    after = _service(code, {**raw, "exceptions": [*raw.get("exceptions", []), *yaml.safe_load(entry)]})
+    assert before.requires_auth("HMO", "12") and not after.requires_auth("HMO", "12")
+    assert after.requires_auth("HMO", "19")  # the sleep lab still needs authorization
+    assert not after.requires_auth("PPO", "19")  # the old exemptions stay
+
+
+@pytest.mark.slow
+def test_the_guides_example_task_is_drafted_rendered_validated_and_built(tmp_path):
+    tasks_dir = tmp_path / "tasks"
+    shutil.copytree(TASKS_ROOT, tasks_dir)
+    draft_commands, later_commands = [text for _, text in examples("commands")]
+    [(task_id, case_text)] = examples("case")
+
+    run_commands(draft_commands, tasks_dir)
+    table = tasks_dir / "templates" / "prior_auth" / "authored.cases.yml"
+    rows = yaml.safe_load(table.read_text())
+    [row] = [row for row in rows["rows"] if row["id"] == task_id]
+    row["case"] = yaml.safe_load(case_text)  # the guide's edit of the drafted row
+    table.write_text(yaml.safe_dump(rows, sort_keys=False))
+    generated, validated, case_rows = run_commands(later_commands, tasks_dir)
+
+    assert f"prior_auth/{task_id}.yaml" in generated
+    assert "valid" in validated
+    assert "ehr_web:" in case_rows and "orders" in case_rows
+    task = next(task for task in load_tasks(tasks_dir) if task.id == task_id)
+    assert task.template == "prior_auth/no_auth_lookup"
+    assert "Rosalind Achterberg" in task.goal
+    assert task.case.coverages[0].plan == "PLN-NWH-HMO" and task.case.orders[0].facility == "FAC-HOM"
