@@ -203,6 +203,8 @@ def drive(backend: Backend, jobs: list[Job], workers: int, out_dir: Path, *,
                     infra_failure(job, f"worker unreachable: {exc}", None)
                     continue
                 busy[handle] = (job, time.monotonic())
+            if not busy:  # every start just failed for good: nothing left to wait on
+                continue
             now = time.monotonic()
             next_deadline = min(started + episode_timeout_s for _job, started in busy.values())
             for handle, reply in backend.wait(list(busy), timeout=max(0.05, next_deadline - now)):
