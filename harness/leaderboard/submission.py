@@ -16,8 +16,8 @@ replayed from the submission's own scores.json, and everything that depends on t
 """
 from __future__ import annotations
 
+import datetime
 import json
-from datetime import date
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
@@ -47,7 +47,7 @@ class SubmissionMeta(BaseModel):
     model: str = Field(min_length=1, max_length=200)
     agent: str = Field(min_length=1, max_length=100)
     observation: Literal["screenshot", "axtree", "both"]
-    date: date
+    date: datetime.date
     contact: str = Field(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", description="an e-mail address")
     description: str = Field(default="", max_length=2_000)
 

@@ -56,7 +56,7 @@ def by_group(rows: list[dict[str, Any]], field: str, title: str) -> go.Figure:
         _bar_with_ci("end-to-end success", groups, [s["e2e_success"] for s in summaries], E2E_COLOUR),
         _bar_with_ci("subtask pass rate", groups, [s["subtask_pass_rate"] for s in summaries], SUBTASK_COLOUR)])
     figure.update_layout(title=title, barmode="group", yaxis=dict(range=[0, 1.05], tickformat=".0%"))
-    return figure
+    return _note_when_empty(figure, bool(groups), f"no episode names its {field}")
 
 
 def by_category(rows: list[dict[str, Any]]) -> go.Figure:
@@ -66,14 +66,14 @@ def by_category(rows: list[dict[str, Any]]) -> go.Figure:
     figure = go.Figure([_bar_with_ci("subtask pass rate", names,
                                      [grouped[n]["subtask_pass_rate"] for n in names], SUBTASK_COLOUR)])
     figure.update_layout(title="Subtasks passed by check category", yaxis=dict(range=[0, 1.05], tickformat=".0%"))
-    return figure
+    return _note_when_empty(figure, bool(names), "no subtask was scored")
 
 
 def near_misses(episodes: list[Episode]) -> go.Figure:
     """How far episodes that did not pass got: their subtask pass rates (the gap between
     doing most of the work and finishing it)."""
     figure = go.Figure()
-    for result in ("fail", "unjudged", "error"):
+    for result in ("fail", "timeout", "unjudged", "error"):
         rates = [e.line.get("subtask_pass_rate", 0.0) for e in episodes if e.line["result"] == result]
         if rates:
             figure.add_trace(go.Histogram(x=rates, name=result, marker_color=RESULT_COLOURS[result],
@@ -81,7 +81,7 @@ def near_misses(episodes: list[Episode]) -> go.Figure:
     figure.update_layout(title="Subtask pass rate of episodes that did not pass", barmode="stack",
                          xaxis=dict(range=[0, 1], tickformat=".0%", title="subtasks passed"),
                          yaxis=dict(title="episodes"))
-    return figure
+    return _note_when_empty(figure, bool(figure.data), "every episode passed")
 
 
 def first_failing(episodes: list[Episode]) -> go.Figure:

@@ -53,24 +53,30 @@ class Episode:
 
     @property
     def cost_usd(self) -> float:
-        """What the agent's model calls cost over the episode (0 for scripted agents)."""
+        """What the agent's model calls cost over the episode: run.json's figure when the
+        runner wrote one, else the sum of the trajectory's notes (0 for scripted agents)."""
+        if isinstance(self.line.get("cost_usd"), (int, float)):
+            return float(self.line["cost_usd"])
         return round(sum(step.cost_usd or 0.0 for step in self.steps), 6)
 
     def metrics_row(self) -> dict[str, Any]:
-        """The episode as harness.run_metrics reads it (result, groups, categories, cost)."""
-        row = {key: self.line.get(key) for key in ("task_id", "trial", "result", "subtask_pass_rate",
-                                                    "steps", "wall_s")}
-        row.update(input_tokens=sum(s.input_tokens for s in self.steps),
-                   output_tokens=sum(s.output_tokens for s in self.steps), cost_usd=self.cost_usd)
+        """The episode as harness.run_metrics reads it: the run.json line (the parallel runner
+        writes groups, categories and usage into it), completed from the score and notes."""
+        row = dict(self.line)
+        row.setdefault("input_tokens", sum(s.input_tokens for s in self.steps))
+        row.setdefault("output_tokens", sum(s.output_tokens for s in self.steps))
+        row["cost_usd"] = self.cost_usd
         if self.score is not None:
-            row.update(workflow=self.score.workflow, difficulty=self.score.difficulty or "none",
-                       challenge=self.score.challenge)
-            categories: dict[str, list[int]] = {}
-            for subtask in self.score.subtasks:
-                tally = categories.setdefault(subtask.category, [0, 0])
-                tally[0] += subtask.outcome == "pass"
-                tally[1] += 1
-            row["categories"] = categories
+            row.setdefault("workflow", self.score.workflow)
+            row.setdefault("difficulty", self.score.difficulty)
+            row.setdefault("challenge", self.score.challenge)
+            if "categories" not in row:
+                categories: dict[str, list[int]] = {}
+                for subtask in self.score.subtasks:
+                    tally = categories.setdefault(subtask.category, [0, 0])
+                    tally[0] += subtask.outcome == "pass"
+                    tally[1] += 1
+                row["categories"] = categories
         return row
 
 
