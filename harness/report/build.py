@@ -14,6 +14,7 @@ import re
 import shutil
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import jinja2
 from plotly.offline import get_plotlyjs
@@ -60,6 +61,31 @@ def _frames(episode: Episode) -> list[dict[str, Any]]:
     return frames
 
 
+def evidence_steps(episode: Episode) -> dict[str, int]:
+    """Check id -> the step whose screen shows where its evidence was made, where that is
+    known: an audit check's hits are page paths (the first step showing one of them), and
+    the final answer was given by the `done` action (the screen it was given on)."""
+    if episode.score is None:
+        return {}
+    paths = [(step.index, urlsplit(step.url).path) for step in episode.steps]
+    done = next((step.index - 1 for step in reversed(episode.steps)
+                 if (step.action or {}).get("type") == "done"), None)
+    found = {}
+    for subtask in episode.score.subtasks:
+        for check in subtask.checks:
+            evidence = check.result.evidence
+            hits = evidence.get("hits") if check.kind == "audit" else None
+            if isinstance(hits, list):
+                step = next((index for index, path in paths if path in hits), None)
+            elif check.kind == "answer" or evidence.get("source") == "the final answer":
+                step = done
+            else:
+                step = None
+            if step is not None and step >= 0:
+                found[check.id] = step
+    return found
+
+
 def _copy_screenshots(episode: Episode, target: Path) -> None:
     names = [step.screenshot for step in episode.steps if step.screenshot]
     if names:
@@ -95,6 +121,7 @@ def _render_run(run: RunData, out: Path, env: jinja2.Environment, assets: str, u
         frames_json = json.dumps(frames).replace("<", "\\u003c")
         page = env.get_template("viewer.html").render(
             run=run, episode=episode, frames=frames, frames_json=frames_json,
+            evidence_steps=evidence_steps(episode) if frames else {},
             assets=f"../{assets}", index="../index.html")
         (out / "episodes" / f"{episode.name}.html").write_text(page, encoding="utf-8")
     page = env.get_template("report.html").render(

@@ -85,6 +85,8 @@ def test_viewer_steps_through_an_episode_by_keyboard(page, console_errors, repor
     assert position.inner_text() == "Step 3 of 5"
     page.keyboard.press("Home")
     assert position.inner_text() == "Step 0 of 5"
+    page.get_by_role("link", name="see step 4").click()  # the answer check's evidence
+    assert position.inner_text() == "Step 4 of 5"
     assert console_errors == []
 
 

@@ -55,3 +55,17 @@ def test_a_folder_that_is_not_a_run_is_a_clear_error(tmp_path, content, message)
         (tmp_path / "run.json").write_text(content)
     with pytest.raises(RunFolderError, match=message.replace("(", r"\(").replace(")", r"\)")):
         load_run(tmp_path)
+
+
+def test_checks_link_to_the_step_where_their_evidence_was_made(tmp_path, tasks_dir):
+    from admindesk.harness.report.build import evidence_steps
+
+    episode = load_run(write_run(tmp_path / "run", tasks_dir)).episodes[0]
+    episode.steps[3].url = "http://127.0.0.1:5101/orders/ORD-0123400?tab=documents"
+    audit = episode.score.subtasks[0].checks[0]
+    assert audit.kind == "audit"
+    audit.result.evidence["hits"] = ["/orders/ORD-0123400"]
+    found = evidence_steps(episode)
+    # The audit hit is the page first shown at step 3; the answer was given on screen 4
+    # (the done action made step 5); the other checks read final state, not a step.
+    assert found == {audit.id: 3, episode.score.subtasks[-1].checks[0].id: 4}

@@ -110,7 +110,15 @@
       show(moves[event.key]);
     }
   });
-  var fromHash = /^#step-(\d+)$/.exec(location.hash);
-  var start = fromHash ? frames.findIndex(function (f) { return f.step === Number(fromHash[1]); }) : 0;
-  show(start < 0 ? 0 : start);
+  // A link to #step-N (a check's evidence, a shared URL) shows that step.
+  function fromHash() {
+    var match = /^#step-(\d+)$/.exec(location.hash);
+    var found = match ? frames.findIndex(function (f) { return f.step === Number(match[1]); }) : 0;
+    return found < 0 ? 0 : found;
+  }
+  window.addEventListener("hashchange", function () {
+    show(fromHash());
+    document.getElementById("frame").scrollIntoView({block: "start"});
+  });
+  show(fromHash());
 }());
