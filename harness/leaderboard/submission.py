@@ -4,7 +4,8 @@ A submission is a run folder (as `admindesk run` writes it) with a `submission.j
 beside its run.json: who made it and how (`SubmissionMeta`). Before it is listed:
 
 - submission.json fits the schema, and run.json names the same agent and observation mode;
-- every task of the run x every trial has exactly one episode, each with its record and scores;
+- the run covers every task of the suite (the task files the leaderboard is built against),
+  and every task x every trial has exactly one episode, each with its record and scores;
 - the run was made with a compatible AdminDesk (same major.minor version);
 - every score is re-computed from the stored record (verifiers.scoring) and matches the
   claimed scores.json and the run.json line; run.json's headline metrics match the episodes.
@@ -229,6 +230,11 @@ def _check_coverage(run: dict[str, Any], tasks: dict[str, Task]) -> list[str]:
     unknown = sorted(set(task_ids) - set(tasks))
     if unknown:
         problems.append(f"unknown task(s): {', '.join(map(str, unknown))}")
+    # A leaderboard entry covers the whole suite: a chosen subset would not be comparable.
+    left_out = sorted(set(tasks) - set(task_ids))
+    if left_out:
+        problems.append(f"the run leaves out {len(left_out)} task(s) of the suite: {', '.join(left_out[:10])}"
+                        + (" ..." if len(left_out) > 10 else ""))
     seen: dict[tuple[Any, Any], int] = {}
     for line in run["episodes"]:
         key = (line.get("task_id"), line.get("trial")) if isinstance(line, dict) else (None, None)

@@ -109,3 +109,12 @@ def test_an_incompatible_version_is_rejected(submission, tasks_dir):
 
 def test_versions_are_compatible_within_a_minor_release():
     assert compatible("0.1.3", "0.1.0") and not compatible("0.2.0", "0.1.0") and not compatible(None, "0.1.0")
+
+
+def test_a_run_on_part_of_the_suite_is_rejected(submission, tasks_dir, tmp_path):
+    more = tmp_path / "more-tasks"
+    shutil.copytree(tasks_dir, more)
+    text = (more / "pa-medium-01.yaml").read_text().replace("id: pa-medium-01", "id: pa-medium-02")
+    (more / "pa-medium-02.yaml").write_text(text)
+    assert validate_submission(submission, more).problems == [
+        "the run leaves out 1 task(s) of the suite: pa-medium-02"]
