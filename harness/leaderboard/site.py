@@ -4,7 +4,8 @@
                                  filterable by observation mode and workflow; rejected
                                  submissions listed with their reasons
     SITE/entries/<name>/         each accepted entry's full report (harness.report)
-    SITE/assets/                 plotly.min.js, report.css, viewer.js, leaderboard.js
+    SITE/assets/                 plotly.min.js, report.css, viewer.js, leaderboard.js (shared
+                                 by every page, so plotly.js is shipped once)
 """
 from __future__ import annotations
 
@@ -71,14 +72,14 @@ def build_site(submissions_dir: Path, site_dir: Path, tasks_dir: Path) -> Site:
         raise ValueError(f"{submissions_dir}: no submission folder (one with submission.json) in it")
     verdicts = [validate_submission(path, tasks_dir) for path in submissions]
     site_dir.mkdir(parents=True, exist_ok=True)
-    write_assets(site_dir)
-    shutil.copyfile(TEMPLATES / "leaderboard.js", site_dir / "assets" / "leaderboard.js")
+    assets = write_assets(site_dir)
+    shutil.copyfile(TEMPLATES / "leaderboard.js", assets / "leaderboard.js")
     accepted = []
     for verdict in verdicts:
         if verdict.accepted and verdict.meta is not None:
             target = site_dir / "entries" / verdict.name
             shutil.rmtree(target, ignore_errors=True)
-            write_report([verdict.path], target)
+            write_report([verdict.path], target, shared_assets=assets)
             accepted.append(Entry(name=verdict.name, meta=verdict.meta, scores=_scores(verdict.path),
                                   report=f"entries/{verdict.name}/index.html"))
     accepted.sort(key=lambda e: (-e.scores["all"]["value"], -e.scores["all"]["ci95"][0], e.name))

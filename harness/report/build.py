@@ -10,6 +10,7 @@ from disk (no server, no network).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -133,28 +134,34 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "run"
 
 
-def write_report(run_dirs: list[Path], out: Path) -> Path:
+def write_report(run_dirs: list[Path], out: Path, *, shared_assets: Path | None = None) -> Path:
     """Write the report of one run (or the comparison of several) into `out`; returns the
-    index page. Every run folder is read first, so a bad one writes nothing."""
+    index page. Every run folder is read first, so a bad one writes nothing. With
+    `shared_assets` (a folder `write_assets` filled, e.g. a leaderboard site's) the pages
+    link to it instead of getting their own copy of plotly.js."""
     if not run_dirs:
         raise ValueError("no run folder given")
     runs = [load_run(path) for path in run_dirs]
     env = _environment()
     out.mkdir(parents=True, exist_ok=True)
-    write_assets(out)
+    assets_dir = shared_assets or write_assets(out)
+
+    def assets_from(folder: Path) -> str:
+        return Path(os.path.relpath(assets_dir, folder)).as_posix()
     if len(runs) == 1:
-        _render_run(runs[0], out, env, "assets", up_link=None)
+        _render_run(runs[0], out, env, assets_from(out), up_link=None)
         return out / "index.html"
     links = []
     for number, run in enumerate(runs, start=1):
         folder = f"runs/{number}-{_slug(run.label)}"
-        _render_run(run, out / folder, env, "../../assets", up_link="../../index.html")
+        _render_run(run, out / folder, env, assets_from(out / folder), up_link="../../index.html")
         links.append(f"{folder}/index.html")
-    _render_comparison(runs, links, out, env)
+    _render_comparison(runs, links, out, env, assets_from(out))
     return out / "index.html"
 
 
-def _render_comparison(runs: list[RunData], links: list[str], out: Path, env: jinja2.Environment) -> None:
+def _render_comparison(runs: list[RunData], links: list[str], out: Path, env: jinja2.Environment,
+                       assets: str) -> None:
     rows = [[episode.metrics_row() for episode in run.episodes] for run in runs]
     task_ids = sorted({episode.line["task_id"] for run in runs for episode in run.episodes})
     grid = []
@@ -169,5 +176,5 @@ def _render_comparison(runs: list[RunData], links: list[str], out: Path, env: ji
                charts.cost_performance(runs, rows, "wall_s", "mean wall time per episode (s)")]
     page = env.get_template("compare.html").render(
         runs=list(zip(runs, links, [_summary(r) for r in rows])), grid=grid,
-        charts=[charts.fragment(f, f"compare-{n}") for n, f in enumerate(figures)], assets="assets")
+        charts=[charts.fragment(f, f"compare-{n}") for n, f in enumerate(figures)], assets=assets)
     (out / "index.html").write_text(page, encoding="utf-8")

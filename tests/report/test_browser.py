@@ -129,4 +129,5 @@ def test_leaderboard_ranks_and_filters(page, console_errors, tmp_path, tasks_dir
     assert gamma.locator(".e2e").inner_text() == "0%"
     page.locator('#board tr[data-name="beta"] a').click()
     assert page.locator("h1").inner_text() == "Run report: beta"
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {N_RUN_CHARTS}")
     assert console_errors == []

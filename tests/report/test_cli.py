@@ -78,7 +78,9 @@ def test_build_lists_accepted_entries_ranked_and_reports_rejected_ones(tmp_path,
     assert "2 listed, 1 rejected" in result.output and "rejected bad: submission.json does not fit" in result.output
     page = (tmp_path / "site/index.html").read_text()
     assert page.index('data-name="strong"') < page.index('data-name="weak"')
-    assert (tmp_path / "site/entries/strong/index.html").exists()
+    entry = (tmp_path / "site/entries/strong/index.html").read_text()
+    assert 'src="../../assets/plotly.min.js"' in entry  # one plotly.js for the whole site
+    assert not (tmp_path / "site/entries/strong/assets").exists()
     assert not (tmp_path / "site/entries/bad").exists()
 
 
