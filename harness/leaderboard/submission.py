@@ -135,8 +135,8 @@ def _compare(episode: str, claimed: TaskResult, rescored: TaskResult) -> list[st
 
 def _check_episode(folder: Path, line: dict[str, Any], task: Task) -> list[str]:
     episode = folder.name
-    if line.get("result") in ("error", "infra_error") and not (folder / "record.json").exists():
-        return []  # an episode that broke has no record; it never counts as passed
+    if line.get("result") in ("error", "infra_error", "timeout") and not (folder / "record.json").exists():
+        return []  # an episode that broke or was stopped has no record; it never counts as passed
     problems: list[str] = []
     record_data = _load_json(folder / "record.json", problems)
     claimed_data = _load_json(folder / "scores.json", problems)

@@ -118,3 +118,18 @@ def test_a_run_on_part_of_the_suite_is_rejected(submission, tasks_dir, tmp_path)
     (more / "pa-medium-02.yaml").write_text(text)
     assert validate_submission(submission, more).problems == [
         "the run leaves out 1 task(s) of the suite: pa-medium-02"]
+
+
+def test_an_episode_stopped_before_recording_counts_as_not_passed(submission, tasks_dir):
+    """A timed-out episode (its worker was killed) has no record: nothing to re-score, and
+    the headline metrics must count it as a failure."""
+    shutil.rmtree(submission / "pa-medium-01-t0")
+
+    def time_out(data):
+        data["episodes"][0].update(result="timeout", subtask_pass_rate=0.0, first_failing_subtask=None)
+        data["metrics"].update(e2e_success=0.25, subtask_pass_rate=0.25)
+    edit_json(submission / "run.json", time_out)
+    assert validate_submission(submission, tasks_dir).problems == []
+    edit_json(submission / "run.json", lambda d: d["metrics"].update(e2e_success=0.5))
+    assert validate_submission(submission, tasks_dir).problems == [
+        "run.json metrics.e2e_success is 0.5, the episodes give 0.2500"]
