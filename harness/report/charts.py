@@ -23,7 +23,8 @@ LAYOUT = dict(template="plotly_white", height=320, margin=dict(l=50, r=20, t=50,
 
 def fragment(figure: go.Figure, div_id: str) -> str:
     """The figure as a <div> plus its script; plotly.js itself is loaded once by the page."""
-    figure.update_layout(**LAYOUT)
+    # A chart that set its own height (a long list of bars) keeps it.
+    figure.update_layout(**{**LAYOUT, "height": figure.layout.height or LAYOUT["height"]})
     return figure.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
                           config={"displaylogo": False, "responsive": True})
 
@@ -100,7 +101,8 @@ def first_failing(episodes: list[Episode]) -> go.Figure:
         picked = [(name, n) for name, n in ordered if category_of[name] == category]
         figure.add_trace(go.Bar(name=category, y=[name for name, _ in picked], x=[n for _, n in picked],
                                 orientation="h"))
-    figure.update_layout(title="First failing subtask", xaxis=dict(title="episodes"),
+    figure.update_layout(title="First failing subtask", height=max(320, 120 + 22 * len(ordered)),
+                         xaxis=dict(title="episodes"),
                          yaxis=dict(autorange="reversed"), barmode="stack")
     return _note_when_empty(figure, bool(counts), "no episode failed a subtask")
 
