@@ -131,3 +131,18 @@ def test_leaderboard_ranks_and_filters(page, console_errors, tmp_path, tasks_dir
     assert page.locator("h1").inner_text() == "Run report: beta"
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {N_RUN_CHARTS}")
     assert console_errors == []
+
+
+def test_report_viewer_and_leaderboard_have_no_serious_accessibility_violations(page, report_dir, tmp_path,
+                                                                                tasks_dir):
+    from axe_playwright_python.sync_playwright import Axe
+
+    subs = tmp_path / "subs"
+    write_submission(subs / "alpha", tasks_dir, agent="alpha", observation="screenshot", passes=lambda t, n: True)
+    site = build_site(subs, tmp_path / "site", tasks_dir)
+    for target in (report_dir / "index.html", report_dir / "episodes/pa-medium-01-t0.html", site.index):
+        page.goto(target.as_uri())
+        page.wait_for_load_state("load")
+        blocking = [(v["id"], v["nodes"][0]["target"]) for v in Axe().run(page).response["violations"]
+                    if v["impact"] in ("serious", "critical")]
+        assert blocking == [], f"{target.name}: {blocking}"
