@@ -16,7 +16,8 @@ Needs the optional extra: `pip install 'admindesk[browsergym]'` (PyPI `browsergy
   apps' snapshots with the task's checks: reward 1 only for an end-to-end pass, the
   outcome and each subtask's result in `info`. Rubric checks need a judge (`judge=` task
   kwarg: a spec or a Judge; default `$ADMINDESK_JUDGE`); without one they stay unjudged
-  and the reward is 0.
+  and the reward is 0. The goal is the prompt `admindesk run` gives (`prompt_mode=`
+  zero_shot, general (default) or task_specific).
 - `cheat` runs the reference solution of the task's template (when there is one) on the
   same apps, in a browser of its own, then reloads BrowserGym's page.
 
@@ -44,6 +45,7 @@ except ImportError as exc:  # the optional extra is missing
     raise ImportError("the BrowserGym adapter needs browsergym-core: "
                       "pip install 'admindesk[browsergym]'") from exc
 
+from admindesk.harness.agents.prompting import PromptMode, task_prompt
 from admindesk.harness.attach import AttachSpec, attached_services
 from admindesk.harness.browser import CHROMIUM_PATH
 from admindesk.harness.env import DEFAULT_PASSWORD, DEFAULT_USERNAME
@@ -104,6 +106,18 @@ def _use_system_chromium() -> None:
     browsergym.core._set_global_playwright(_PlaywrightWithSystemChromium(driver, CHROMIUM_PATH))
 
 
+def release_browsergym_driver() -> None:
+    """Stop BrowserGym's process-wide Playwright driver (it starts again on the next reset).
+
+    Playwright's sync API allows one driver per thread: code in this thread that starts its
+    own (an `Env`, a test's `sync_playwright()`) needs BrowserGym's gone first.
+    """
+    driver = browsergym.core._PLAYWRIGHT
+    if driver is not None:
+        driver.stop()
+        browsergym.core._set_global_playwright(None)
+
+
 def _resolve_judge(judge: Judge | str | None) -> Judge | None:
     if judge is None:
         judge = os.environ.get(JUDGE_VARIABLE) or None
@@ -115,6 +129,7 @@ class AdminDeskTask(AbstractBrowserTask):
 
     def __init__(self, seed: int | None, task_id: str, tasks_dir: str | None = None,
                  attach: AttachSpec | None = None, judge: Judge | str | None = None,
+                 prompt_mode: PromptMode = "general",
                  credentials: tuple[str, str] = (DEFAULT_USERNAME, DEFAULT_PASSWORD)) -> None:
         super().__init__(seed)
         tasks = _task_files(Path(tasks_dir) if tasks_dir else TASKS_ROOT)
@@ -122,11 +137,12 @@ class AdminDeskTask(AbstractBrowserTask):
             raise KeyError(f"no AdminDesk task {task_id!r} under {tasks_dir or TASKS_ROOT}")
         self.task: Task = tasks[task_id]
         self.attach, self.judge, self.credentials = attach, _resolve_judge(judge), credentials
+        self.goal = task_prompt(self.task.goal, self.task, prompt_mode)  # as `admindesk run` prompts
         self.slow_mo = 0  # the apps answer at once; BrowserGym's 1 s default is for watching
         self.timeout = 10_000
         self.services: Services | None = None
         self.initial_snapshots: dict[str, dict[str, Any]] = {}
-        self.downloads: list[FileDigest] = []
+        self.downloads: list[playwright.sync_api.Download] = []
         self.result: TaskResult | None = None
         _use_system_chromium()
 
@@ -148,8 +164,7 @@ class AdminDeskTask(AbstractBrowserTask):
         context.route_web_socket(re.compile(".*"), lambda web_socket: web_socket.close())
         context.on("download", self._keep_download)
         self._open_start(page)
-        goal = "\n".join([task.goal, *(f"- {line}" for line in task.guidance)])
-        return goal, {"task_id": task.id, "apps": {name: self.services.url(name)
+        return self.goal, {"task_id": task.id, "apps": {name: self.services.url(name)
                                                    for name in self.services.processes}}
 
     def validate(self, page: playwright.sync_api.Page, chat_messages: list[dict]
@@ -173,7 +188,7 @@ class AdminDeskTask(AbstractBrowserTask):
         """The episode for the verifiers: the apps' snapshots now and at setup, the answer."""
         return EpisodeRecord(task_id=self.task.id, initial_snapshots=self.initial_snapshots,
                              final_snapshots=self.services.snapshot_all(),
-                             downloads=list(self.downloads), answer=answer)
+                             downloads=[_digest(download) for download in self.downloads], answer=answer)
 
     def cheat(self, page: playwright.sync_api.Page, chat_messages: list[dict]) -> None:
         """Run the reference solution on the apps, then show its end state in the page."""
@@ -197,6 +212,9 @@ class AdminDeskTask(AbstractBrowserTask):
     def teardown(self) -> None:
         """Attached apps stay up; the shared ones live until the process exits."""
 
+    def _keep_download(self, download: playwright.sync_api.Download) -> None:
+        self.downloads.append(download)  # hashed at scoring time, once the file is complete
+
     def _open_start(self, page: playwright.sync_api.Page) -> None:
         start = self.task.start
         if start.login:
@@ -204,10 +222,12 @@ class AdminDeskTask(AbstractBrowserTask):
             submit_login_form(page.context.request, login_url, *self.credentials)
         page.goto(self.services.url(start.app, start.path))
 
-    def _keep_download(self, download: playwright.sync_api.Download) -> None:
-        data = Path(download.path()).read_bytes()
-        self.downloads.append(FileDigest(name=download.suggested_filename,
-                                         sha256=hashlib.sha256(data).hexdigest(), size=len(data)))
+
+
+def _digest(download: playwright.sync_api.Download) -> FileDigest:
+    data = Path(download.path()).read_bytes()  # waits until the file is complete
+    return FileDigest(name=download.suggested_filename, sha256=hashlib.sha256(data).hexdigest(),
+                      size=len(data))
 
 
 def _run_reference(task: Task, spec: AttachSpec, outcome: dict[str, Any]) -> None:
@@ -242,7 +262,7 @@ def register_all(tasks_dir: str | Path = TASKS_ROOT) -> list[str]:
         if gym_id not in gymnasium.registry:
             register_task(f"{TASK_PREFIX}{task_id}", AdminDeskTask,
                           task_kwargs={"task_id": task_id, "tasks_dir": str(folder)},
-                          default_task_kwargs={"attach": None, "judge": None})
+                          default_task_kwargs={"attach": None, "judge": None, "prompt_mode": "general"})
         ids.append(gym_id)
     return ids
 

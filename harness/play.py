@@ -155,9 +155,15 @@ padding:.5rem 1.5rem}}textarea{{width:100%}}</style></head><body>
                 self.wfile.write(body)
 
             def do_POST(self) -> None:  # noqa: N802
-                length = int(self.headers.get("Content-Length") or 0)
-                if self.path != "/done" or length > MAX_FORM_BYTES:
-                    self.send_error(404 if self.path != "/done" else 413)
+                if self.path != "/done":
+                    self.send_error(404, "Done posts to /done")
+                    return
+                try:
+                    length = int(self.headers.get("Content-Length") or 0)
+                except ValueError:
+                    length = -1
+                if not 0 <= length <= MAX_FORM_BYTES:
+                    self.send_error(400, f"a Done form is 0..{MAX_FORM_BYTES} bytes")
                     return
                 form = parse_qs(self.rfile.read(length).decode("utf-8", "replace"))
                 session.done(form.get("answer", [""])[0])

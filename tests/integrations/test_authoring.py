@@ -68,3 +68,19 @@ def test_the_guides_example_task_is_drafted_rendered_validated_and_built(tmp_pat
     assert task.template == "prior_auth/no_auth_lookup"
     assert "Rosalind Achterberg" in task.goal
     assert task.case.coverages[0].plan == "PLN-NWH-HMO" and task.case.orders[0].facility == "FAC-HOM"
+
+
+@pytest.mark.parametrize("template,task_id,message", [
+    ("prior_auth/no_such_template", "pa-new-01", "no template"),
+    ("billing/no_auth_lookup", "pa-new-01", "<workflow>/<name>"),
+    ("prior_auth/no_auth_lookup", "pa-easy-09", "is taken"),
+    ("prior_auth/no_auth_lookup", "PA New", "lowercase letters"),
+])
+def test_tasks_new_refuses_bad_input_and_writes_nothing(tmp_path, template, task_id, message):
+    tasks_dir = tmp_path / "tasks"
+    shutil.copytree(TASKS_ROOT, tasks_dir)
+    before = sorted(str(path) for path in tasks_dir.rglob("*"))
+    result = CliRunner().invoke(main, ["tasks", "new", "--tasks-dir", str(tasks_dir),
+                                       "--template", template, "--id", task_id])
+    assert result.exit_code == 1 and message in result.output
+    assert sorted(str(path) for path in tasks_dir.rglob("*")) == before

@@ -14,6 +14,13 @@ from tests.integrations.comment_task import COMMENT, write_comment_task  # noqa:
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def browsergym_driver_released():
+    """Later tests in this process start Playwright drivers of their own in this thread."""
+    yield
+    browsergym_adapter.release_browsergym_driver()
+
+
 def bid(env, selector: str) -> str:
     """The BrowserGym element id BrowserGym gave the element `selector` names."""
     value = env.unwrapped.page.locator(selector).first.get_attribute("bid")
@@ -69,5 +76,20 @@ def test_a_suite_task_opens_signed_in_and_the_bench_api_is_blocked():
         obs, reward, terminated, _, _ = env.step(f"goto('{'/'.join(bench)}/_bench/snapshot')")
         assert obs["last_action_error"] and "_bench" not in page.url
         assert (reward, terminated) == (0.0, False)
+    finally:
+        env.close()
+
+
+def test_cheat_runs_the_reference_and_every_deterministic_check_passes():
+    env = gymnasium.make("browsergym/admindesk.pa-easy-01")  # template portal_b_precert
+    try:
+        env.reset()
+        browsergym_task = env.unwrapped.task
+        assert browsergym_task.judge is None  # rubric checks stay unjudged here
+        browsergym_task.cheat(env.unwrapped.page, env.unwrapped.chat.messages)
+        obs, reward, terminated, _, info = env.step("noop()")
+        assert terminated  # the reference's final answer is the agent's message
+        assert info["task_info"]["outcome"] == "unjudged" and reward == 0.0
+        assert "fail" not in info["task_info"]["subtasks"].values()
     finally:
         env.close()
