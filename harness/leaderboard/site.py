@@ -74,11 +74,12 @@ def build_site(submissions_dir: Path, site_dir: Path, tasks_dir: Path) -> Site:
     site_dir.mkdir(parents=True, exist_ok=True)
     assets = write_assets(site_dir)
     shutil.copyfile(TEMPLATES / "leaderboard.js", assets / "leaderboard.js")
+    # Entries are rebuilt whole, so a submission rejected since the last build leaves no report.
+    shutil.rmtree(site_dir / "entries", ignore_errors=True)
     accepted = []
     for verdict in verdicts:
         if verdict.accepted and verdict.meta is not None:
             target = site_dir / "entries" / verdict.name
-            shutil.rmtree(target, ignore_errors=True)
             write_report([verdict.path], target, shared_assets=assets)
             accepted.append(Entry(name=verdict.name, meta=verdict.meta, scores=_scores(verdict.path),
                                   report=f"entries/{verdict.name}/index.html"))

@@ -82,6 +82,11 @@ def test_build_lists_accepted_entries_ranked_and_reports_rejected_ones(tmp_path,
     assert 'src="../../assets/plotly.min.js"' in entry  # one plotly.js for the whole site
     assert not (tmp_path / "site/entries/strong/assets").exists()
     assert not (tmp_path / "site/entries/bad").exists()
+    strong = subs / "strong/pa-medium-01-t1/scores.json"
+    strong.write_text(strong.read_text().replace('"outcome": "pass"', '"outcome": "fail"', 1))
+    result = invoke("leaderboard", "build", subs, "-o", tmp_path / "site", "--tasks-dir", tasks_dir)
+    assert "1 listed, 2 rejected" in result.output
+    assert not (tmp_path / "site/entries/strong").exists()  # rejected now: its old report is gone
 
 
 def test_build_without_submissions_is_an_error(tmp_path):
