@@ -71,7 +71,7 @@ def test_viewer_steps_through_an_episode_by_keyboard(page, console_errors, repor
     assert position.inner_text() == "Step 2 of 5"
     assert page.locator("#overlay .keycap").inner_text() == "Enter"
     assert page.locator("#filmstrip button").nth(2).get_attribute("aria-current") == "step"
-    assert page.locator("#step-list li.current").inner_text().startswith("Step 2 press Enter")
+    assert page.locator("#step-list li.current").inner_text().startswith("Step 2 press Enter $0.0125")
     assert page.url.endswith("#step-2")
     page.keyboard.press("ArrowRight")
     assert "element not found" in page.locator("#step-error").inner_text()
