@@ -13,9 +13,8 @@ from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import score_task
 from tests.integrations.comment_task import COMMENT, write_comment_task
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
+@pytest.mark.browser
+@pytest.mark.slow
 def test_done_on_the_task_card_gives_the_harness_verdict_for_the_end_state(tmp_path):
     services = Services().start()
     services.reset_all()
@@ -53,3 +52,11 @@ def test_done_on_the_task_card_gives_the_harness_verdict_for_the_end_state(tmp_p
             final_snapshots=services.snapshot_all(), answer="Commented on the order."))
     assert shown == harness.outcome == "pass"
     assert printed[:len(result_lines(harness))] == result_lines(harness)  # check by check
+
+
+def test_play_refuses_an_unknown_task_before_starting_anything(tmp_path):
+    from click.testing import CliRunner
+
+    from admindesk.harness.cli import main
+    result = CliRunner().invoke(main, ["play", "no-such-task", "--tasks-dir", str(tmp_path), "--no-open"])
+    assert result.exit_code == 1 and "no task 'no-such-task'" in result.output
