@@ -83,6 +83,8 @@ def measure(config: WorkerConfig, tasks, workers: int) -> dict:
             "episodes_per_min": round(len(results) / elapsed * 60, 2),
             "results": {r: results.count(r) for r in sorted(set(results))},
             "infra_retries": len(state.retried),
+            "errors": sorted({f"{s['task_id']}: {(s.get('error') or '').splitlines()[0][:160]}"
+                              for s in state.summaries.values() if s["result"] in ("error", "timeout")}),
             "peak_pss_mb_per_worker": sorted(round(v, 1) for v in backend.peaks.values())}
 
 
@@ -103,6 +105,8 @@ def main() -> None:
         print(f"{run['workers']} worker(s): {run['episodes']} episodes in {run['wall_s']} s = "
               f"{run['episodes_per_min']} episodes/min; results {run['results']}; "
               f"infra retries {run['infra_retries']}; peak PSS per worker {run['peak_pss_mb_per_worker']} MB")
+        for error in run["errors"]:
+            print(f"  {error}")
     ratio = runs[1]["episodes_per_min"] / runs[0]["episodes_per_min"]
     peak = max(max(run["peak_pss_mb_per_worker"], default=0.0) for run in runs)
     print(f"ratio 2/1 workers: {ratio:.2f} (target >= {RATIO_TARGET}); "

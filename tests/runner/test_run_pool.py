@@ -100,3 +100,15 @@ def test_ray_actors_equal_the_serial_run(tasks, serial, tmp_path):
     assert per_task(run_json["episodes"]) == serial
     assert run_json["backend"] == "ray"
     assert all((tmp_path / f"{task_id}-t0" / "record.json").is_file() for task_id in TASK_IDS)
+
+
+def test_reference_trials_on_two_workers_agree(tasks, tmp_path):
+    # The reference agent files the precertification: a real episode, judged checks aside.
+    run_json = run_parallel(WorkerConfig(agent_name="reference", keep_screenshots=False), tasks[:1],
+                            tmp_path, trials=2, workers=2)
+    first, second = run_json["episodes"]
+    assert first["result"] == second["result"] == "unjudged"
+    assert first["final_snapshot_hashes"] == second["final_snapshot_hashes"]
+    assert first["worker_pid"] != second["worker_pid"]
+    assert first["subtask_pass_rate"] == second["subtask_pass_rate"] > 0 and first["steps"] == second["steps"] > 0
+    assert set(run_json["metrics"]["pass_hat_k"]) == {"1", "2"}
