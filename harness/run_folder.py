@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from admindesk.harness.browser import CHROMIUM_PATH
+from admindesk.harness.chrome import CHROME_HEIGHT
 
 STAGING_PREFIX = ".staging-"
 FINISHED_FILES = ("record.json", "scores.json")
@@ -115,7 +116,9 @@ def run_versions(tasks: list[Any], frame_size: tuple[int, int]) -> dict[str, Any
             versions[package] = None
     versions["admindesk_commit"] = _git_commit()
     versions["chromium"] = _chromium_version()
+    # The frame is what the agent sees; the page viewport is the frame minus the drawn chrome.
     versions["viewport"] = {"width": frame_size[0], "height": frame_size[1]}
+    versions["page_viewport"] = {"width": frame_size[0], "height": frame_size[1] - CHROME_HEIGHT}
     versions["task_revisions"] = {task.id: task.revision for task in tasks}
     # The runner scores with the programmatic checks only; judged checks stay `unjudged`
     # until `admindesk score --judge SPEC` rescores the folder.

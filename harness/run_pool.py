@@ -288,6 +288,10 @@ def run_parallel(config: WorkerConfig, tasks: list[Task], out_dir: Path, *, tria
         chosen: Backend = RayBackend(config, address=ray_address)
     else:
         chosen = LocalBackend(config)
-    drive(chosen, jobs, workers, out_dir, episode_timeout_s=episode_timeout_s,
-          max_infra_retries=max_infra_retries, on_episode=episode_done, state=state)
-    return write_run_json()
+    write_run_json()
+    try:
+        drive(chosen, jobs, workers, out_dir, episode_timeout_s=episode_timeout_s,
+              max_infra_retries=max_infra_retries, on_episode=episode_done, state=state)
+    finally:  # on Ctrl-C too: run.json then lists exactly the episodes finished so far
+        run_json = write_run_json()
+    return run_json
