@@ -192,8 +192,27 @@ class PhiGuard(CheckBase):
         return found
 
 
-Guard = Annotated[Union[RecipientGuard, PhiGuard, DuplicateGuard, CollateralGuard, NoSubmissionGuard],
-                  Field(discriminator="kind")]
+class UnchangedGuard(CheckBase):
+    """A value the episode must leave as it found it (an order that must not go out keeps
+    its authorization status): `watch` gives the same result on both snapshots."""
+
+    kind: Literal["unchanged"] = "unchanged"
+    watch: AppQuery
+
+    def app_queries(self) -> list[AppQuery]:
+        return [self.watch]
+
+    def evaluate(self, view: EpisodeView) -> CheckResult:
+        before, after = self.watch.run(view, initial=True), self.watch.run(view)
+        subject = self.description or self.watch.label()
+        if values_equal(before, after):
+            return passed(f"{subject}: still {shown(after)}", before=before, after=after)
+        return failed(f"{subject}: expected it left at {shown(before)}, found {shown(after)}",
+                      before=before, after=after)
+
+
+Guard = Annotated[Union[RecipientGuard, PhiGuard, DuplicateGuard, CollateralGuard, NoSubmissionGuard,
+                        UnchangedGuard], Field(discriminator="kind")]
 GUARD_KINDS: dict[str, type[CheckBase]] = {
     cls.model_fields["kind"].default: cls
-    for cls in (RecipientGuard, PhiGuard, DuplicateGuard, CollateralGuard, NoSubmissionGuard)}
+    for cls in (RecipientGuard, PhiGuard, DuplicateGuard, CollateralGuard, NoSubmissionGuard, UnchangedGuard)}

@@ -95,7 +95,9 @@ def test_no_task_passes_or_waits_on_a_judge_in_its_initial_state(suite, initial_
     task = next(task for task in suite if task.id == task_id)
     snapshots = initial_snapshots(task)
     record = EpisodeRecord(task_id=task.id, initial_snapshots=snapshots, final_snapshots=snapshots)
-    assert score_task(task, record).outcome == "fail"
+    result = score_task(task, record)
+    # No check is met before the work is done: each one measures something the agent must do.
+    assert result.outcome == "fail" and result.n_checks_passed == 0, task.id
     # The case's own rows are there: the checks name real records, not missing ones.
     assert any(p["mrn"] == _mrn(task) for p in snapshots["ehr_web"]["patients"]), task.id
 

@@ -24,7 +24,7 @@ RECIPIENT = {"kind": "recipient", "app": "fax", "table": "outbound_faxes", "fiel
 
 
 def test_kinds():
-    assert set(GUARD_KINDS) == {"recipient", "phi", "duplicate", "collateral", "no_submission"}
+    assert set(GUARD_KINDS) == {"recipient", "phi", "duplicate", "collateral", "no_submission", "unchanged"}
 
 
 @pytest.mark.parametrize("spec", [
@@ -98,3 +98,17 @@ def test_where_filter_limits_the_rows_a_guard_counts():
     spec = {"kind": "no_submission", "app": "payer_portal_a", "table": "appeals",
             "where": {"member_id": {"case": "coverages.0.member_id"}}}
     assert run(spec, broken(other_member)).passed
+
+
+UNCHANGED = {"kind": "unchanged", "description": "the authorization is left as found",
+             "watch": {"app": "ehr_web", "query": "order_authorizations[?order_id=='ORD-0123400'] | [0].status"}}
+
+
+def test_a_value_left_as_found_holds_the_unchanged_guard():
+    assert run(UNCHANGED, untouched_record()).passed
+
+
+def test_a_value_changed_in_the_episode_fails_the_unchanged_guard():
+    result = run(UNCHANGED, good_record())  # the good work records an approval
+    assert not result.passed and "expected it left at" in result.explanation
+    assert result.evidence["after"] == "Approved"
