@@ -6,6 +6,7 @@ snapshot is a failed check that says which app was missing, not a crash.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -67,6 +68,16 @@ class CheckBase(BaseModel):
             return self.description
         queries = self.app_queries()
         return queries[0].label() if queries else self.__class__.__name__
+
+
+def require_pattern(expected: Any) -> None:
+    """An op regex's `expected` must be a pattern that compiles (raised as a validation error)."""
+    if not isinstance(expected, str):
+        raise ValueError("op regex needs `expected` as a pattern text")
+    try:
+        re.compile(expected)
+    except re.error as exc:
+        raise ValueError(f"`expected` is not a valid pattern: {exc}") from exc
 
 
 def passed(explanation: str, **evidence: Any) -> CheckResult:

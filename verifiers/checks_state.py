@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from admindesk.verifiers.check_base import AppQuery, CheckBase, failed, passed, verdict
+from admindesk.verifiers.check_base import AppQuery, CheckBase, failed, passed, verdict, require_pattern
 from admindesk.verifiers.episode import BOOKKEEPING_TABLES, EpisodeView
 from admindesk.verifiers.records import CheckResult
 from admindesk.verifiers.snapshot_schema import primary_key
@@ -52,12 +52,7 @@ class QueryCheck(CheckBase):
         if self.op == "one_of" and not isinstance(self.expected, list):
             raise ValueError("op one_of needs `expected` as a list of values")
         if self.op == "regex":
-            if not isinstance(self.expected, str):
-                raise ValueError("op regex needs `expected` as a pattern text")
-            try:
-                re.compile(self.expected)
-            except re.error as exc:
-                raise ValueError(f"`expected` is not a valid pattern: {exc}") from exc
+            require_pattern(self.expected)
         return self
 
     def app_queries(self) -> list[AppQuery]:

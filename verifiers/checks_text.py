@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from admindesk.verifiers.check_base import AppQuery, CheckBase, failed, passed, verdict
+from admindesk.verifiers.check_base import AppQuery, CheckBase, failed, passed, verdict, require_pattern
 from admindesk.verifiers.episode import EpisodeView
 from admindesk.verifiers.judge import JudgeError, RubricRequest
 from admindesk.verifiers.records import CheckResult
@@ -61,12 +61,7 @@ class AnswerCheck(CheckBase):
         if (self.op == "one_of") != isinstance(self.expected, list):
             raise ValueError("`expected` is a list for op one_of, and only for it")
         if self.op == "regex":
-            if not isinstance(self.expected, str):
-                raise ValueError("op regex needs `expected` as a pattern text")
-            try:
-                re.compile(self.expected)
-            except re.error as exc:
-                raise ValueError(f"`expected` is not a valid pattern: {exc}") from exc
+            require_pattern(self.expected)
         return self
 
     def expected_specs(self) -> list[Any]:
