@@ -17,8 +17,6 @@ from flask import Flask, g
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from admindesk.envs.common import clock
-
 from .appeal_decisions import (IN_REVIEW, LEVELS, OVERTURNED, PARTIAL, UPHELD, AppealOutcome, prior_reference,
                                record_decision, review_due)
 from .letters import appeal_acknowledgement

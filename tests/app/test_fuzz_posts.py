@@ -9,7 +9,6 @@ refusal, and the database must be exactly as before it.
 """
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 import importlib
 import re

@@ -2,7 +2,7 @@
 limit with proof of timely filing, and coordination of benefits (OA-22 without the primary's EOB)."""
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
