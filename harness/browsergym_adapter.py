@@ -47,7 +47,7 @@ except ImportError as exc:  # the optional extra is missing
 
 from admindesk.harness.agents.prompting import PromptMode, task_prompt
 from admindesk.harness.attach import AttachSpec, attached_services
-from admindesk.harness.browser import CHROMIUM_PATH
+from admindesk.harness.browser import CHROMIUM_PATH, acquire_playwright, release_playwright
 from admindesk.harness.env import DEFAULT_PASSWORD, DEFAULT_USERNAME
 from admindesk.harness.login import submit_login_form
 from admindesk.harness.sandbox import PAGE_LOCKDOWN_JS, blocked_request_pattern
@@ -98,24 +98,19 @@ class _PlaywrightWithSystemChromium:
 
 
 def _use_system_chromium() -> None:
-    """BrowserGym launches Playwright's bundled Chromium (its chat window takes no launch
-    options); where that is not installed, its driver launches Debian's instead."""
-    driver = browsergym.core._get_global_playwright()
-    if isinstance(driver, _PlaywrightWithSystemChromium) or Path(driver.chromium.executable_path).exists():
-        return
-    browsergym.core._set_global_playwright(_PlaywrightWithSystemChromium(driver, CHROMIUM_PATH))
+    """BrowserGym keeps one process-wide Playwright driver. Playwright's sync API allows one
+    driver per thread, so it is handed this thread's shared driver (the one Envs and the
+    tests' browsers use), with `chromium` launching Debian's Chromium: BrowserGym launches
+    Playwright's bundled one, which is not installed here."""
+    if browsergym.core._PLAYWRIGHT is None:
+        browsergym.core._set_global_playwright(_PlaywrightWithSystemChromium(acquire_playwright(), CHROMIUM_PATH))
 
 
 def release_browsergym_driver() -> None:
-    """Stop BrowserGym's process-wide Playwright driver (it starts again on the next reset).
-
-    Playwright's sync API allows one driver per thread: code in this thread that starts its
-    own (an `Env`, a test's `sync_playwright()`) needs BrowserGym's gone first.
-    """
-    driver = browsergym.core._PLAYWRIGHT
-    if driver is not None:
-        driver.stop()
+    """Give back the driver BrowserGym was handed (it takes it again on the next reset)."""
+    if isinstance(browsergym.core._PLAYWRIGHT, _PlaywrightWithSystemChromium):
         browsergym.core._set_global_playwright(None)
+        release_playwright()
 
 
 def _resolve_judge(judge: Judge | str | None) -> Judge | None:

@@ -3,9 +3,7 @@ the verdict the harness gives for the same end state."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import sync_playwright
 
-from admindesk.harness.browser import CHROMIUM_PATH
 from admindesk.harness.env import DEFAULT_PASSWORD, DEFAULT_USERNAME
 from admindesk.harness.play import PlaySession, find_task, result_lines
 from admindesk.harness.services import Services, free_port
@@ -13,19 +11,18 @@ from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import score_task
 from tests.integrations.comment_task import COMMENT, write_comment_task
 
+
 @pytest.mark.browser
 @pytest.mark.slow
-def test_done_on_the_task_card_gives_the_harness_verdict_for_the_end_state(tmp_path):
+def test_done_on_the_task_card_gives_the_harness_verdict_for_the_end_state(tmp_path, page):
     services = Services().start()
     services.reset_all()
     order = services.snapshot_all()["ehr_web"]["orders"][0]["id"]
     write_comment_task(tmp_path, "play-comment-01", order)
     task = find_task("play-comment-01", tmp_path)
     printed: list[str] = []
-    with PlaySession(task, card_port=free_port(), services=services, echo=printed.append) as session, \
-            sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM_PATH)
-        card = browser.new_page()
+    with PlaySession(task, card_port=free_port(), services=services, echo=printed.append) as session:
+        card = page  # pytest-playwright's page, on the suite's shared driver and Debian's Chromium
         card.goto(session.card_url)
         assert COMMENT in card.locator("#goal").inner_text()
         with card.expect_popup() as opened:
@@ -46,7 +43,6 @@ def test_done_on_the_task_card_gives_the_harness_verdict_for_the_end_state(tmp_p
         card.click("button:text-is('Done')")
         card.wait_for_selector("#outcome")
         shown = card.locator("#outcome").inner_text()
-        browser.close()
         harness = score_task(task, EpisodeRecord(
             task_id=task.id, initial_snapshots=session.initial_snapshots,
             final_snapshots=services.snapshot_all(), answer="Commented on the order."))
