@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from admindesk.harness.agents import make_agent
 from admindesk.verifiers.task_model import Task
 
 FILTER_FIELDS = ("workflow", "difficulty", "challenge", "template", "feasible")
@@ -69,9 +70,15 @@ def select_tasks(selection: str, tasks: list[Task]) -> list[Task]:
 @click.option("--ray-address", default=None, help="Ray cluster to join (default: start a local Ray).")
 @click.option("--episode-timeout", default=1800.0, show_default=True, type=click.FloatRange(1.0),
               help="Wall-time seconds after which an episode is stopped and scored `timeout`.")
+@click.option("--model", default=None, help="Model agents: the model (else $ADMINDESK_MODEL).")
+@click.option("--base-url", default=None, help="Model agents: the endpoint (else $ADMINDESK_BASE_URL).")
+@click.option("--api-key-env", default=None, help="Model agents: the variable holding the key.")
+@click.option("--action-space", type=click.Choice(["coordinate", "element"]), default=None,
+              help="Model agents: act on pixels or on the accessibility tree's element ids.")
 def run(agent_name: str, selection: str, out_dir: Path, trials: int, prompt_mode: str | None,
         observation: str, max_steps: int | None, workers: int, backend: str, ray_address: str | None,
-        episode_timeout: float) -> None:
+        episode_timeout: float, model: str | None, base_url: str | None, api_key_env: str | None,
+        action_space: str | None) -> None:
     """Run an agent on a selection of tasks and write DIR/run.json; a rerun into the same DIR
     skips the episodes already finished there."""
     from admindesk.harness.run_progress import run_with_progress
@@ -85,8 +92,15 @@ def run(agent_name: str, selection: str, out_dir: Path, trials: int, prompt_mode
     if not chosen:
         raise click.ClickException(f"the selection {selection!r} names no task")
 
-    config = WorkerConfig(agent_name=agent_name, observation=observation, prompt_mode=prompt_mode,
-                          max_steps=max_steps)
+    agent_options = {key: value for key, value in (("model", model), ("base_url", base_url),
+                                                   ("api_key_env", api_key_env), ("action_space", action_space))
+                     if value is not None}
+    try:  # a wrong agent or option is refused here, before any app starts
+        make_agent(agent_name, **agent_options)
+    except (ValueError, TypeError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    config = WorkerConfig(agent_name=agent_name, agent_options=agent_options, observation=observation,
+                          prompt_mode=prompt_mode, max_steps=max_steps)
     try:
         run_json = run_with_progress(config, chosen, out_dir, trials=trials, workers=workers,
                                      backend=backend, ray_address=ray_address,

@@ -24,6 +24,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field
 
 from admindesk.harness.agents import AgentError, make_agent
+from admindesk.harness.agents.loop import attach_notes
 from admindesk.harness.agents.registry import AGENTS
 from admindesk.harness.agents.registry import agent_options as option_names
 from admindesk.harness.env import Env
@@ -89,6 +90,7 @@ def run_episode(env: Env, agent: Any, task: Task, folder: Path, trial: int) -> E
         obs, _info = env.reset(task)
         note = _drive(env, agent, task, obs)
         record = env.record()
+        attach_notes(record, agent)
     except Exception as exc:  # an episode that breaks is recorded as `error`, the run goes on
         summary = EpisodeSummary(task_id=task.id, trial=trial, result="error", subtask_pass_rate=0.0,
                                  first_failing_subtask=None, steps=0,

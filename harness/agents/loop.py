@@ -40,8 +40,14 @@ def run_episode(env: Env, agent: Agent, task: Task | str | dict) -> EpisodeResul
         if terminated or truncated:
             break
     record = env.record()
-    for note in agent.notes:
+    attach_notes(record, agent)
+    return EpisodeResult(record=record, usage=total_usage(agent.notes), agent_error=agent_error)
+
+
+def attach_notes(record, agent) -> None:
+    """File a model agent's per-step notes (reasoning, tokens, cost, errors) into the
+    trajectory entries their actions made; agents without notes leave it as it is."""
+    for note in getattr(agent, "notes", ()):
         index = note.step + 1  # the note chose the action that made trajectory entry step+1
         if index < len(record.trajectory):
             record.trajectory[index]["agent"] = note.model_dump(exclude={"action"})
-    return EpisodeResult(record=record, usage=total_usage(agent.notes), agent_error=agent_error)

@@ -116,9 +116,18 @@
     var found = match ? frames.findIndex(function (f) { return f.step === Number(match[1]); }) : 0;
     return found < 0 ? 0 : found;
   }
-  window.addEventListener("hashchange", function () {
+  function showFromHash() {
     show(fromHash());
     document.getElementById("frame").scrollIntoView({block: "start"});
+  }
+  window.addEventListener("hashchange", showFromHash);
+  // An evidence link shows its step at once (hashchange comes later, after the click).
+  document.querySelectorAll("a.evidence-link").forEach(function (link) {
+    link.addEventListener("click", function (event) {
+      event.preventDefault();
+      history.replaceState(null, "", link.getAttribute("href"));
+      showFromHash();
+    });
   });
   show(fromHash());
 }());
