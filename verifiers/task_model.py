@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
+                      model_validator)
 
 from admindesk.verifiers.app_names import APP_NAMES, AppName
 from admindesk.verifiers.case_model import Case
@@ -31,6 +32,20 @@ INTERRUPTIONS: dict[str, tuple[str, ...]] = {
     "fax": ("line_busy",),
 }
 TASKS_ROOT = Path(__file__).resolve().parent.parent / "tasks"
+
+
+def _known_interruptions(value: dict[str, list[str]]) -> dict[str, list[str]]:
+    for app, names in value.items():
+        unknown = sorted(set(names) - set(INTERRUPTIONS[app]))
+        if unknown:
+            raise ValueError(f"{app} has no interruption {', '.join(unknown)} "
+                             f"(it has: {', '.join(INTERRUPTIONS[app])})")
+    return value
+
+
+# A task's `interruptions:` (app -> names); the kit reads a task file's section with it too.
+Interruptions = Annotated[dict[AppName, list[str]], AfterValidator(_known_interruptions)]
+INTERRUPTIONS_SECTION = TypeAdapter(Interruptions)
 
 
 class StartPage(BaseModel):
@@ -81,7 +96,7 @@ class Task(BaseModel):
     max_steps: int = Field(default=50, ge=1)
     case: Case | None = None
     seed: dict[AppName, dict[str, list[dict[str, Any]]]] = Field(default_factory=dict)
-    interruptions: dict[AppName, list[str]] = Field(default_factory=dict)
+    interruptions: Interruptions = Field(default_factory=dict)
     challenge: Challenge = "none"
     # False when the right work is to stop and write down why (e.g. an appeal past its deadline).
     feasible: bool = True
@@ -91,16 +106,6 @@ class Task(BaseModel):
     guidance: list[str] = Field(default_factory=list)
     subtasks: list[Subtask] = Field(default_factory=list)
     guards: list[Guard] = Field(default_factory=list)
-
-    @field_validator("interruptions")
-    @classmethod
-    def _known_interruptions(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        for app, names in value.items():
-            unknown = sorted(set(names) - set(INTERRUPTIONS[app]))
-            if unknown:
-                raise ValueError(f"{app} has no interruption {', '.join(unknown)} "
-                                 f"(it has: {', '.join(INTERRUPTIONS[app])})")
-        return value
 
     @model_validator(mode="after")
     def _subtasks_form_a_graph(self):

@@ -19,7 +19,8 @@ from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
 from admindesk.verifiers.case_model import Case
-from admindesk.verifiers.task_model import Task, TaskFileError, describe_errors, read_task_yaml
+from admindesk.verifiers.task_model import (INTERRUPTIONS_SECTION, TaskFileError, describe_errors,
+                                             read_task_yaml)
 
 from .database import Database
 from .interruptions import state_row as interruption_state
@@ -129,10 +130,10 @@ def _validated_case(path: Path, raw) -> Case | None:
 def _interruptions(path: Path, data: dict, app_name: str) -> list[str]:
     """The interruptions the task turns on in this app, checked like the task model does."""
     try:
-        task = Task.model_validate({"id": "check", "interruptions": data.get("interruptions") or {}})
+        section = INTERRUPTIONS_SECTION.validate_python(data.get("interruptions") or {})
     except ValidationError as exc:
-        raise SeedError(f"{path}: {describe_errors(exc)}") from exc
-    return task.interruptions.get(app_name, [])
+        raise SeedError(f"{path}: {describe_errors(exc, 'interruptions')}") from exc
+    return section.get(app_name, [])
 
 
 def _seed_rows(path: Path, raw, app_name: str) -> dict:
