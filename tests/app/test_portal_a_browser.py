@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from playwright.sync_api import expect
 from sqlalchemy import select
 
 from admindesk.envs.common.pdf import render_pdf
@@ -76,7 +77,7 @@ def test_wizard_submission_with_upload(page, live, people, tmp_path):
     page.get_by_label("Red-flag symptoms").select_option("None")
     page.get_by_label("Prior imaging of the lumbar spine").select_option("X-ray")
     page.get_by_role("link", name="Back").click()  # Back keeps the saved line
-    assert page.get_by_role("cell", name="72148", exact=True).is_visible()
+    expect(page.get_by_role("cell", name="72148", exact=True)).to_be_visible()
     page.get_by_role("button", name="Next: Clinical questions").click()
     page.get_by_label("Weeks of conservative therapy", exact=False).fill("8")
     page.get_by_label("Red-flag symptoms").select_option("None")
@@ -86,7 +87,7 @@ def test_wizard_submission_with_upload(page, live, people, tmp_path):
     page.get_by_label("Document type").select_option("Clinical notes")
     page.get_by_label("PDF file").set_input_files(str(note))
     page.get_by_role("button", name="Upload").click()
-    assert page.get_by_role("link", name="progress-note.pdf").is_visible()
+    expect(page.get_by_role("link", name="progress-note.pdf")).to_be_visible()
     page.get_by_role("button", name="Next: Review").click()
 
     page.get_by_label("I attest that the information", exact=False).check()
@@ -112,10 +113,10 @@ def test_draft_delete_dialog(page, live, people):
     delete = page.get_by_role("button", name=f"Delete draft {draft}", exact=True)
     delete.click()
     dialog = page.get_by_role("dialog", name=f"Delete draft #{draft}?")
-    assert dialog.is_visible()
+    expect(dialog).to_be_visible()
     dialog.get_by_role("button", name="Keep draft").click()
-    assert not dialog.is_visible()
+    expect(dialog).to_be_hidden()
     delete.click()
     dialog.get_by_role("button", name="Delete draft").click()
-    assert page.get_by_text(f"Draft #{draft} was deleted.").is_visible()
+    expect(page.get_by_text(f"Draft #{draft} was deleted.")).to_be_visible()
     assert [r for r in FormClient(live.app).snapshot()["pa_requests"] if r["status"] == "Draft"] == []

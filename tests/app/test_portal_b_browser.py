@@ -40,7 +40,7 @@ def test_fax_only_service_found_in_policy_library_and_form_downloaded(portal, tm
     page.get_by_label("Keyword, policy number or CPT/HCPCS code").fill("95810")
     page.get_by_role("button", name="Search Policies").click()
     page.get_by_role("link", name="KM-SLP-301").click()
-    assert page.get_by_role("heading", name="Fax submission required").is_visible()
+    expect(page.get_by_role("heading", name="Fax submission required")).to_be_visible()
     with page.expect_download() as download_info:
         page.get_by_role("link", name="Download Precertification Request Fax Form (PDF)").click()
     download = download_info.value
@@ -79,7 +79,7 @@ def test_timeout_dialog_blocks_until_stay_signed_in(portal):
     with pytest.raises(PlaywrightTimeout, match="intercepts pointer events"):  # the modal blocks the page
         menu.get_by_role("link", name="Home").click(timeout=1500)
     page.keyboard.press("Escape")
-    assert dialog.is_visible()
+    expect(dialog).to_be_visible()
     with page.expect_navigation():
         dialog.get_by_role("button", name="Stay signed in").click()
     expect(page.get_by_role("heading", name="Claim Status")).to_be_visible()
