@@ -9,9 +9,11 @@ the test's tmp folder, so an ordinary run changes no file.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from admindesk.harness.leaderboard import build_site
 from admindesk.harness.report import write_report
@@ -86,7 +88,7 @@ def test_viewer_steps_through_an_episode_by_keyboard(page, console_errors, repor
     page.keyboard.press("Home")
     assert position.inner_text() == "Step 0 of 5"
     page.get_by_role("link", name="see step 4").click()  # the answer check's evidence
-    assert position.inner_text() == "Step 4 of 5"
+    expect(position).to_have_text("Step 4 of 5")
     assert console_errors == []
 
 
@@ -100,7 +102,7 @@ def test_comparison_shows_the_grid_and_cost_charts(page, console_errors, tmp_pat
     assert row.locator("td").nth(0).inner_text().split() == ["pass", "fail"]
     assert row.locator("td").nth(1).inner_text().split() == ["pass", "pass"]
     row.locator("td").nth(0).locator("a").nth(1).click()
-    assert page.locator("h1").inner_text().startswith("pa-medium-01 · trial 1")
+    expect(page.locator("h1")).to_have_text(re.compile(r"^pa-medium-01 · trial 1"))
     assert console_errors == []
 
 
@@ -128,7 +130,7 @@ def test_leaderboard_ranks_and_filters(page, console_errors, tmp_path, tasks_dir
     assert visible_names() == ["beta", "alpha", "gamma"]
     assert gamma.locator(".e2e").inner_text() == "0%"
     page.locator('#board tr[data-name="beta"] a').click()
-    assert page.locator("h1").inner_text() == "Run report: beta"
+    expect(page.locator("h1")).to_have_text("Run report: beta")
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {N_RUN_CHARTS}")
     assert console_errors == []
 
