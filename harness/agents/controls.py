@@ -20,8 +20,8 @@ from admindesk.harness.scripted import ScriptFailed
 from admindesk.verifiers.task_model import Task
 
 # What do-it-anyway runs: the solution of the template that files a request at this payer.
-FILING_TEMPLATE = {"PYR-KMH": "portal_b_precert"}
-DEFAULT_FILING_TEMPLATE = "portal_a_submit"
+FILING_TEMPLATE = {"PYR-KMH": "prior_auth/portal_b_precert"}
+DEFAULT_FILING_TEMPLATE = "prior_auth/portal_a_submit"
 
 
 class NotesOnly:

@@ -11,15 +11,15 @@ from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.env import Env
 from admindesk.verifiers.task_model import Task
 
-# Template name -> module with `solve(work)`. A template missing here has no solution yet.
+# Template ("workflow/name") -> module with `solve(work)`. A template missing here has no solution yet.
 SOLUTIONS = {
-    "portal_b_precert": "admindesk.harness.agents.reference.portal_b_precert",
+    "prior_auth/portal_b_precert": "admindesk.harness.agents.reference.portal_b_precert",
 }
 
 
 def solution_for(task: Task):
     """The `solve` function of the task's template; LookupError when there is none."""
-    name = (task.template or "").rsplit("/", 1)[-1]
+    name = task.template or ""
     if name not in SOLUTIONS:
         raise LookupError(f"no reference solution for template {task.template!r} (task {task.id})")
     return importlib.import_module(SOLUTIONS[name]).solve
