@@ -44,3 +44,31 @@ def check_eligibility(work: Work, member_id: str, payer_id: str, service_day: da
     if not actor.count("#coverage-heading"):
         raise ScriptFailed(f"the eligibility inquiry gave no result: {actor.text('main')[:400]}")
     return actor.text(".status")
+
+
+CLAIM_TABS = {"remittance": "Remittance (EOB)", "appeals": "Appeals (", "timeline": "Status timeline"}
+
+
+def open_claim(work: Work, claim_number: str, tab: str = "summary") -> None:
+    """Claim Status, the claim by its number, then one of its tabs (summary, remittance,
+    appeals, timeline)."""
+    open_portal_a(work)
+    actor = work.actor
+    actor.click("nav.top-tabs a:has-text('Claim Status')")
+    actor.fill("input[name=claim_number]", claim_number)
+    actor.click("form[role=search] button:text-is('Search')")
+    if actor.text("main h1").split()[:2] != ["Claim", claim_number]:
+        raise ScriptFailed(f"portal A found no claim {claim_number}: {actor.text('main')[:300]}")
+    if tab != "summary":
+        actor.click(f"ul.tabs-local a:has-text('{CLAIM_TABS[tab]}')")
+
+
+def claim_status(work: Work) -> str:
+    """The open claim's status badge (Paid, Denied...)."""
+    return work.actor.text("main h1 .status")
+
+
+def appeals_on_claim(work: Work) -> list[str]:
+    """The open claim's Appeals tab rows (their text); empty when none was filed."""
+    rows = work.env.page_locator("main table.data tbody tr").all_inner_texts()
+    return [row.strip() for row in rows if "No appeals filed" not in row]

@@ -95,3 +95,33 @@ def submit_precert(work: Work, member_id: str, answers: dict[str, str], summary:
         decision.update(auth_number=actor.fact("Authorization Number"), units=actor.fact("Approved Units"),
                         start=start.strip(), end=end.strip())
     return decision
+
+
+CLAIM_TABS = {"eob": "Explanation of Benefits", "appeals": "Appeals (", "corrected": "Corrected Claims ("}
+
+
+def open_claim(work: Work, claim_number: str, tab: str = "summary") -> None:
+    """Claim Status, a search by claim number, the claim, then one of its tabs (summary,
+    eob, appeals, corrected)."""
+    open_portal_b(work)
+    actor = work.actor
+    actor.click("nav.sidebar a[href='/claims']")
+    actor.fill("input[name=claim_number]", claim_number)
+    actor.click("form[role=search] button[type=submit]")
+    if not actor.count(f"main table a:text-is('{claim_number}')"):
+        raise ScriptFailed(f"Keystone Mutual's portal found no claim {claim_number}: {actor.text('main')[:300]}")
+    actor.click(f"main table a:text-is('{claim_number}')")
+    if tab != "summary":
+        actor.click(f"nav[aria-label='Claim sections'] a:has-text('{CLAIM_TABS[tab]}')")
+
+
+def claim_status(work: Work) -> str:
+    """The open claim's status (Paid, Denied...)."""
+    return work.actor.fact("Status")
+
+
+def appeals_on_claim(work: Work) -> list[str]:
+    """The open claim's Appeals tab rows (their text); empty when none was filed."""
+    if work.actor.count("main :text('No appeals on file for this claim')"):
+        return []
+    return [row.strip() for row in work.env.page_locator("main table.grid tbody tr").all_inner_texts()]
