@@ -14,6 +14,7 @@ from admindesk.verifiers.task_model import Task
 # Template ("workflow/name") -> module with `solve(work)`. A template missing here has no solution yet.
 SOLUTIONS = {
     "prior_auth/portal_b_precert": "admindesk.harness.agents.reference.portal_b_precert",
+    "appeals/past_deadline": "admindesk.harness.agents.reference.past_deadline",
 }
 
 
