@@ -33,6 +33,11 @@ from admindesk.verifiers.records import EpisodeRecord, FileDigest
 from admindesk.verifiers.task_model import Task, load_tasks
 
 DEFAULT_USERNAME, DEFAULT_PASSWORD = "coordinator", "admindesk"
+FIRST_FRAGMENT_JS = """el => {
+  const rect = Array.from(el.getClientRects()).find(r => r.width > 0 && r.height > 0);
+  const box = rect || el.getBoundingClientRect();
+  return {x: box.x, y: box.y, width: box.width, height: box.height};
+}"""
 PAGE_CRASHED = "the page crashed (its renderer died); a blank tab replaced it"
 APP_LABELS = {"ehr_web": "EHR", "payer_portal_a": "Payer Portal A",
               "payer_portal_b": "Payer Portal B", "fax": "Fax"}
@@ -219,9 +224,12 @@ class Env:
 
         For reference solutions that must act through clicks: look up, then click there.
         """
-        box = self._episode.page.locator(selector).first.bounding_box(timeout=5_000)
-        if box is None:
+        element = self._episode.page.locator(selector).first
+        if element.bounding_box(timeout=5_000) is None:
             raise LookupError(f"{selector!r} is not visible")
+        # A link wrapped over two lines has a bounding box whose centre falls between its
+        # fragments, on nothing; the centre of its first line fragment is on the link.
+        box = element.evaluate(FIRST_FRAGMENT_JS)
         return (round(box["x"] + box["width"] / 2),
                 round(box["y"] + box["height"] / 2) + CHROME_HEIGHT)
 

@@ -18,7 +18,9 @@ def _from_portal_b(text: str) -> str:
 def fact_document(work: Work) -> tuple[str, dict]:
     """The chart document whose facts the request relies on: the latest that states the
     conservative-therapy answer (an addendum corrects the visit note it follows)."""
-    documents = [d for d in work.case.get("documents", []) if d.get("facts")]
+    # Every document carries the full fact table; the ones that state something are the notes.
+    documents = [d for d in work.case.get("documents", [])
+                 if any(value is not None for value in (d.get("facts") or {}).values())]
     if not documents:
         raise ScriptFailed("the case has no chart document with clinical facts")
     return documents[-1]["key"], documents[-1]["facts"]
