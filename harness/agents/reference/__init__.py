@@ -14,7 +14,15 @@ from admindesk.verifiers.task_model import Task
 # Template ("workflow/name") -> module with `solve(work)`. A template missing here has no solution yet.
 SOLUTIONS = {
     "prior_auth/portal_b_precert": "admindesk.harness.agents.reference.portal_b_precert",
+    "prior_auth/portal_a_submit": "admindesk.harness.agents.reference.portal_a_submit",
+    "prior_auth/pended_documents": "admindesk.harness.agents.reference.pended_documents",
+    "prior_auth/stop_and_document": "admindesk.harness.agents.reference.pa_stop_and_document",
+    "prior_auth/no_auth_lookup": "admindesk.harness.agents.reference.no_auth_lookup",
+    "prior_auth/fax_precert": "admindesk.harness.agents.reference.fax_precert",
+    "prior_auth/request_on_file": "admindesk.harness.agents.reference.request_on_file",
     "appeals/past_deadline": "admindesk.harness.agents.reference.past_deadline",
+    "appeals/portal_appeal": "admindesk.harness.agents.reference.portal_appeal",
+    "dme/portal_b_request": "admindesk.harness.agents.reference.portal_b_request",
 }
 
 

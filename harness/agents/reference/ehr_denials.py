@@ -2,10 +2,12 @@
 in the Denials work queue, its denied claim and remittance (EOB), the order behind the
 claim and chart documents, then record the appeal on the item and leave notes.
 
-What is read off the pages goes into `work.notes`: item_id, claim_number, payer, member_id,
+What is read off the pages goes into `work.notes`: item_id, user_name (who is signed in),
+claim_number, payer, member_id,
 service_date, submitted_on, claim_auth, appeal_deadline (claim page, MM/DD/YYYY),
 remittance_id, paid_on, denials (e.g. "CO-197 / M62", every denied line), carcs and rarcs
-(comma-separated codes), auth_number / auth_reference / auth_start / auth_end (order page).
+(comma-separated codes), codes_explained (the EOB glossary); service, diagnoses, provider,
+provider_phone, auth_number / auth_reference / auth_start / auth_end (order page).
 """
 from __future__ import annotations
 
@@ -50,7 +52,8 @@ def open_denial_item(work: Work, claim_key: str = "denied") -> str:
         raise ScriptFailed(f"the Denials row of {claim} is {shown_patient!r}, not the patient")
     actor.click(f"{row}//a[starts-with(@aria-label,'Open item')]")
     item_id = actor.fact("Item #")
-    work.notes.update(item_id=item_id, item_status=actor.fact("Status"))
+    work.notes.update(item_id=item_id, item_status=actor.fact("Status"),
+                      user_name=actor.text("span.user").split("\u00b7")[0].strip())
     return item_id
 
 
@@ -87,9 +90,15 @@ def open_remittance(work: Work) -> dict[str, str]:
         carcs.append(group_carc.split("-", 1)[1])
         if rarc:
             rarcs.append(rarc)
+    glossary = actor.env.page_locator("section[aria-labelledby='codes-h'] tbody tr").all()
+    explained = []
+    for row in glossary:
+        code, kind, text = (cell.inner_text().strip() for cell in row.locator("td").all())
+        explained.append(f"{'CARC' if 'CARC' in kind else 'RARC'} {code} ({text})")
     facts = {"remittance_id": actor.fact("Remittance #"), "paid_on": actor.fact("Paid on"),
              "denials": "; ".join(denials), "carcs": ", ".join(dict.fromkeys(carcs)),
-             "rarcs": ", ".join(dict.fromkeys(rarcs)), "appeal_deadline": actor.fact("Appeal deadline")}
+             "rarcs": ", ".join(dict.fromkeys(rarcs)), "codes_explained": "; ".join(explained),
+             "appeal_deadline": actor.fact("Appeal deadline")}
     work.notes.update(facts)
     return facts
 
@@ -109,7 +118,8 @@ def back_to_claim(work: Work) -> None:
 
 
 def open_order_from_claim(work: Work) -> dict[str, str]:
-    """From the claim page, the order; read the latest approved authorization (its history)."""
+    """From the claim page, the order: its service, diagnoses, ordering provider and office
+    phone, and the latest approved authorization (from the authorization history)."""
     actor = work.actor
     order_id = work.need("order_id")
     actor.click(f"main a:text-is('{order_id}')")
@@ -119,11 +129,14 @@ def open_order_from_claim(work: Work) -> dict[str, str]:
         "xpath=//table[.//th[normalize-space()='Auth #']]//thead//th").all_inner_texts()]
     approved = [dict(zip(headers, cells)) for cells in approved]
     approved = [row for row in approved if row.get("Status") == "Approved" and row.get("Auth #")]
-    facts = {}
+    facts = {"service": f"{actor.fact('Code').split()[0]} {actor.fact('Description').splitlines()[0]}",
+             "diagnoses": ", ".join(line.split()[0] for line in actor.fact("Diagnoses").splitlines() if line.strip()),
+             "provider": actor.fact("Ordering provider"),
+             "provider_phone": actor.fact("Provider phone / fax").split(" / ")[0]}
     if approved:
         latest = approved[-1]
-        facts = {"auth_number": latest["Auth #"], "auth_reference": latest.get("Reference #", ""),
-                 "auth_start": latest.get("Start", ""), "auth_end": latest.get("End", "")}
+        facts.update(auth_number=latest["Auth #"], auth_reference=latest.get("Reference #", ""),
+                     auth_start=latest.get("Start", ""), auth_end=latest.get("End", ""))
     work.notes.update(facts)
     return facts
 
