@@ -98,3 +98,28 @@ def set_work_item(work: Work, status: str, note: str = "") -> None:
     actor.click("#status-dialog button:text-is('Save status')")
     if status not in actor.fact("Status"):
         raise ScriptFailed(f"the work item did not take status {status!r}")
+
+
+# The Verify coverage form's results, by the verification status each one stores.
+VERIFICATION_RESULT_LABELS = {"Verified - Active": "Active", "Verified - Inactive": "Inactive",
+                              "Unable to Verify": "Unable to verify"}
+
+
+def record_coverage_verification(work: Work, coverage_key: str, status: str, note: str,
+                                 reference: str = "") -> None:
+    """On the chart's Coverage tab, record an eligibility check of one coverage (found by
+    its member id) as `status` (a stored verification status, e.g. "Verified - Inactive")."""
+    if status not in VERIFICATION_RESULT_LABELS:
+        raise ValueError(f"unknown verification status {status!r}; one of {sorted(VERIFICATION_RESULT_LABELS)}")
+    actor = work.actor
+    member = work.ids["coverages"][coverage_key]["member_id"]
+    actor.click("nav[aria-label='Chart sections'] a:text-is('Coverage')")
+    actor.select_containing("#verify select[name=coverage_id]", f"({member})")
+    actor.select_option("#verify select[name=result]", VERIFICATION_RESULT_LABELS[status])
+    if reference:
+        actor.fill("#verify input[name=reference]", reference)
+    actor.fill("#verify textarea[name=note]", note)
+    actor.click("#verify button:text-is('Verify coverage')")
+    row = actor.text(f"xpath=//table[contains(@class,'grid')]//tr[td[normalize-space()='{member}']]")
+    if status not in row:
+        raise ScriptFailed(f"coverage {member} was not recorded as {status!r}: {row!r}")
