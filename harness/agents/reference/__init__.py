@@ -21,6 +21,7 @@ SOLUTIONS = {
     "prior_auth/fax_precert": "admindesk.harness.agents.reference.fax_precert",
     "prior_auth/request_on_file": "admindesk.harness.agents.reference.request_on_file",
     "appeals/past_deadline": "admindesk.harness.agents.reference.past_deadline",
+    "appeals/duplicate_denial": "admindesk.harness.agents.reference.duplicate_denial",
     "appeals/portal_appeal": "admindesk.harness.agents.reference.portal_appeal",
     "dme/portal_b_request": "admindesk.harness.agents.reference.portal_b_request",
 }
