@@ -1,7 +1,7 @@
 """Keystone Mutual's portal (portal B) gestures: sign in, eligibility, precertification."""
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from admindesk.harness.agents.reference.work import Work, parse_us_date
 from admindesk.harness.scripted import ScriptFailed
@@ -125,3 +125,75 @@ def appeals_on_claim(work: Work) -> list[str]:
     if work.actor.count("main :text('No appeals on file for this claim')"):
         return []
     return [row.strip() for row in work.env.page_locator("main table.grid tbody tr").all_inner_texts()]
+
+
+def find_precerts(work: Work, query: str) -> list[dict[str, str]]:
+    """Precertification Status searched by `query` (reference, subscriber id, auth number or
+    name): the rows as {reference, subscriber_id, service, units, dates, status, auth_number}."""
+    open_portal_b(work)
+    actor = work.actor
+    actor.click("nav.sidebar a[href='/precertification']")
+    actor.fill("form[role=search] input[name=q]", query)
+    actor.click("form[role=search] button[type=submit]")
+    found = []
+    for row in work.env.page_locator("main table.grid tbody tr").all():
+        cells = [text.strip() for text in row.locator("td").all_inner_texts()]
+        if len(cells) >= 10:
+            found.append({"reference": cells[0], "subscriber_id": cells[1], "service": cells[3],
+                          "units": cells[4], "dates": cells[7], "status": cells[8], "auth_number": cells[9]})
+    return found
+
+
+def open_precert(work: Work, reference: str) -> dict[str, str]:
+    """Open a request listed on the status page by its reference; its determination as
+    {status, reference, and once approved auth_number, units, start, end (DD-Mon-YYYY)}."""
+    actor = work.actor
+    actor.click(f"main table a:text-is('{reference}')")
+    decision = {"status": actor.text("#decision-title .status"), "reference": actor.fact("Reference Number")}
+    if actor.count("xpath=//dt[normalize-space()='Authorization Number']"):
+        start, end = actor.fact("Approved Dates").split("\u2013")
+        decision.update(auth_number=actor.fact("Authorization Number"), units=actor.fact("Approved Units"),
+                        start=start.strip(), end=end.strip())
+    return decision
+
+
+def _shown_date(text: str) -> date:
+    """A date as portal B shows it (DD-Mon-YYYY, maybe followed by a time)."""
+    return datetime.strptime(text.split()[0], "%d-%b-%Y").date()
+
+
+def file_appeal(work: Work, claim_number: str, *, kind: str, reason: str, explanation: str, appellant: str,
+                service_day: date, billed: str, attachments: list[tuple[str, str]]) -> dict[str, str]:
+    """From the claim's page, "File a Provider Appeal for this Claim" (form KM-APL-1) at level 1:
+    type, appellant (billing office staff), the claim's date of service and billed amount, reason,
+    "Overturn the denial and pay the claim", the explanation, up to two (file name, document
+    type) attachments and the attestation. Returns the appeal id, status and the submission and
+    decision-due dates (MM/DD/YYYY) as shown."""
+    actor = work.actor
+    if not actor.count(f"main h1:has-text('{claim_number}')"):
+        open_claim(work, claim_number)
+    actor.click("a:has-text('File a Provider Appeal for this Claim')")
+    if actor.read("select[name=level]").input_value() != "1":
+        actor.select_option("select[name=level]", "Level 1")
+    actor.select_option("select[name=kind]", kind)
+    actor.fill("input[name=appellant_name]", appellant)
+    actor.select_option("select[name=appellant_relationship]", "Billing office staff")
+    if actor.read("input[name=claim_number]").input_value().strip() != claim_number:
+        actor.fill("input[name=claim_number]", claim_number)
+    actor.fill("input[name=service_date]", portal_b_date(service_day))
+    actor.fill("input[name=billed_amount]", billed.replace("$", "").replace(",", ""))
+    actor.select_option("select[name=reason_category]", reason)
+    actor.select_option("select[name=requested_outcome]", "Overturn the denial and pay the claim")
+    actor.fill("textarea[name=explanation]", explanation)
+    for index, (file_name, document_type) in enumerate(attachments, start=1):
+        if actor.read(f"select[name=document_type_{index}]").input_value() != document_type:
+            actor.select_option(f"select[name=document_type_{index}]", document_type)
+        actor.upload(f"input[name=attachment_{index}]", file_name)
+    actor.set_checkbox("input[name=attestation]")
+    actor.click("main form button:text-is('File Appeal')")
+    if actor.count("main form textarea[name=explanation]") or not actor.count("main h1:has-text('Appeal ')"):
+        raise ScriptFailed(f"Keystone Mutual refused the appeal: {actor.text('main')[:600]}")
+    due = actor.text("main ol.timeline li").split("decision due ")[1].rstrip(").")
+    return {"reference": actor.fact("Appeal ID"), "status": actor.text("#appeal-status .status"), "decision": "",
+            "submitted": _shown_date(actor.fact("Submitted")).strftime("%m/%d/%Y"),
+            "decision_due": _shown_date(due).strftime("%m/%d/%Y")}
