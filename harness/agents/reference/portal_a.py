@@ -181,30 +181,20 @@ def case_decision(work: Work) -> dict[str, str]:
     return decision
 
 
-def find_cases(work: Work, payer_id: str, member_id: str) -> list[dict[str, str]]:
-    """Status Inquiry by payer and member id: the member's cases as {case_number, status, service}."""
+def open_case(work: Work, case_number: str, tab: str = "") -> dict[str, str]:
+    """The header's "Find a case" box (a status inquiry by case number, which opens the case),
+    then one of the case's tabs if asked (label prefix: "Documents", "History", "Letters");
+    returns the determination."""
     open_portal_a(work)
     actor = work.actor
-    actor.click("nav.top-tabs a:has-text('Authorizations')")
-    actor.click("nav.sub-tabs a:text-is('Status Inquiry')")
-    actor.select_option("form[role=search] select[name=payer_id]", payer_name(payer_id))
-    actor.fill("form[role=search] input[name=member_id]", member_id)
-    actor.click("form[role=search] button:text-is('Search')")
-    cases = []
-    for row in work.env.page_locator("main table.data tbody tr").all():
-        cells = [text.strip() for text in row.locator("td").all_inner_texts()]
-        if len(cells) >= 4:
-            cases.append({"case_number": cells[0], "status": cells[1], "service": cells[3]})
-    return cases
-
-
-def open_case(work: Work, case_number: str, tab: str = "") -> None:
-    """Open a case listed on the Status Inquiry results, then one of its tabs if asked
-    (tab label prefix: "Documents", "History", "Letters")."""
-    actor = work.actor
-    actor.click(f"main table.data a:text-is('{case_number}')")
+    actor.fill("#quick-case", case_number)
+    actor.click("form:has(#quick-case) button:text-is('Find case')")
+    if not actor.count("#determination-heading") or actor.text("main h1").split()[1] != case_number:
+        raise ScriptFailed(f"portal A found no case {case_number}: {actor.text('main')[:300]}")
+    decision = case_decision(work)
     if tab:
         actor.click(f"ul.tabs-local a:has-text('{tab}')")
+    return decision
 
 
 # Chart document kinds (case `type`) -> portal A's attachment document types.
