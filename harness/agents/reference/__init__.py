@@ -24,6 +24,7 @@ SOLUTIONS = {
     "appeals/duplicate_denial": "admindesk.harness.agents.reference.duplicate_denial",
     "appeals/portal_appeal": "admindesk.harness.agents.reference.portal_appeal",
     "dme/portal_b_request": "admindesk.harness.agents.reference.portal_b_request",
+    "appeals/corrected_claim": "admindesk.harness.agents.reference.corrected_claim",
 }
 
 
