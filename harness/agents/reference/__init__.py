@@ -22,6 +22,7 @@ SOLUTIONS = {
     "prior_auth/request_on_file": "admindesk.harness.agents.reference.request_on_file",
     "appeals/past_deadline": "admindesk.harness.agents.reference.past_deadline",
     "appeals/duplicate_denial": "admindesk.harness.agents.reference.duplicate_denial",
+    "appeals/fax_appeal": "admindesk.harness.agents.reference.fax_appeal",
     "appeals/portal_appeal": "admindesk.harness.agents.reference.portal_appeal",
     "dme/portal_b_request": "admindesk.harness.agents.reference.portal_b_request",
     "appeals/corrected_claim": "admindesk.harness.agents.reference.corrected_claim",

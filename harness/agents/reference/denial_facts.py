@@ -1,13 +1,13 @@
 """Reading a denied claim's facts off the screens, for the appeals templates that decide
 from them (past deadline, duplicate, fax appeal): the denied lines' reasons on the EHR's
-claim page, and the same claim (deadline, appeals on file) in the payer's portal. The EHR
-navigation itself is in ehr_denials.py.
+claim page, the payer's letter in the fax inbox, and the same claim (deadline, appeals on
+file) in the payer's portal. The EHR navigation itself is in ehr_denials.py.
 """
 from __future__ import annotations
 
 import re
 
-from admindesk.harness.agents.reference import portal_a, portal_b
+from admindesk.harness.agents.reference import fax_steps, portal_a, portal_b
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.scripted import ScriptFailed
 
@@ -33,6 +33,15 @@ def denial_reasons(work: Work) -> str:
     if not reasons:
         raise ScriptFailed(f"the claim page shows no denied line: {work.actor.text('main')[:300]}")
     return "; ".join(reasons)
+
+
+def read_payer_notice(work: Work) -> str:
+    """Open the payer's letter about this patient in the fax inbox; returns its subject."""
+    rows = [row for row in fax_steps.search_inbox(work, work.patient_name) if work.patient_name in row["subject"]]
+    if not rows:
+        raise ScriptFailed(f"no fax in the inbox about {work.patient_name}")
+    work.notes.update(notice_id=rows[0]["fax_id"], notice_received=rows[0]["received"])
+    return fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
 
 
 def portal_claim(work: Work, claim_number: str) -> dict:

@@ -6,19 +6,11 @@ Write-off Requested.
 """
 from __future__ import annotations
 
-from admindesk.harness.agents.reference import denial_facts, ehr_denials, fax_steps
+from admindesk.harness.agents.reference import denial_facts, ehr_denials
 from admindesk.harness.agents.reference.work import Work, parse_us_date
 from admindesk.harness.scripted import ScriptFailed
 
 WRITE_OFF = "Write-off Requested"
-
-
-def read_notice(work: Work) -> str:
-    """Open the payer's letter about this patient in the fax inbox; returns its subject."""
-    rows = [row for row in fax_steps.search_inbox(work, work.patient_name) if work.patient_name in row["subject"]]
-    if not rows:
-        raise ScriptFailed(f"no fax in the inbox about {work.patient_name}")
-    return fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
 
 
 def portal_finding(portal: dict) -> str:
@@ -59,7 +51,7 @@ def solve(work: Work) -> None:
         reasons = denial_facts.denial_reasons(work)
         ehr_denials.open_remittance(work)
         if work.ids.get("faxes"):
-            notice = read_notice(work)
+            notice = denial_facts.read_payer_notice(work)
     portal: dict = {}
     if work.doing("confirm_deadline"):
         portal = denial_facts.portal_claim(work, work.need("claim_number"))
