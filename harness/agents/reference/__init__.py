@@ -26,6 +26,7 @@ SOLUTIONS = {
     "appeals/portal_appeal": "admindesk.harness.agents.reference.portal_appeal",
     "dme/portal_b_request": "admindesk.harness.agents.reference.portal_b_request",
     "appeals/corrected_claim": "admindesk.harness.agents.reference.corrected_claim",
+    "dme/stop_and_document": "admindesk.harness.agents.reference.dme_stop_and_document",
 }
 
 
