@@ -118,10 +118,13 @@ def back_to_claim(work: Work) -> None:
 
 
 def open_order_from_claim(work: Work) -> dict[str, str]:
-    """From the claim page, the order: its service, diagnoses, ordering provider and office
-    phone, and the latest approved authorization (from the authorization history)."""
+    """The order, through a link on the page (the claim, a document of the order) or else the
+    claim's: its service, diagnoses, ordering provider and office phone, and the latest approved
+    authorization (from the authorization history)."""
     actor = work.actor
     order_id = work.need("order_id")
+    if not actor.count(f"main a:text-is('{order_id}')"):
+        back_to_claim(work)
     actor.click(f"main a:text-is('{order_id}')")
     rows = actor.env.page_locator("xpath=//table[.//th[normalize-space()='Auth #']]//tbody/tr").all()
     approved = [[cell.inner_text().strip() for cell in row.locator("td").all()] for row in rows]
@@ -150,7 +153,7 @@ def open_chart_document(work: Work, doc_key: str, *, download: bool = False) -> 
     doc_id = work.ids["documents"][doc_key]
     actor.click("nav[aria-label='Chart sections'] a:text-is('Documents')")
     actor.click(f"main a[href='/documents/{doc_id}']")
-    work.notes[f"doc_{doc_key}_title"] = actor.text("main h2, main h1")
+    work.notes[f"doc_{doc_key}_title"] = actor.text(".pv-head h2")
     if not download:
         return None
     before = {f.name for f in work.env.downloaded_files()}
@@ -162,15 +165,21 @@ def open_chart_document(work: Work, doc_key: str, *, download: bool = False) -> 
 
 
 def back_to_item(work: Work) -> None:
-    """The EHR tab, on the denial item's page (through the claim's Work items list)."""
+    """The EHR tab, on the denial item's page: through the Work items list of the claim or the
+    order when the page links one of them (a document links its order), else the claim's."""
     actor = work.actor
     actor.switch_to_tab(EHR_TAB)
     item_id = work.need("item_id")
+    item_link = f"a:text-is('Denials item {item_id}')"
     if actor.count("#status-dialog") and actor.fact("Item #") == item_id:
         return
-    if not actor.count(f"a:text-is('Denials item {item_id}')"):
-        back_to_claim(work)
-    actor.click(f"a:text-is('Denials item {item_id}')")
+    if not actor.count(item_link):
+        order_id = work.notes.get("order_id")
+        if order_id and actor.count(f"main a:text-is('{order_id}')"):
+            actor.click(f"main a:text-is('{order_id}')")
+        else:
+            back_to_claim(work)
+    actor.click(item_link)
 
 
 def set_item_status(work: Work, status: str, *, follow_up: date | None = None, reference: str = "",

@@ -157,7 +157,7 @@ def open_precert(work: Work, reference: str) -> dict[str, str]:
     return decision
 
 
-def _shown_date(text: str) -> date:
+def shown_date(text: str) -> date:
     """A date as portal B shows it (DD-Mon-YYYY, maybe followed by a time)."""
     return datetime.strptime(text.split()[0], "%d-%b-%Y").date()
 
@@ -195,5 +195,5 @@ def file_appeal(work: Work, claim_number: str, *, kind: str, reason: str, explan
         raise ScriptFailed(f"Keystone Mutual refused the appeal: {actor.text('main')[:600]}")
     due = actor.text("main ol.timeline li").split("decision due ")[1].rstrip(").")
     return {"reference": actor.fact("Appeal ID"), "status": actor.text("#appeal-status .status"), "decision": "",
-            "submitted": _shown_date(actor.fact("Submitted")).strftime("%m/%d/%Y"),
-            "decision_due": _shown_date(due).strftime("%m/%d/%Y")}
+            "submitted": shown_date(actor.fact("Submitted")).strftime("%m/%d/%Y"),
+            "decision_due": shown_date(due).strftime("%m/%d/%Y")}
