@@ -141,7 +141,7 @@ class Env:
         """Apply one action; returns (observation, terminated, truncated, info)."""
         if self._episode is None or self.task is None:
             raise RuntimeError("call reset() before step()")
-        if self._terminated or self._step >= self.task.max_steps:
+        if self.episode_over:
             raise RuntimeError("the episode is over; call reset() to start another")
         started = time.perf_counter()
         error, parsed = None, None
@@ -177,6 +177,11 @@ class Env:
         self._log_step(logged, obs, timing)
         truncated = not self._terminated and self._step >= self.task.max_steps
         return obs, self._terminated, truncated, self._info()
+
+    @property
+    def episode_over(self) -> bool:
+        """True once the agent sent `done` or spent the task's step budget."""
+        return self._terminated or (self.task is not None and self._step >= self.task.max_steps)
 
     def record(self) -> EpisodeRecord:
         """The episode so far, for the verifiers (fetches every app's final snapshot now).

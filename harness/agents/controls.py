@@ -1,16 +1,18 @@
 """Shortcut controls: agents that must fail every task they run, proving the checks catch
 the failure modes coordinators and agents fall into.
 
-- `notes-only`: reads the order and writes the right plan as an order comment, but never
+- `notes-only`: finds the patient and writes the right plan as a chart note, but never
   submits, records or closes anything.
 - `wrong-patient`: does the reference work on another patient of the same payer (the
-  first other Prior Auth item in the queue for that payer).
+  first other item in the workflow's queue for that payer), as far as it gets.
 - `do-it-anyway`: files the request regardless (for tasks where the right move is to
   file nothing: a stop, a request already on file, no auth required).
 """
 from __future__ import annotations
 
 import re
+
+from playwright.sync_api import Error as PlaywrightError
 
 from admindesk.harness.agents.reference import SOLUTIONS, ehr_steps, solution_for
 from admindesk.harness.agents.reference.portal_a import payer_name
@@ -19,13 +21,34 @@ from admindesk.harness.env import Env
 from admindesk.harness.scripted import ScriptFailed
 from admindesk.verifiers.task_model import Task
 
-# What do-it-anyway runs: the solution of the template that files a request at this payer.
-FILING_TEMPLATE = {"PYR-KMH": "prior_auth/portal_b_precert"}
-DEFAULT_FILING_TEMPLATE = "prior_auth/portal_a_submit"
+# What do-it-anyway runs: the solution of the template that files at this payer, by workflow
+# (Keystone Mutual has its own portal; the other payers are on portal A).
+FILING_TEMPLATE = {
+    ("prior_auth", "PYR-KMH"): "prior_auth/portal_b_precert", ("prior_auth", None): "prior_auth/portal_a_submit",
+    ("appeals", None): "appeals/portal_appeal",
+    ("dme", "PYR-KMH"): "dme/portal_b_request", ("dme", None): "dme/supplier_packet",
+}
+
+
+def filing_template(task: Task, payer: str) -> str:
+    """The template whose solution files this workflow's request or appeal at `payer`."""
+    return FILING_TEMPLATE.get((task.workflow, payer)) or FILING_TEMPLATE[(task.workflow, None)]
+
+
+# The EHR work queue each workflow's items sit in, and how its rows name the item.
+WORK_QUEUE = {"prior_auth": ("Prior Auth", r"ORD-\d+"), "dme": ("DME", r"ORD-\d+"),
+              "appeals": ("Denials", r"CLM[\w-]+")}
+STOPPED = (ScriptFailed, LookupError, PlaywrightError)  # a control that cannot go on stops, as a stuck agent would
+
+
+def plan_text(work: Work) -> str:
+    """The right plan for the case, as a coordinator would jot it down: the task's own steps."""
+    steps = " ".join(f"{n}. {step}" for n, step in enumerate(work.task.guidance, start=1))
+    return f"Plan for {work.patient_name} (DOB {work.patient['dob']}): {work.task.goal} {steps}"
 
 
 class NotesOnly:
-    """Writes the plan as an order comment and stops."""
+    """Writes the plan as a patient note in the EHR chart and stops."""
 
     name = "notes-only"
 
@@ -35,33 +58,29 @@ class NotesOnly:
     def drive(self, env: Env, task: Task) -> None:
         work = Work(env, task)
         ehr_steps.open_chart(work)
-        ehr_steps.open_order(work)
-        coverage = work.case["coverages"][0]
-        plan = (f"Plan for {work.patient_name} (DOB {work.patient['dob']}): {work.notes['code']} "
-                f"x{work.notes['units']} for {work.notes['diagnoses']}, planned {work.notes['planned']}. "
-                f"Verify eligibility with {payer_name(coverage['payer'])}, submit the prior authorization with "
-                f"the chart note, then record the decision and close the work item.")
-        ehr_steps.add_order_comment(work, plan)
-        work.finish("Wrote the plan on the order.")
+        ehr_steps.add_patient_note(work, plan_text(work))
+        work.finish("Wrote the plan in the chart.")
 
 
 class _OtherPatientWork(Work):
-    """A Work whose patient, order and documents are another patient's, read off the pages."""
+    """A Work whose patient and work item are another patient's, read off the pages."""
 
-    def adopt(self, name: str, dob_us: str, order_id: str, member_id: str, document_ids: list[str]) -> None:
+    def adopt(self, name: str, dob_us: str, mrn: str, item_id: str, order_id: str, member_id: str,
+              document_ids: list[str]) -> None:
         last, first = [part.strip() for part in name.split(",", 1)]
         month, day, year = dob_us.split("/")
         self.case = {**self.case, "patient": {**self.case["patient"], "first_name": first, "last_name": last,
                                               "dob": f"{year}-{month}-{day}"}}
         keys = [d["key"] for d in self.case.get("documents", [])]
-        self.ids = {**self.ids, "orders": {**self.ids["orders"], "svc": order_id},
+        claims = {key: item_id for key in self.ids["claims"]} if item_id.startswith("CLM") else self.ids["claims"]
+        self.ids = {**self.ids, "mrn": mrn, "orders": {key: order_id for key in self.ids["orders"]}, "claims": claims,
                     "documents": dict(zip(keys, document_ids)),
                     "coverages": {key: {**value, "payer_member_id": member_id, "member_id": member_id}
                                   for key, value in self.ids["coverages"].items()}}
 
 
 class WrongPatient:
-    """The reference solution, worked on another patient of the same payer."""
+    """The reference solution, worked on another patient of the same payer in the same queue."""
 
     name = "wrong-patient"
 
@@ -70,26 +89,35 @@ class WrongPatient:
 
     def drive(self, env: Env, task: Task) -> None:
         work = _OtherPatientWork(env, task)
+        try:
+            self._adopt_other_patient(env, work)
+            solution_for(task)(work)
+        except STOPPED as stuck:
+            if not env.episode_over:
+                work.finish(f"Stopped: {stuck}")
+
+    @staticmethod
+    def _adopt_other_patient(env: Env, work: _OtherPatientWork) -> None:
         actor = work.actor
-        actor.click("nav.activitybar a:text-is('Prior Auth')")
+        queue, item_pattern = WORK_QUEUE[work.task.workflow]
+        actor.click(f"nav.activitybar a:text-is('{queue}')")
         actor.select_option("select[name=payer]", payer_name(work.case["coverages"][0]["payer"]))
         actor.click("button:text-is('Apply filters')")
         rows = env.page_locator("table tbody tr").all_inner_texts()
-        other = next((row for row in rows if work.ids["mrn"] not in row and "ORD-" in row), None)
+        other = next((row for row in rows if work.ids["mrn"] not in row and re.search(item_pattern, row)), None)
         if other is None:
-            raise ScriptFailed("no other patient's Prior Auth item for this payer")
-        order_id = re.search(r"ORD-\d+", other).group(0)
-        actor.click(f"xpath=//tr[contains(., '{order_id}')]//a[starts-with(@aria-label, 'Open item')]")
+            raise ScriptFailed(f"no other patient's {queue} item for this payer")
+        item_id = re.search(item_pattern, other).group(0)
+        actor.click(f"xpath=//tr[contains(., '{item_id}')]//a[starts-with(@aria-label, 'Open item')]")
+        name, dob, mrn = actor.fact("Patient"), actor.fact("DOB"), actor.fact("MRN")
+        order_id = actor.fact("Order #")  # every item page shows the order the work is about
         actor.click(f"a:text-is('{order_id}')")
-        coverage = actor.fact("Billing coverage")
-        member = re.search(r"Member ID (\S+)", coverage)
-        documents = [link.get_attribute("href").rsplit("/", 1)[-1] for link in
-                     env.page_locator("section[aria-labelledby='odocs-h'] a[href^='/documents/']:not([aria-label])").all()]
-        name = actor.text(".banner h1, .banner .name, section[aria-label='Patient header'] h1")
-        dob = re.search(r"\d\d/\d\d/\d{4}", actor.text("section[aria-label='Patient header']")).group(0)
-        work.adopt(name, dob, order_id, member.group(1) if member else "", documents)
+        found = re.search(r"Member ID (\S+)", actor.fact("Billing coverage"))
+        member = found.group(1) if found else ""
+        documents = [link.get_attribute("href").rsplit("/", 1)[-1] for link in env.page_locator(
+            "section[aria-labelledby='odocs-h'] a[href^='/documents/']:not([aria-label])").all()]
+        work.adopt(name, dob, mrn, item_id, order_id, member, documents)
         actor.click("nav.activitybar a:has-text('Home')")
-        solution_for(task)(work)
 
 
 class DoItAnyway:
@@ -103,6 +131,9 @@ class DoItAnyway:
     def drive(self, env: Env, task: Task) -> None:
         work = Work(env, task)
         work.doing = lambda subtask: True  # every step of the filing solution, whatever the task's subtasks
-        template = FILING_TEMPLATE.get(work.case["coverages"][0]["payer"], DEFAULT_FILING_TEMPLATE)
-        module = SOLUTIONS[template]
-        __import__(module, fromlist=["solve"]).solve(work)
+        module = SOLUTIONS[filing_template(task, work.case["coverages"][0]["payer"])]
+        try:
+            __import__(module, fromlist=["solve"]).solve(work)
+        except STOPPED as refused:  # the payer refused the filing: what it left behind is scored
+            if not env.episode_over:
+                work.finish(f"Stopped: {refused}")

@@ -123,3 +123,13 @@ def record_coverage_verification(work: Work, coverage_key: str, status: str, not
     row = actor.text(f"xpath=//table[contains(@class,'grid')]//tr[td[normalize-space()='{member}']]")
     if status not in row:
         raise ScriptFailed(f"coverage {member} was not recorded as {status!r}: {row!r}")
+
+
+def add_patient_note(work: Work, text: str) -> None:
+    """From the chart, the Staff Notes tab, then add a patient note."""
+    actor = work.actor
+    actor.click("nav[aria-label='Chart sections'] a:text-is('Staff Notes')")
+    actor.fill("textarea[name=text]", text)
+    actor.click("button:text-is('Add patient note')")
+    if not actor.count(f"main :text('{text[:40]}')"):
+        raise ScriptFailed("the patient note was not saved")
