@@ -32,12 +32,14 @@ def review(work: Work, *, with_fax: bool) -> None:
     """Open the face-to-face note (download it too when it goes out in the packet), download
     the written order and any sleep study; read the member id off the order."""
     work.notes["documents"] = dme_steps.order_documents(work)
-    files = {"face_to_face": ehr_steps.open_document(work, _doc_key(work, "face_to_face"), download=with_fax),
-             "written_order": dme_steps.download_from_order(work, _doc_key(work, "written_order"))}
+    ehr_steps.open_document(work, _doc_key(work, "face_to_face"))
+    files = {"written_order": dme_steps.download_from_order(work, _doc_key(work, "written_order"))}
+    if with_fax:  # the face-to-face evaluation goes out in the supplier's packet
+        files["face_to_face"] = dme_steps.download_from_order(work, _doc_key(work, "face_to_face"))
     study = _doc_key(work, "sleep_study")
     if study:
         files["sleep_study"] = dme_steps.download_from_order(work, study)
-    work.notes.update({f"file:{kind}": name for kind, name in files.items() if name})
+    work.notes.update({f"file:{kind}": name for kind, name in files.items()})
     member = re.search(r"Member ID (\S+)", work.notes["coverage"])
     if member is None:
         raise ScriptFailed(f"the order's billing coverage shows no member id: {work.notes['coverage']!r}")
