@@ -4,6 +4,7 @@ for to that case (no new request), and record the result in the EHR."""
 from __future__ import annotations
 
 from admindesk.harness.agents.reference import ehr_steps, fax_steps, portal_a
+from admindesk.harness.agents.reference.portal_a_submit import download_document
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.scripted import ScriptFailed
 
@@ -43,7 +44,7 @@ def send_document(work: Work) -> dict[str, str]:
     document = requested_document(work)
     document_type = portal_a.DOCUMENT_TYPES[document["type"]]
     ehr_steps.back_to_order(work)
-    file_name = ehr_steps.open_document(work, document["key"], download=True)
+    file_name = download_document(work, document["key"])
     portal_a.open_case(work, work.notes["case_number"], tab="Documents")
     portal_a.attach_to_request(work, file_name, document_type, button="Upload and send for review")
     decision = portal_a.case_decision(work)

@@ -24,6 +24,28 @@ def chart_facts(work: Work) -> tuple[dict, list[str]]:
     return facts, sources
 
 
+def download_document(work: Work, doc_key: str) -> str:
+    """Open a chart document of the order and download it, back on the order page after.
+    On a loaded machine a download can land after the page settles: wait, then click again
+    once, as a person would when no file shows up."""
+    actor = work.actor
+    before = {f.name for f in work.env.downloaded_files()}
+    try:
+        return ehr_steps.open_document(work, doc_key, download=True)
+    except ScriptFailed as exc:
+        if "produced no file" not in str(exc):
+            raise
+    for retry in (False, True):
+        if retry:
+            actor.click("a.pv-btn[download]")
+        actor.do({"type": "wait", "seconds": 2})
+        new = [f.name for f in work.env.downloaded_files() if f.name not in before]
+        if new:
+            actor.click(f"a:text-is('{work.need('order_id')}')")
+            return new[0]
+    raise ScriptFailed(f"downloading {work.ids['documents'][doc_key]} produced no file")
+
+
 def download_supporting_documents(work: Work) -> list[tuple[str, str]]:
     """Download each chart document of the order the payer reviews; (file name, portal A
     document type) pairs to attach."""
@@ -34,7 +56,7 @@ def download_supporting_documents(work: Work) -> list[tuple[str, str]]:
         if document_type is None or not work.actor.count(
                 f"section[aria-labelledby='odocs-h'] a[href='/documents/{doc_id}']"):
             continue
-        attachments.append((ehr_steps.open_document(work, document["key"], download=True), document_type))
+        attachments.append((download_document(work, document["key"]), document_type))
     return attachments
 
 
