@@ -27,6 +27,7 @@ SOLUTIONS = {
     "dme/portal_b_request": "admindesk.harness.agents.reference.portal_b_request",
     "appeals/corrected_claim": "admindesk.harness.agents.reference.corrected_claim",
     "dme/stop_and_document": "admindesk.harness.agents.reference.dme_stop_and_document",
+    "appeals/cob_corrected_claim": "admindesk.harness.agents.reference.cob_corrected_claim",
 }
 
 

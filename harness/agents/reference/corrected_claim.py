@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from pypdf import PdfReader
+
 from admindesk.harness.agents.reference import corrected_claim_steps as steps
 from admindesk.harness.agents.reference import ehr_denials, fax_steps
 from admindesk.harness.agents.reference.work import Work
@@ -33,13 +35,20 @@ def laterality(work: Work, notes: dict[str, str]) -> str:
     raise ScriptFailed(f"neither the order nor the chart documents name a side: {texts}")
 
 
-def read_outside_report(work: Work) -> str:
-    """Open the outside report about the patient in the fax inbox; returns its subject."""
+def read_outside_report(work: Work) -> dict[str, str]:
+    """The outside report about the patient in the fax inbox: opened, downloaded and read
+    (its "Exam performed: CPT nnnnn" line); returns its subject and the performed code."""
     rows = [row for row in fax_steps.search_inbox(work, work.patient_name)
             if row["subject"].endswith(f"- {work.patient_name}")]
     if not rows:
         raise ScriptFailed(f"no fax in the inbox about {work.patient_name}")
-    return fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
+    subject = fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
+    file_name = fax_steps.download_open_fax(work)
+    text = " ".join(page.extract_text() or "" for page in PdfReader(work.env.downloads_dir / file_name).pages)
+    performed = re.search(r"performed:\s*CPT\s*(\w+)", text)
+    if performed is None:
+        raise ScriptFailed(f"the faxed report {subject!r} names no performed CPT code")
+    return {"report_subject": subject, "report_code": performed.group(1), "report_fax": rows[0]["fax_id"]}
 
 
 def review(work: Work) -> None:
@@ -59,7 +68,7 @@ def review(work: Work) -> None:
         if document.get("order") == "svc":
             ehr_denials.open_chart_document(work, document["key"])
     if work.ids.get("faxes"):
-        work.notes["outside_report"] = read_outside_report(work)
+        work.notes.update(read_outside_report(work))
 
 
 def correction(work: Work) -> tuple[steps.Replacement, str]:
@@ -67,12 +76,17 @@ def correction(work: Work) -> tuple[steps.Replacement, str]:
     notes = work.notes
     code, billed_code = work.need("order_code"), notes["billed_code"]
     denial = notes["denials"]
+    if notes.get("report_code", code) != code:
+        raise ScriptFailed(f"the faxed report says CPT {notes['report_code']} was performed, the order says {code}")
     if billed_code != code:
         wrong = (f"line 1 billed CPT {billed_code}, the code of the cancelled original order, but the order on the "
                  f"claim ({notes['order_id']}, {notes['order_status']}) is CPT {code}, {notes['order_description']}, "
                  "which is what was performed")
+        if "report_code" in notes:
+            wrong += (f"; the imaging center's faxed report ({notes['report_fax']}, {notes['report_subject']}) "
+                      f"confirms CPT {code} was performed")
         return steps.Replacement(reason=f"Corrects line 1 procedure code from {billed_code} to {code}, the service "
-                                        f"performed, in answer to the {denial} denial. Nothing else changed."), wrong
+                                        f"performed, in answer to the {denial} denial. Nothing else changed.", code=code), wrong
     if MODIFIER_CARC in notes["carcs"].split(", "):
         side = laterality(work, notes)
         modifier = LATERALITY_MODIFIERS[side]

@@ -18,6 +18,7 @@ from admindesk.harness.scripted import ScriptFailed
 
 KEYSTONE_NAME = "Keystone Mutual Health"
 CORRECTED_CLAIM_SENT = "Corrected Claim Sent"
+ACCEPTED = ("Accepted", "Processed", "Processed as secondary")  # portal A's, then Keystone's answers
 FOLLOW_UP_DAYS = 30  # a replacement claim is adjudicated within a payment cycle or two
 LINE_COLUMNS = ("line", "code", "modifiers", "units", "diagnoses", "billed", "paid", "adjustments")
 
@@ -102,7 +103,8 @@ def _open_correction_form(work: Work, portal: str, claim_number: str) -> None:
 def submit_replacement(work: Work, portal: str, claim_number: str, change: Replacement) -> dict[str, str]:
     """Open the claim's corrected-claim form (pre-filled from the original), choose frequency
     code 7, change only what `change` names on line 1, submit; returns the payer's answer
-    (number, status, detail) and keeps it in change.shown."""
+    (number, status, detail) and keeps it in change.shown. ScriptFailed unless the payer
+    accepted it."""
     actor = work.actor
     _open_correction_form(work, portal, claim_number)
     actor.select_containing("select[name=frequency_code]", "7 - Replacement")
@@ -131,6 +133,8 @@ def submit_replacement(work: Work, portal: str, claim_number: str, change: Repla
         raise ScriptFailed(f"the corrected claim was refused: {actor.text('main')[:600]}")
     change.shown = {"number": match.group(1), "status": actor.fact("Status"),
                     "detail": actor.fact("Determination" if portal == "b" else "Detail")}
+    if change.shown["status"] not in ACCEPTED:
+        raise ScriptFailed(f"the payer did not accept corrected claim {change.shown['number']}: {change.shown}")
     work.notes.update(corrected_number=change.shown["number"], corrected_status=change.shown["status"])
     return change.shown
 
