@@ -51,12 +51,7 @@ def open_document(work: Work, doc_key: str, *, download: bool = False) -> str | 
     actor.click(f"section[aria-labelledby='odocs-h'] a[href='/documents/{doc_id}']")
     name = None
     if download:
-        before = {f.name for f in work.env.downloaded_files()}
-        actor.click("a.pv-btn[download]")
-        new = [f.name for f in work.env.downloaded_files() if f.name not in before]
-        if not new:
-            raise ScriptFailed(f"downloading {doc_id} produced no file")
-        name = new[0]
+        name = click_to_download(work, "a.pv-btn[download]", doc_id)
     actor.click(f"a:text-is('{work.notes.get('order_id', work.ids['orders']['svc'])}')")
     return name
 
@@ -133,3 +128,25 @@ def add_patient_note(work: Work, text: str) -> None:
     actor.click("button:text-is('Add patient note')")
     if not actor.count(f"main :text('{text[:40]}')"):
         raise ScriptFailed("the patient note was not saved")
+
+
+# A download lands when the browser reports it, which on a loaded machine can be after the
+# click's page has settled: wait a moment (a public action, as a person would) this many times.
+DOWNLOAD_WAITS = 5
+
+
+def click_to_download(work: Work, selector: str, what: str) -> str:
+    """Click a download link or button and return the new file's name as listed in Downloads."""
+    before = {f.name for f in work.env.downloaded_files()}
+
+    def new_files() -> list[str]:
+        return [f.name for f in work.env.downloaded_files() if f.name not in before]
+
+    work.actor.click(selector)
+    for _wait in range(DOWNLOAD_WAITS):
+        if new_files():
+            break
+        work.actor.do({"type": "wait", "seconds": 1.0})
+    if not new_files():
+        raise ScriptFailed(f"downloading {what} produced no file")
+    return new_files()[0]

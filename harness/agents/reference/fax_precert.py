@@ -40,12 +40,8 @@ def read_policy_route(work: Work) -> None:
         raise ScriptFailed(f"policy {work.notes['policy']} is submitted {method!r}, not by fax")
     work.notes["route"] = "fax"
     work.notes["payer_pa_fax"] = actor.fact("Precertification Fax")
-    before = {f.name for f in work.env.downloaded_files()}
-    actor.click("section.fax-only a:has-text('Fax Form')")
-    new = [f.name for f in work.env.downloaded_files() if f.name not in before]
-    if not new:
-        raise ScriptFailed("downloading the precertification fax form produced no file")
-    work.notes["fax_form_file"] = new[0]
+    work.notes["fax_form_file"] = ehr_steps.click_to_download(
+        work, "section.fax-only a:has-text('Fax Form')", "the precertification fax form")
 
 
 def cover_comments(work: Work, member: str, doc_title: str) -> str:

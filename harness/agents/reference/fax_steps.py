@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from admindesk.harness.agents.reference.ehr_steps import click_to_download
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.scripted import ScriptFailed
 
@@ -172,9 +173,4 @@ def open_inbox_fax(work: Work, fax_id: str) -> str:
 
 def download_open_fax(work: Work) -> str:
     """Download the open received fax's PDF; returns the file name as listed in Downloads."""
-    before = {f.name for f in work.env.downloaded_files()}
-    work.actor.click("div.actionbar a:text-is('Download PDF')")
-    new = [f.name for f in work.env.downloaded_files() if f.name not in before]
-    if not new:
-        raise ScriptFailed("downloading the received fax produced no file")
-    return new[0]
+    return click_to_download(work, "div.actionbar a:text-is('Download PDF')", "the received fax")
