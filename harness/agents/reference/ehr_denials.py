@@ -24,9 +24,15 @@ def _claim_number(work: Work, claim_key: str) -> str:
     return work.ids["claims"][claim_key]
 
 
+def to_ehr_tab(work: Work) -> None:
+    """Bring the EHR's tab to the front (a click on it only when another tab is in front)."""
+    if work.env.chrome_layout().active != EHR_TAB:
+        work.actor.switch_to_tab(EHR_TAB)
+
+
 def open_denials_queue(work: Work) -> None:
     """The Denials work queue from the activity bar (the EHR tab)."""
-    work.actor.switch_to_tab(EHR_TAB)
+    to_ehr_tab(work)
     work.actor.click("nav.activitybar a:has-text('Denials')")
 
 
@@ -52,6 +58,8 @@ def open_denial_item(work: Work, claim_key: str = "denied") -> str:
         raise ScriptFailed(f"the Denials row of {claim} is {shown_patient!r}, not the patient")
     actor.click(f"{row}//a[starts-with(@aria-label,'Open item')]")
     item_id = actor.fact("Item #")
+    if actor.fact("DOB") != us_date(work.patient["dob"]):  # a namesake's item has another birth date
+        raise ScriptFailed(f"Denials item {item_id} is for DOB {actor.fact('DOB')}, not the patient's")
     work.notes.update(item_id=item_id, item_status=actor.fact("Status"),
                       user_name=actor.text("span.user").split("\u00b7")[0].strip())
     return item_id
@@ -106,7 +114,7 @@ def open_remittance(work: Work) -> dict[str, str]:
 def back_to_claim(work: Work) -> None:
     """The EHR tab, on the claim page (from the remittance or a chart page's breadcrumb)."""
     actor = work.actor
-    actor.switch_to_tab(EHR_TAB)
+    to_ehr_tab(work)
     claim = work.need("claim_number")
     if actor.count(f"h2:text-is('Claim {claim}')"):
         return
@@ -149,7 +157,7 @@ def open_chart_document(work: Work, doc_key: str, *, download: bool = False) -> 
 
     Returns the downloaded file's name (as listed in Downloads). Stays on the viewer."""
     actor = work.actor
-    actor.switch_to_tab(EHR_TAB)
+    to_ehr_tab(work)
     doc_id = work.ids["documents"][doc_key]
     actor.click("nav[aria-label='Chart sections'] a:text-is('Documents')")
     actor.click(f"main a[href='/documents/{doc_id}']")
@@ -168,7 +176,7 @@ def back_to_item(work: Work) -> None:
     """The EHR tab, on the denial item's page: through the Work items list of the claim or the
     order when the page links one of them (a document links its order), else the claim's."""
     actor = work.actor
-    actor.switch_to_tab(EHR_TAB)
+    to_ehr_tab(work)
     item_id = work.need("item_id")
     item_link = f"a:text-is('Denials item {item_id}')"
     if actor.count("#status-dialog") and actor.fact("Item #") == item_id:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from admindesk.harness.agents.reference import ehr_denials, portal_a, portal_b
+from admindesk.harness.agents.reference import ehr_denials, fax_steps, portal_a, portal_b
 from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
 from admindesk.harness.scripted import ScriptFailed
 
@@ -64,8 +64,10 @@ def proof_document(work: Work) -> str | None:
 
 
 def document_type(title: str, portal: str) -> str:
-    """The portal's document type for a chart document, by its title."""
+    """The portal's document type for a chart document or a fax, by its title."""
     lowered = title.lower()
+    if " fax " in lowered:
+        return "Other"
     if "medical necessity" in lowered:
         return "Letter of medical necessity"
     if "therapy" in lowered and portal == "A":
@@ -82,6 +84,21 @@ def clinical_facts(work: Work) -> list[str]:
     return [CLINICAL_PHRASES.get(key, key.replace("_", " ") + ": {}").format(value) for key, value in merged.items()]
 
 
+def download_proof_fax(work: Work, basis: str) -> None:
+    """The received fax that proves the case, downloaded: for CO-197 the payer's approval letter
+    (its subject names the authorization number on the order), for CO-29 the clearinghouse's
+    acceptance report (a rejection report proves nothing). Only faxes of this case qualify."""
+    query = work.need("auth_number") if basis == "auth" else "acceptance report"
+    ours = set(work.ids["faxes"].values())
+    rows = [row for row in fax_steps.search_inbox(work, query) if row["fax_id"] in ours]
+    if len(rows) != 1:
+        raise ScriptFailed(f"expected one proof fax for {query!r}, found {rows}")
+    subject = fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
+    work.notes.update(attachment_file=fax_steps.download_open_fax(work),
+                      attachment_title=f"{rows[0]['from_name']} fax {rows[0]['fax_id']} received "
+                                       f"{rows[0]['received']}: {subject}")
+
+
 def review_denial(work: Work) -> None:
     """The Denials item, the claim, its EOB, the chart documents that carry the argument (the
     one sent is downloaded) and the order (authorization, provider)."""
@@ -96,6 +113,8 @@ def review_denial(work: Work) -> None:
             work.notes["attachment_file"] = name
             work.notes["attachment_title"] = work.notes[f"doc_{attach}_title"]
     ehr_denials.open_order_from_claim(work)  # from the document of the order, or the claim
+    if work.ids.get("faxes") and basis in ("auth", "timely"):
+        download_proof_fax(work, basis)
     if basis == "auth" and not work.notes.get("auth_number"):
         raise ScriptFailed("CO-197 denial but the order shows no approved authorization")
     work.notes["basis"] = basis
@@ -109,12 +128,16 @@ def argument(work: Work, basis: str) -> str:
         return (f"The service was authorized before it was performed: {n['payer']} approved authorization "
                 f"{n['auth_number']} (reference {n['auth_reference']}) for this service, valid {n['auth_start']} "
                 f"through {n['auth_end']}. The date of service {n['service_date']} falls within that approved "
-                f"period, so the precertification requirement was met and the CARC 197 denial does not apply.")
+                f"period, so the precertification requirement was met and the CARC 197 denial does not apply."
+                + (f" The payer's approval letter is enclosed ({enclosed})." if enclosed else ""))
     if basis == "timely":
         days = (parse_us_date(n["submitted_on"]) - parse_us_date(n["service_date"])).days
         return (f"The claim was timely filed: it was first filed on {n['submitted_on']}, {days} days after the "
                 f"date of service, well within {n['payer']}'s timely filing limit. Any later date the payer "
-                f"counted is a resubmission, not the first filing, so the CARC 29 denial does not apply.")
+                f"counted is a resubmission, not the first filing, so the CARC 29 denial does not apply."
+                + (f" The enclosed clearinghouse acceptance report ({enclosed}) shows the claim accepted on "
+                   f"{n['submitted_on']}."
+                   if enclosed else ""))
     if basis == "records":
         return (f"The claim was denied for missing documentation. The enclosed {enclosed or 'chart record'} "
                 f"documents the service on {n['service_date']}; with it the claim can be adjudicated as billed.")
