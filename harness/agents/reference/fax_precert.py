@@ -66,8 +66,8 @@ def solve(work: Work) -> None:
     doc_title = document.get("title") or document["type"].replace("_", " ")
 
     ehr_steps.open_chart(work)
-    ehr_steps.open_order(work)
     if work.doing("review_order"):
+        ehr_steps.open_order(work)  # the order's code, units and NPIs, read off the page
         work.notes["chart_file"] = ehr_steps.open_document(work, document["key"], download=True)
     if work.doing("find_route"):
         read_policy_route(work)
