@@ -44,12 +44,8 @@ def download_from_order(work: Work, doc_key: str) -> str:
     """Download a chart document straight from the order page's document list (its PDF
     link); returns the file's name as listed in Downloads."""
     doc_id = work.ids["documents"][doc_key]
-    before = {f.name for f in work.env.downloaded_files()}
-    work.actor.click(f"section[aria-labelledby='odocs-h'] a[href='/documents/{doc_id}/download']")
-    new = [f.name for f in work.env.downloaded_files() if f.name not in before]
-    if not new:
-        raise ScriptFailed(f"downloading {doc_id} produced no file")
-    return new[0]
+    return ehr_steps.click_to_download(
+        work, f"section[aria-labelledby='odocs-h'] a[href='/documents/{doc_id}/download']", doc_id)
 
 
 def to_tab(work: Work, index: int) -> None:
