@@ -47,7 +47,7 @@ def read_payer_notice(work: Work) -> str:
 def portal_claim(work: Work, claim_number: str) -> dict:
     """The claim in its payer's portal: status, remittance tab (amount and date paid, the
     appeal deadline and whether the portal marks it passed), then its appeals tab; returns
-    what they show."""
+    what they show (status and deadline also into work.notes: portal_status, portal_deadline)."""
     actor = work.actor
     if denied_claim_payer(work) == KEYSTONE:
         portal_b.open_claim(work, claim_number, "eob")
@@ -65,4 +65,5 @@ def portal_claim(work: Work, claim_number: str) -> dict:
                  "paid": actor.fact("Amount paid"), "paid_on": actor.fact("Paid on")}
         actor.click(f"ul.tabs-local a:has-text('{portal_a.CLAIM_TABS['appeals']}')")
         facts["appeals"] = portal_a.appeals_on_claim(work)
+    work.notes.update(portal_status=facts["status"], portal_deadline=facts["deadline"])
     return facts

@@ -43,8 +43,7 @@ def open_paid_twin(work: Work) -> dict[str, str]:
 def duplicate_note(work: Work, reasons: str, twin: dict[str, str], portal: dict) -> str:
     """The note a colleague reads: which claim the denied one duplicates and the proof it was paid."""
     claim = work.notes
-    paid = (f"{portal['name']} shows claim {twin['claim']} {portal['status']}, {portal['paid']} paid on "
-            f"{portal['paid_on']}" if portal else f"the EHR shows claim {twin['claim']} {twin['status']}")
+    paid = f"{portal['name']} shows claim {twin['claim']} {portal['status']}, {portal['paid']} paid on {portal['paid_on']}"
     return (f"Claim {claim['claim_number']} for {work.patient_name} (DOB {work.patient['dob']}), {claim['payer']} member "
             f"{claim['member_id']}, date of service {claim['service_date']}, code {twin['codes']}, billed "
             f"{claim['billed']}: denied {reasons} (remittance {claim['remittance_id']} of {claim['paid_on']}). "
@@ -70,9 +69,11 @@ def solve(work: Work) -> None:
         if portal["status"] != "Paid":
             raise ScriptFailed(f"the payer's portal shows claim {work.notes['original_claim']} {portal['status']}")
     if work.doing("document"):
-        work.need("original_claim")
+        work.need("portal_status")  # the note cites the payment the portal confirmed
         ehr_denials.add_item_note(work, duplicate_note(work, reasons, twin, portal))
+        work.notes["duplicate_documented"] = "yes"
     if work.doing("resolve"):
+        work.need("duplicate_documented")  # resolved only with the paid claim written down
         ehr_denials.set_item_status(work, RESOLVED)
     original = work.notes.get("original_claim", "(not found)")
     work.finish(f"Claim {work.notes.get('claim_number', '')} duplicates claim {original}, which the payer already "

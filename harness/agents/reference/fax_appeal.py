@@ -29,10 +29,10 @@ def enclosures(work: Work) -> list[str]:
     return letters + [d["key"] for d in documents if d["type"] == "addendum"]
 
 
-def cover_comments(work: Work, reasons: str, titles: list[str], portal: dict) -> str:
+def cover_comments(work: Work, reasons: str, titles: list[str]) -> str:
     """The cover sheet's comments: claim, date of service, denial, the request, the enclosures."""
     claim = work.notes
-    deadline = f" (appeal deadline {portal['deadline']} per the payer's portal)" if portal else ""
+    deadline = f" (appeal deadline {work.need('portal_deadline')} per the payer's portal)"
     corrected = (f" The enclosed {titles[1]} corrects the letter's facts and is part of the appeal; please review them "
                  f"together.") if len(titles) > 1 else ""
     return (f"Level 1 clinical appeal of the CO-50 (medical necessity) denial. Claim {claim['claim_number']}, date of "
@@ -81,7 +81,6 @@ def solve(work: Work) -> None:
         for index, key in enumerate(keys[1:], start=1):  # the addendum that corrects the letter
             ehr_denials.open_chart_document(work, key)
             titles[index] = open_document_label(work)
-    portal: dict = {}
     if work.doing("check_portal"):
         portal = denial_facts.portal_claim(work, work.need("claim_number"))
         if portal["passed"]:
@@ -96,7 +95,7 @@ def solve(work: Work) -> None:
         fax_steps.compose_to_contact(work, payer, APPEALS_LINE)
         re_line = f"{work.patient_name}, DOB {work.patient['dob']}, member {work.need('member_id')}"
         fax_steps.fill_cover(work, attention="Provider Appeals Unit", re_line=re_line,
-                             comments=cover_comments(work, reasons, titles, portal))
+                             comments=cover_comments(work, reasons, titles))
         for name in files:
             fax_steps.attach(work, name)
         job = fax_steps.send(work)
@@ -106,8 +105,9 @@ def solve(work: Work) -> None:
     if work.doing("record_appeal"):
         work.need("fax_job")
         ehr_denials.record_appeal(work, reference=job_reference(job), submitted_on=today, follow_up=follow_up)
+        work.notes["appeal_recorded"] = "yes"
     if work.doing("explain"):
-        work.need("fax_job")
+        work.need("appeal_recorded")  # the note gives the item's reference and follow-up date
         ehr_denials.add_item_note(work, explain_note(work, job, titles, f"{follow_up:%m/%d/%Y}"))
     sent = f"faxed to {job['to_number']} (fax job {job['job_id']})" if job else "not sent"
     work.finish(f"The appeal of claim {work.notes.get('claim_number', '')} was {sent}, the payer's Provider Appeals "

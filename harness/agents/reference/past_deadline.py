@@ -14,9 +14,7 @@ WRITE_OFF = "Write-off Requested"
 
 
 def portal_finding(portal: dict) -> str:
-    """What the payer's portal showed, in a sentence (or that it was not checked)."""
-    if not portal:
-        return "the payer's portal was not checked"
+    """What the payer's portal showed, in a sentence."""
     history = "no appeal on file" if not portal["appeals"] else f"appeals on file: {'; '.join(portal['appeals'])}"
     flag = ", marked as passed" if portal["passed"] else ""
     return f"{portal['name']} shows claim status {portal['status']}, appeal deadline {portal['deadline']}{flag}, {history}"
@@ -58,9 +56,11 @@ def solve(work: Work) -> None:
         if not portal["passed"]:
             raise ScriptFailed(f"the payer's portal shows the appeal window still open: {portal}")
     if work.doing("document_stop"):
-        work.need("claim_number")
+        work.need("portal_deadline")  # the note reports what the portal confirmed
         ehr_denials.add_item_note(work, stop_note(work, reasons, portal, notice))
+        work.notes["stop_documented"] = "yes"
     if work.doing("close_item"):
+        work.need("stop_documented")  # a write-off request goes up only with its reason written down
         ehr_denials.set_item_status(work, WRITE_OFF)
     work.finish(f"Nothing was filed: the payer's appeal deadline ({work.notes.get('appeal_deadline', 'unknown')}) "
                 f"had passed before today ({work.task.now.date():%m/%d/%Y}), as the remittance and the payer's "
