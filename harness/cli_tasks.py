@@ -179,19 +179,36 @@ def case(task_id: str, tasks_dir: Path, cache_dir: Path | None) -> None:
 @tasks.command("check")
 @click.argument("selection", default="all")
 @click.option("--ablate", is_flag=True, help="Also run the reference once per subtask with that subtask skipped.")
+@click.option("--rerun/--no-rerun", default=True, show_default=True,
+              help="Run the reference twice and require the same final state.")
+@click.option("--sample", "sample_size", type=click.IntRange(1, None), default=None,
+              help="Check a stratified sample of N tasks of SELECTION (every workflow x difficulty), drawn by "
+                   "--day; then only one task per workflow of the sample is rerun (and ablated, with --ablate).")
+@click.option("--day", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="The day that draws the sample (YYYY-MM-DD; default today).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the episodes are kept (default: a temporary folder).")
-def check(selection: str, ablate: bool, out_dir: Path | None) -> None:
+def check(selection: str, ablate: bool, rerun: bool, sample_size: int | None, day, out_dir: Path | None) -> None:
     """Run reference, noop and the controls on SELECTION; exit 1 unless the reference passes
     every task and every control fails every task (see harness/task_check.py)."""
     from admindesk.harness.cli_run import select_tasks
-    from admindesk.harness.task_check import check_tasks
+    from admindesk.harness.task_check import check_tasks, one_per_workflow, stratified_sample
     try:
         chosen = select_tasks(selection, _load(TASKS_ROOT))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
+    if not chosen:
+        raise click.ClickException(f"no task matches {selection!r}")
+    deep = chosen
+    if sample_size is not None:
+        draw_day = (day or datetime.now()).date()
+        chosen = stratified_sample(chosen, sample_size, draw_day)
+        deep = one_per_workflow(chosen, draw_day)
+        click.echo(f"sample of {draw_day}: {', '.join(t.id for t in chosen)}; ablated: {', '.join(t.id for t in deep)}")
+    deep_ids = {task.id for task in deep}
     with tempfile.TemporaryDirectory(prefix="admindesk-check-") as scratch:
-        verdicts, wall = check_tasks(chosen, out_dir or Path(scratch), ablate=ablate, echo=click.echo)
+        verdicts, wall = check_tasks(chosen, out_dir or Path(scratch), ablate=deep_ids if ablate else (),
+                                     rerun=deep_ids if rerun else (), echo=click.echo)
     bad = [v for v in verdicts if v.problems]
     click.echo(f"{len(verdicts) - len(bad)}/{len(verdicts)} task(s) proven in {wall:.0f} s")
     if bad:

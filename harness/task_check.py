@@ -8,7 +8,10 @@ task. Everything runs on one Env, one episode at a time.
 """
 from __future__ import annotations
 
+import random
 import time
+from collections.abc import Collection
+from datetime import date
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,8 +51,9 @@ def _outcome(result: runner_local.EpisodeOutcome) -> str:
     return result.summary.result
 
 
-def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool) -> TaskCheck:
-    """Run the reference, the controls and (if asked) the ablations on one task."""
+def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool, rerun: bool = False) -> TaskCheck:
+    """Run the reference, the controls and (if asked) the ablations and a second reference
+    run, whose final state must hash the same as the first's."""
     verdict = TaskCheck(task.id)
 
     def episode(agent: str, label: str, **options) -> runner_local.EpisodeOutcome:
@@ -68,6 +72,12 @@ def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool) -> TaskChec
         note = reference.summary.agent_note or reference.summary.error or ""
         verdict.problems.append(f"reference {reference.summary.result} at "
                                 f"{reference.summary.first_failing_subtask} {note[:200]}".strip())
+    if rerun:
+        again = episode("reference", "reference-rerun")
+        if again.summary.final_snapshot_hashes != reference.summary.final_snapshot_hashes:
+            changed = sorted(app for app, digest in again.summary.final_snapshot_hashes.items()
+                             if reference.summary.final_snapshot_hashes.get(app) != digest)
+            verdict.problems.append(f"the reference's rerun ended in a different state in {', '.join(changed)}")
     controls = list(CONTROLS) + (["do-it-anyway"] if files_nothing(task) else [])
     for control in controls:
         if episode(control, control).summary.result != "fail":
@@ -85,18 +95,19 @@ def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool) -> TaskChec
                 verdict.problems.append(f"{label}: the skipped subtask still passed")
             still = sorted(d for d in dependents(task, subtask.id) if by_id[d] == "pass")
             if still:
-                verdict.outcomes[label] += f" (dependents passing: {', '.join(still)})"
+                verdict.problems.append(f"{label}: subtasks depending on it still passed: {', '.join(still)}")
     return verdict
 
 
-def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: bool = False,
+def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (), rerun: Collection[str] = (),
                 echo=print) -> tuple[list[TaskCheck], float]:
-    """Check every task on one Env; returns the verdicts and the wall time in seconds."""
+    """Check every task on one Env, ablating and rerunning the tasks whose ids are in `ablate`
+    and `rerun`; returns the verdicts and the wall time in seconds."""
     started = time.perf_counter()
     verdicts = []
     with Env("screenshot") as env:
         for task in tasks:
-            verdict = check_task(env, task, out_dir / task.id, ablate=ablate)
+            verdict = check_task(env, task, out_dir / task.id, ablate=task.id in ablate, rerun=task.id in rerun)
             echo(format_row(verdict))
             verdicts.append(verdict)
     return verdicts, time.perf_counter() - started
@@ -107,3 +118,39 @@ def format_row(verdict: TaskCheck) -> str:
     cells = "  ".join(f"{label}={outcome}" for label, outcome in verdict.outcomes.items())
     status = "OK" if not verdict.problems else "PROBLEM: " + "; ".join(verdict.problems)
     return f"{verdict.task_id:<14} {cells}  {status}"
+
+
+def stratified_sample(tasks: list[Task], size: int, day: date) -> list[Task]:
+    """`size` tasks (at least one per workflow x difficulty cell), drawn afresh each `day`.
+
+    Within a cell the draw prefers templates not drawn yet, so the sample spreads over the
+    solutions too; the result keeps suite order."""
+    rng = random.Random(day.toordinal())
+    cells: dict[tuple[str, str], list[Task]] = {}
+    for task in tasks:
+        cells.setdefault((task.workflow, task.difficulty), []).append(task)
+    chosen: list[Task] = []
+
+    def draw(key: tuple[str, str]) -> None:
+        left = [task for task in cells[key] if task not in chosen]
+        fresh = [task for task in left if task.template not in {c.template for c in chosen}]
+        if left:
+            chosen.append(rng.choice(fresh or left))
+
+    for key in sorted(cells):  # every cell once, even when that is more than `size`
+        draw(key)
+    keys = sorted(cells)
+    rng.shuffle(keys)
+    while len(chosen) < min(size, len(tasks)):
+        for key in keys:
+            if len(chosen) < size:
+                draw(key)
+    order = {task.id: n for n, task in enumerate(tasks)}
+    return sorted(chosen, key=lambda task: order[task.id])
+
+
+def one_per_workflow(tasks: list[Task], day: date) -> list[Task]:
+    """One task of each workflow among `tasks`, drawn by `day` (the ablation sample)."""
+    rng = random.Random(day.toordinal() + 1)
+    workflows = sorted({task.workflow for task in tasks})
+    return [rng.choice([t for t in tasks if t.workflow == workflow]) for workflow in workflows]

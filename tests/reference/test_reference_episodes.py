@@ -1,10 +1,6 @@
-"""The reference agent and the shortcut controls on real episodes: the reference passes
-every deterministic check and guard, each control fails, a rerun ends in the same state,
-and skipping one subtask fails it and the subtasks after it.
-
-Sample: one task per template x difficulty that has a reference solution (see
-REFERENCE_SAMPLE); `admindesk tasks check` covers the rest.
-"""
+"""The reference agent through the runner: its run folder and run.json, a rerun that ends
+in the same state, and the guards that catch the wrong-patient control. The day's sample
+of `admindesk tasks check` is in test_daily_check.py."""
 from __future__ import annotations
 
 import json
@@ -18,7 +14,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(len(available_apps()) < 4, reason="needs the four apps")]
 
 REFERENCE_SAMPLE = ["pa-easy-01"]  # portal_b_precert x easy
-CONTROLS = ["noop", "notes-only", "wrong-patient"]
 
 
 @pytest.fixture(scope="module")
@@ -57,22 +52,7 @@ def test_reference_passes_and_reruns_to_the_same_state(env, tasks, tmp_path, tas
     assert {"record.json", "scores.json", "trajectory.jsonl"} <= {p.name for p in folder.iterdir()}
 
 
-@pytest.mark.parametrize("task_id", REFERENCE_SAMPLE)
-@pytest.mark.parametrize("control", CONTROLS)
-def test_every_control_fails(env, tasks, tmp_path, control, task_id):
-    outcome = run_one(env, tasks, tmp_path, control, task_id)
-    assert outcome.summary.result == "fail", outcome.summary
-
-
 def test_wrong_patient_is_caught_by_the_guards(env, tasks, tmp_path):
     outcome = run_one(env, tasks, tmp_path, "wrong-patient", "pa-easy-01")
     failed_guards = {guard.kind for guard in outcome.score.guards if not guard.result.passed}
     assert {"recipient", "phi"} <= failed_guards
-
-
-def test_skipping_the_submission_fails_it_and_what_depends_on_it(env, tasks, tmp_path):
-    outcome = run_one(env, tasks, tmp_path, "reference", "pa-easy-01", skip="submit_precert")
-    by_id = {subtask.id: subtask.outcome for subtask in outcome.score.subtasks}
-    assert outcome.summary.result == "fail"
-    assert by_id["submit_precert"] == by_id["record_decision"] == by_id["close_item"] == "fail"
-    assert by_id["review_order"] == by_id["verify_eligibility"] == "pass"

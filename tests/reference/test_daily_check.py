@@ -1,0 +1,42 @@
+"""`admindesk tasks check` on the day's stratified sample, as CI runs it: on every sampled
+task the reference passes every deterministic check and guard and every control fails; on
+one task per workflow the reference also reruns to the same final state, and skipping any
+one subtask fails it, the task, and the subtasks depending on it.
+
+The sample changes with the day (12 tasks, every workflow x difficulty); set
+ADMINDESK_CHECK_DAY=YYYY-MM-DD to replay another day's draw. The whole suite is
+`admindesk tasks check all --ablate`.
+"""
+from __future__ import annotations
+
+import os
+from datetime import date
+
+import pytest
+
+from admindesk.harness.services import available_apps
+from admindesk.harness.task_check import check_task, format_row, one_per_workflow, stratified_sample
+from admindesk.verifiers.task_model import load_tasks
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.skipif(len(available_apps()) < 4, reason="needs the four apps")]
+
+SAMPLE_SIZE = 12
+DAY = date.fromisoformat(os.environ.get("ADMINDESK_CHECK_DAY") or date.today().isoformat())
+SAMPLE = stratified_sample(load_tasks(), SAMPLE_SIZE, DAY)
+DEEP = {task.id for task in one_per_workflow(SAMPLE, DAY)}
+
+
+@pytest.fixture(scope="module")
+def env():
+    from admindesk.harness.env import Env
+
+    with Env("screenshot") as shared:
+        yield shared
+
+
+@pytest.mark.parametrize("task", SAMPLE, ids=[task.id for task in SAMPLE])
+def test_reference_passes_and_every_control_fails(env, task, tmp_path):
+    deep = task.id in DEEP
+    verdict = check_task(env, task, tmp_path, ablate=deep, rerun=deep)
+    assert not verdict.problems, format_row(verdict)
