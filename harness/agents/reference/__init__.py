@@ -28,6 +28,7 @@ SOLUTIONS = {
     "appeals/corrected_claim": "admindesk.harness.agents.reference.corrected_claim",
     "dme/stop_and_document": "admindesk.harness.agents.reference.dme_stop_and_document",
     "appeals/cob_corrected_claim": "admindesk.harness.agents.reference.cob_corrected_claim",
+    "dme/supplier_packet": "admindesk.harness.agents.reference.supplier_packet",
 }
 
 

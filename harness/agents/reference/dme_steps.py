@@ -1,11 +1,12 @@
-"""EHR gestures the DME solutions share: the order's documents as the order page lists them,
-the DME work item (its supplier list, status changes and notes), and which suppliers fill
-which kind of equipment."""
+"""Gestures the DME solutions share: the order's documents as the order page lists them,
+the DME work item (its supplier list, status changes and notes), which suppliers fill which
+kind of equipment, and the supplier's reply in the fax inbox."""
 from __future__ import annotations
 
+import re
 from datetime import date
 
-from admindesk.harness.agents.reference import ehr_steps
+from admindesk.harness.agents.reference import ehr_steps, fax_steps
 from admindesk.harness.agents.reference.work import Work, parse_us_date
 from admindesk.harness.scripted import ScriptFailed
 
@@ -114,3 +115,16 @@ def back_to_item(work: Work) -> None:
     if not work.actor.count("#status-dialog select[name=supplier_id]"):
         to_order(work)
         open_dme_item(work)
+
+
+def read_supplier_reply(work: Work) -> None:
+    """Open the supplier's reply in the fax inbox and read its order number."""
+    supplier = work.need("supplier")
+    rows = [r for r in fax_steps.search_inbox(work, supplier) if work.patient["last_name"] in r["subject"]]
+    if not rows:
+        raise ScriptFailed(f"no reply from {supplier} in the fax inbox")
+    subject = fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
+    number = re.search(r"SO-[A-Z]+-\d+", subject + " " + work.actor.text("main"))
+    if "confirmation" not in subject.lower() or number is None:
+        raise ScriptFailed(f"the supplier did not confirm the order: {subject!r}")
+    work.notes["confirmation"] = number.group(0)

@@ -162,19 +162,6 @@ def fax_packet(work: Work, decision: dict[str, str]) -> dict[str, str]:
     return fax_steps.send(work)
 
 
-def read_reply(work: Work) -> None:
-    """Open the supplier's reply in the fax inbox and read its order number."""
-    supplier = work.need("supplier")
-    rows = [r for r in fax_steps.search_inbox(work, supplier) if work.patient["last_name"] in r["subject"]]
-    if not rows:
-        raise ScriptFailed(f"no reply from {supplier} in the fax inbox")
-    subject = fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
-    number = re.search(r"SO-[A-Z]+-\d+", subject + " " + work.actor.text("main"))
-    if "confirmation" not in subject.lower() or number is None:
-        raise ScriptFailed(f"the supplier did not confirm the order: {subject!r}")
-    work.notes["confirmation"] = number.group(0)
-
-
 def solve(work: Work) -> None:
     """The template's subtasks in order; each one's actions under `work.doing`."""
     actor = work.actor
@@ -226,7 +213,7 @@ def solve(work: Work) -> None:
             work.notes.update(job=job["job_id"], sent=job["completed"])
         if work.doing("supplier_reply"):
             work.need("job")
-            read_reply(work)
+            dme_steps.read_supplier_reply(work)
     if work.doing("close_item"):
         dme_steps.back_to_item(work)
         follow_up = us_date(work.task.now.date() + timedelta(days=FOLLOW_UP_DAYS))
