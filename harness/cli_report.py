@@ -2,7 +2,9 @@
 comparison of several), and `admindesk leaderboard build|validate` for submissions.
 
 Every input is read and checked before anything is written: a broken run folder or a
-rejected submission is a clear error that writes nothing.
+rejected submission is a clear error that writes nothing. With `--judge SPEC` (as for
+`admindesk score`) the leaderboard commands re-judge rubric checks with the maintainers'
+judge instead of replaying the submitter's verdicts.
 """
 from __future__ import annotations
 
@@ -10,9 +12,30 @@ from pathlib import Path
 
 import click
 
+from admindesk.harness.cli_judge import judge_from_options, judge_options
 from admindesk.verifiers.task_model import TASKS_ROOT
 
 RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
+
+
+def rejudge_option(command):
+    """`--judge SPEC` plus the judge settings `admindesk score` takes."""
+    command = judge_options(command)
+    return click.option(
+        "--judge", "judge_spec", default=None, metavar="SPEC",
+        help="Re-judge rubric checks with this judge (openai:MODEL, openai-compatible:URL#MODEL, "
+             "anthropic:MODEL, comma-separated for a jury, or module:attr; cached). Without one the "
+             "submitter's own rubric verdicts are replayed, and the site says so.")(command)
+
+
+def _review_summary(verdict) -> str:
+    """What re-judging found, for the last line of `validate`."""
+    if verdict.judge is None:
+        return "rubric verdicts are the submitter's own (not re-judged; pass --judge to re-judge)"
+    usage = verdict.judge_usage
+    paid = f"; {usage.votes} votes, {usage.cache_hits} from the cache" if usage is not None else ""
+    return (f"rubric checks re-judged by {verdict.judge}: {len(verdict.disagreements)} overturned, "
+            f"{len(verdict.judge_errors)} judge error(s){paid}")
 
 
 @click.command("report")
@@ -40,16 +63,21 @@ def leaderboard() -> None:
 @click.argument("submission", type=RUN_DIR)
 @click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
               show_default=True, help="Folder of task files the scores are re-computed against.")
-def validate(submission: Path, tasks_dir: Path) -> None:
+@rejudge_option
+def validate(submission: Path, tasks_dir: Path, judge_spec: str | None, **judge_settings) -> None:
     """Check SUBMISSION (a run folder with submission.json) as the leaderboard would."""
     from admindesk.harness.leaderboard import validate_submission
 
-    verdict = validate_submission(submission, tasks_dir)
+    judge = judge_from_options(judge_spec, **judge_settings) if judge_spec else None
+    verdict = validate_submission(submission, tasks_dir, judge)
+    for review in verdict.reviews:
+        click.echo(f"~ {review.describe()}", err=True)
     if not verdict.accepted:
         for problem in verdict.problems:
             click.echo(f"- {problem}", err=True)
         raise click.ClickException(f"{submission}: rejected ({len(verdict.problems)} problem(s))")
-    click.echo(f"{submission}: accepted ({verdict.n_episodes} episodes re-scored, every score matches)")
+    click.echo(f"{submission}: accepted ({verdict.n_episodes} episodes re-scored, every score matches; "
+               f"{_review_summary(verdict)})")
 
 
 @leaderboard.command("build")
@@ -58,14 +86,19 @@ def validate(submission: Path, tasks_dir: Path) -> None:
               help="Site folder (index.html, one report per accepted entry).")
 @click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
               show_default=True, help="Folder of task files the scores are re-computed against.")
-def build(submissions_dir: Path, site_dir: Path, tasks_dir: Path) -> None:
+@rejudge_option
+def build(submissions_dir: Path, site_dir: Path, tasks_dir: Path, judge_spec: str | None, **judge_settings) -> None:
     """Validate every submission under SUBMISSIONS_DIR and build the ranked site."""
     from admindesk.harness.leaderboard import build_site
 
+    judge = judge_from_options(judge_spec, **judge_settings) if judge_spec else None
     try:
-        site = build_site(submissions_dir, site_dir, tasks_dir)
+        site = build_site(submissions_dir, site_dir, tasks_dir, judge)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
+    for entry in site.accepted:
+        for review in entry.reviews:
+            click.echo(f"~ {entry.name}: {review.describe()}", err=True)
     for rejected in site.rejected:
         click.echo(f"rejected {rejected.name}: {'; '.join(rejected.problems)}", err=True)
     click.echo(f"{len(site.accepted)} listed, {len(site.rejected)} rejected -> {site.index}")

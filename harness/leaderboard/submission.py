@@ -11,9 +11,11 @@ beside its run.json: who made it and how (`SubmissionMeta`). Before it is listed
   claimed scores.json and the run.json line; run.json's headline metrics match the episodes.
 
 Scores are functions of the stored final state, so no re-run is needed. The one part that
-is not a function of the record is a rubric verdict (an LLM judge read the text): those are
-replayed from the submission's own scores.json, and everything that depends on them
-(subtask outcomes, the task's result) is still re-computed.
+is not a function of the record is a rubric verdict (an LLM judge read the text). Without a
+judge those are replayed from the submission's own scores.json, and everything that depends
+on them (subtask outcomes, the task's result) is still re-computed; with the maintainers'
+judge they are judged again (see rejudge): overturned verdicts that change a result reject
+the submission, and the entry is listed with the re-judged results.
 """
 from __future__ import annotations
 
@@ -26,8 +28,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from admindesk.harness import run_metrics
+from admindesk.harness.leaderboard.rejudge import RubricReview, review_rubrics
 from admindesk.verifiers.episode import QueryError
-from admindesk.verifiers.judge import JudgeError, Judgement, RubricRequest
+from admindesk.verifiers.judge import Judge, JudgeError, Judgement, RubricRequest
+from admindesk.verifiers.judge.usage import JudgeUsage
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import TaskResult, score_task
 from admindesk.verifiers.task_model import Task, TaskFileError, load_tasks
@@ -60,11 +64,30 @@ class Verdict(BaseModel):
     meta: SubmissionMeta | None = None
     problems: list[str] = Field(default_factory=list)
     n_episodes: int = 0
+    # The maintainers' judge that re-judged the rubric checks; None when they were replayed
+    # from the submission (the listed rubric verdicts are then the submitter's own).
+    judge: str | None = None
+    # Rubric checks the judge overturned or could not answer (rejudge.RubricReview).
+    reviews: list[RubricReview] = Field(default_factory=list)
+    # Episode folder -> its re-judged result (only when re-judged): what the entry lists.
+    rejudged: dict[str, TaskResult] = Field(default_factory=dict, repr=False)
+    # What the judge did over the whole submission: items, votes, cache hits, errors.
+    judge_usage: JudgeUsage | None = None
 
     @property
     def accepted(self) -> bool:
         """True when nothing is wrong."""
         return not self.problems
+
+    @property
+    def disagreements(self) -> list[RubricReview]:
+        """The claimed rubric verdicts the maintainers' judge overturned."""
+        return [review for review in self.reviews if review.disagrees]
+
+    @property
+    def judge_errors(self) -> list[RubricReview]:
+        """The rubric checks the maintainers' judge gave no verdict on (left unjudged)."""
+        return [review for review in self.reviews if review.judge_error is not None]
 
     @property
     def name(self) -> str:
@@ -133,7 +156,10 @@ def _compare(episode: str, claimed: TaskResult, rescored: TaskResult) -> list[st
     return problems
 
 
-def _check_episode(folder: Path, line: dict[str, Any], task: Task) -> list[str]:
+def _check_episode(folder: Path, line: dict[str, Any], task: Task, verdict: Verdict,
+                   judge: Judge | None) -> list[str]:
+    """The problems with one episode; with `judge`, its re-judged result and rubric reviews
+    go into `verdict`."""
     episode = folder.name
     if line.get("result") in ("error", "infra_error", "timeout") and not (folder / "record.json").exists():
         return []  # an episode that broke or was stopped has no record; it never counts as passed
@@ -152,6 +178,7 @@ def _check_episode(folder: Path, line: dict[str, Any], task: Task) -> list[str]:
     # Scored without a judge, a submission's rubrics are unjudged; with one, replay its verdicts.
     try:
         rescored = score_task(task, record, ReplayJudge(claimed) if claimed.judge is not None else None)
+        rejudged = score_task(task, record, judge) if judge is not None else None
     except (QueryError, CaseReferenceError) as exc:  # the task file is broken, not the submission
         return [f"{episode}: task {task.id} cannot be scored ({exc})"]
     problems = _compare(episode, claimed, rescored)
@@ -162,7 +189,27 @@ def _check_episode(folder: Path, line: dict[str, Any], task: Task) -> list[str]:
     if abs(float(line.get("subtask_pass_rate", -1)) - rescored.subtask_pass_rate) > TOLERANCE:
         problems.append(f"{episode}: run.json subtask_pass_rate {line.get('subtask_pass_rate')!r}, "
                         f"re-scored {rescored.subtask_pass_rate}")
+    if rejudged is not None:
+        reviews = review_rubrics(episode, claimed, rejudged)
+        verdict.reviews.extend(reviews)
+        verdict.rejudged[episode] = rejudged
+        _add_usage(verdict, rejudged.judge)
+        overturned = [review.check for review in reviews if review.changes_result]
+        if overturned:
+            problems.append(f"{episode}: result claimed {claimed.outcome!r}, re-judged {rejudged.outcome!r} "
+                            f"(the judge overturned {', '.join(overturned)})")
     return problems
+
+
+def _add_usage(verdict: Verdict, usage: JudgeUsage | None) -> None:
+    """Add one episode's judge usage to the submission's total."""
+    if usage is None:
+        return
+    total = verdict.judge_usage or JudgeUsage(spec=usage.spec)
+    verdict.judge_usage = total.model_copy(update={
+        "models": sorted(set(total.models) | set(usage.models)), "items": total.items + usage.items,
+        "votes": total.votes + usage.votes, "cache_hits": total.cache_hits + usage.cache_hits,
+        "errors": total.errors + usage.errors})
 
 
 def _check_metrics(run: dict[str, Any], episodes: list[dict[str, Any]]) -> list[str]:
@@ -179,10 +226,11 @@ def _check_metrics(run: dict[str, Any], episodes: list[dict[str, Any]]) -> list[
             if not isinstance(metrics.get(name), (int, float)) or abs(metrics[name] - value) > METRIC_TOLERANCE]
 
 
-def validate_submission(path: Path, tasks_dir: Path) -> Verdict:
+def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None) -> Verdict:
     """Check the submission at `path` against the task files in `tasks_dir` (see the module
-    docstring); every problem found is in the verdict, each naming its episode."""
-    verdict = Verdict(path=path)
+    docstring); every problem found is in the verdict, each naming its episode. With
+    `judge` (the maintainers'), rubric checks are re-judged rather than replayed."""
+    verdict = Verdict(path=path, judge=judge.name if judge is not None else None)
     problems = verdict.problems
     meta_data = _load_json(path / SUBMISSION_FILE, problems)
     run = _load_json(path / "run.json", problems)
@@ -214,7 +262,7 @@ def validate_submission(path: Path, tasks_dir: Path) -> Verdict:
     for (task_id, trial), line in sorted(lines.items(), key=str):
         if task_id in tasks:
             folder = path / str(line.get("folder") or f"{task_id}-t{trial}")
-            problems.extend(_check_episode(folder, line, tasks[task_id]))
+            problems.extend(_check_episode(folder, line, tasks[task_id], verdict, judge))
     problems.extend(_check_metrics(run, run["episodes"]))
     verdict.n_episodes = len(lines)
     return verdict
