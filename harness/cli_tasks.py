@@ -186,9 +186,12 @@ def case(task_id: str, tasks_dir: Path, cache_dir: Path | None) -> None:
                    "--day; then only one task per workflow of the sample is rerun (and ablated, with --ablate).")
 @click.option("--day", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="The day that draws the sample (YYYY-MM-DD; default today).")
+@click.option("--workers", type=click.IntRange(1, 16), default=1, show_default=True,
+              help="Tasks checked at once, each worker with its own apps and browser.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the episodes are kept (default: a temporary folder).")
-def check(selection: str, ablate: bool, rerun: bool, sample_size: int | None, day, out_dir: Path | None) -> None:
+def check(selection: str, ablate: bool, rerun: bool, sample_size: int | None, day, workers: int,
+          out_dir: Path | None) -> None:
     """Run reference, noop and the controls on SELECTION; exit 1 unless the reference passes
     every task and every control fails every task (see harness/task_check.py)."""
     from admindesk.harness.cli_run import select_tasks
@@ -208,7 +211,7 @@ def check(selection: str, ablate: bool, rerun: bool, sample_size: int | None, da
     deep_ids = {task.id for task in deep}
     with tempfile.TemporaryDirectory(prefix="admindesk-check-") as scratch:
         verdicts, wall = check_tasks(chosen, out_dir or Path(scratch), ablate=deep_ids if ablate else (),
-                                     rerun=deep_ids if rerun else (), echo=click.echo)
+                                     rerun=deep_ids if rerun else (), workers=workers, echo=click.echo)
     bad = [v for v in verdicts if v.problems]
     click.echo(f"{len(verdicts) - len(bad)}/{len(verdicts)} task(s) proven in {wall:.0f} s")
     if bad:

@@ -8,8 +8,11 @@ task. Everything runs on one Env, one episode at a time.
 """
 from __future__ import annotations
 
+import atexit
+import multiprocessing
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from collections.abc import Collection
 from datetime import date
 from dataclasses import dataclass, field
@@ -100,17 +103,41 @@ def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool, rerun: bool
 
 
 def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (), rerun: Collection[str] = (),
-                echo=print) -> tuple[list[TaskCheck], float]:
-    """Check every task on one Env, ablating and rerunning the tasks whose ids are in `ablate`
-    and `rerun`; returns the verdicts and the wall time in seconds."""
+                workers: int = 1, echo=print) -> tuple[list[TaskCheck], float]:
+    """Check every task, ablating and rerunning the tasks whose ids are in `ablate` and
+    `rerun`; with several workers each has its own Env (apps and browser). Returns the
+    verdicts in suite order and the wall time in seconds."""
     started = time.perf_counter()
-    verdicts = []
-    with Env("screenshot") as env:
-        for task in tasks:
-            verdict = check_task(env, task, out_dir / task.id, ablate=task.id in ablate, rerun=task.id in rerun)
-            echo(format_row(verdict))
-            verdicts.append(verdict)
-    return verdicts, time.perf_counter() - started
+    verdicts: list[TaskCheck] = []
+    if workers == 1:
+        with Env("screenshot") as env:
+            for task in tasks:
+                verdicts.append(check_task(env, task, out_dir / task.id, ablate=task.id in ablate,
+                                           rerun=task.id in rerun))
+                echo(format_row(verdicts[-1]))
+        return verdicts, time.perf_counter() - started
+    spawn = multiprocessing.get_context("spawn")  # a clean interpreter per worker: no inherited browser threads
+    with ProcessPoolExecutor(workers, mp_context=spawn, initializer=_start_worker_env) as pool:
+        pending = [pool.submit(_check_in_worker, task, out_dir / task.id, task.id in ablate, task.id in rerun)
+                   for task in tasks]
+        for future in as_completed(pending):
+            verdicts.append(future.result())
+            echo(format_row(verdicts[-1]))
+    order = {task.id: n for n, task in enumerate(tasks)}
+    return sorted(verdicts, key=lambda verdict: order[verdict.task_id]), time.perf_counter() - started
+
+
+_worker_env: Env | None = None  # the Env of a check worker process
+
+
+def _start_worker_env() -> None:
+    global _worker_env
+    _worker_env = Env("screenshot")
+    atexit.register(_worker_env.close)
+
+
+def _check_in_worker(task: Task, out_dir: Path, ablate: bool, rerun: bool) -> TaskCheck:
+    return check_task(_worker_env, task, out_dir, ablate=ablate, rerun=rerun)
 
 
 def format_row(verdict: TaskCheck) -> str:
