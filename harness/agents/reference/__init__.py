@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-from admindesk.harness.agents.reference.work import Work
+from admindesk.harness.agents.reference.work import SkippedPhase, Work
 from admindesk.harness.env import Env
 from admindesk.verifiers.task_model import Task
 
@@ -24,10 +24,10 @@ SOLUTIONS = {
     "appeals/duplicate_denial": "admindesk.harness.agents.reference.duplicate_denial",
     "appeals/fax_appeal": "admindesk.harness.agents.reference.fax_appeal",
     "appeals/portal_appeal": "admindesk.harness.agents.reference.portal_appeal",
-    "dme/portal_b_request": "admindesk.harness.agents.reference.portal_b_request",
     "appeals/corrected_claim": "admindesk.harness.agents.reference.corrected_claim",
-    "dme/stop_and_document": "admindesk.harness.agents.reference.dme_stop_and_document",
     "appeals/cob_corrected_claim": "admindesk.harness.agents.reference.cob_corrected_claim",
+    "dme/portal_b_request": "admindesk.harness.agents.reference.portal_b_request",
+    "dme/stop_and_document": "admindesk.harness.agents.reference.dme_stop_and_document",
     "dme/supplier_packet": "admindesk.harness.agents.reference.supplier_packet",
 }
 
@@ -50,5 +50,14 @@ class ReferenceAgent:
         self.notes: list = []
 
     def drive(self, env: Env, task: Task) -> None:
-        """Run the episode to its end (a `done` action)."""
-        solution_for(task)(Work(env, task, skip=self.skip))
+        """Run the episode to its end (a `done` action).
+
+        In an ablation, a step that needs what the skipped subtask would have read stops the
+        work there, as a coordinator missing that fact would; the state so far is scored."""
+        work = Work(env, task, skip=self.skip)
+        try:
+            solution_for(task)(work)
+        except SkippedPhase as missing:
+            if env.episode_over:
+                raise
+            work.finish(f"Stopped: {missing}")

@@ -35,10 +35,10 @@ def solve(work: Work) -> None:
     doc_title = next(d.get("title") or d["type"] for d in work.case["documents"] if d["key"] == doc_key)
     subtasks = {s.id for s in work.task.subtasks}
 
-    ehr_steps.open_chart(work)
-    ehr_steps.open_order(work)
     attachments: list[tuple[str, str]] = []
     if work.doing("review_order"):
+        ehr_steps.open_chart(work)
+        ehr_steps.open_order(work)
         attachments.append((ehr_steps.open_document(work, doc_key, download=True), "Clinical notes"))
         for document in work.case["documents"]:
             if document["type"] == "imaging_report":  # the joint's X-ray report the policy asks for
@@ -51,14 +51,17 @@ def solve(work: Work) -> None:
         result = portal_a.check_eligibility(work, primary_member, primary["payer"],
                                             parse_us_date(work.need("planned")))
         primary_note = f"Primary {primary['payer']} member {primary_member}: {result} on portal A. "
+        work.notes["primary_checked"] = result
         ehr_steps.back_to_order(work)
         ehr_steps.record_coverage_verification(work, primary["key"], "Verified - Inactive", primary_note)
-    planned = parse_us_date(work.need("planned"))
     if work.doing("verify_eligibility"):
         portal_b.open_portal_b(work)
-        portal_b.check_eligibility(work, member, planned)
+        work.notes["eligibility"] = portal_b.check_eligibility(work, member, parse_us_date(work.need("planned")))
     decision: dict[str, str] = {}
     if work.doing("submit_precert"):
+        work.need("eligibility")  # no request before the coverage is confirmed
+        if "check_primary" in subtasks:
+            work.need("primary_checked")
         portal_b.open_portal_b(work)
         answers = portal_b.clinical_answers(facts)
         summary = (f"{work.patient_name}, DOB {work.patient['dob']}, member {member}. Requesting "
@@ -69,15 +72,17 @@ def solve(work: Work) -> None:
         decision = portal_b.submit_precert(work, member, answers, summary, attachments)
         if decision["status"] != "Approved":
             raise ScriptFailed(f"Keystone Mutual did not approve: {decision}")
+        work.notes["decision"] = decision["status"]
     if work.doing("record_decision"):
-        if not decision:
-            raise ScriptFailed("no decision to record (the submission was skipped)")
+        work.need("decision")
         ehr_steps.back_to_order(work)
         ehr_steps.record_authorization(
             work, status="Approved", payer="Keystone Mutual Health", auth_number=decision["auth_number"],
             reference=decision["reference"], units=decision["units"],
             start=_from_portal_b(decision["start"]), end=_from_portal_b(decision["end"]))
+        work.notes["recorded"] = decision["auth_number"]
     if work.doing("close_item"):
+        work.need("recorded")  # the item closes on a recorded authorization only
         ehr_steps.back_to_order(work)
         number = decision.get("auth_number", "(none)")
         ehr_steps.add_order_comment(
@@ -89,4 +94,4 @@ def solve(work: Work) -> None:
                   f"taken from the {doc_title}.")
         ehr_steps.set_work_item(work, "Auth Obtained")
     work.finish(f"Approved by Keystone Mutual Health: authorization {decision.get('auth_number', 'none')} "
-                f"recorded on order {work.notes['order_id']}.")
+                f"recorded on order {work.need('order_id')}.")
