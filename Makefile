@@ -6,7 +6,7 @@ TASKS ?= pa-easy-01
 RUN_DIR ?= runs/main
 PYTEST_ARGS ?= -n 2
 
-.PHONY: deps install run report demo serve test bench
+.PHONY: deps install run report demo serve test check bench
 
 deps:  ## Debian's Chromium: the harness and the browser tests drive it.
 	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
@@ -29,6 +29,9 @@ serve: install
 
 test: install
 	$(PYTHON) -m pytest $(PYTEST_ARGS)
+
+check: install  ## the whole task suite's proof: reference, rerun, controls and ablations on every task
+	admindesk tasks check all --ablate --workers 2
 
 bench: install
 	$(PYTHON) bench/reset_bench.py
