@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from admindesk.harness.agents.reference import denial_facts, ehr_denials, fax_steps, portal_a
+from admindesk.harness.agents.reference import denial_facts, ehr_denials, ehr_steps, fax_steps, portal_a
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.scripted import ScriptFailed
 
@@ -89,7 +89,9 @@ def solve(work: Work) -> None:
     if work.doing("send_fax"):
         files = []
         for index, key in enumerate(keys):
-            files.append(ehr_denials.open_chart_document(work, key, download=True))
+            ehr_denials.open_chart_document(work, key)
+            # the shared download gesture waits for a download a loaded machine reports late
+            files.append(ehr_steps.click_to_download(work, "a.pv-btn[download]", work.ids["documents"][key]))
             titles[index] = open_document_label(work)
         payer = portal_a.payer_name(denial_facts.denied_claim_payer(work))
         fax_steps.compose_to_contact(work, payer, APPEALS_LINE)
