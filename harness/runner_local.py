@@ -70,6 +70,10 @@ def _drive(env: Env, agent: Any, task: Task, obs: Any) -> str | None:
             agent.drive(env, task)
         except ScriptFailed as exc:
             return f"stopped: {exc}"
+        except RuntimeError:
+            if not env.episode_over:
+                raise
+            return f"stopped: the step budget ({task.max_steps}) ran out"  # truncated, scored as it stands
         return None
     agent.reset(task.goal, task)
     for _ in range(task.max_steps):

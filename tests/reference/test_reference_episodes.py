@@ -56,3 +56,21 @@ def test_wrong_patient_is_caught_by_the_guards(env, tasks, tmp_path):
     outcome = run_one(env, tasks, tmp_path, "wrong-patient", "pa-easy-01")
     failed_guards = {guard.kind for guard in outcome.score.guards if not guard.result.passed}
     assert {"recipient", "phi"} <= failed_guards
+
+
+class _Overrunner:
+    """A scripted agent that acts past the step budget (as a long filing solution can)."""
+
+    name = "overrunner"
+    notes: list = []
+
+    def drive(self, env, task):
+        while True:
+            env.step({"type": "scroll", "x": 640, "y": 400, "dx": 0, "dy": 100})
+
+
+def test_a_scripted_agent_that_runs_out_of_steps_is_scored_not_an_error(env, tasks, tmp_path):
+    task = tasks["pa-easy-01"].model_copy(update={"max_steps": 3})
+    outcome = runner_local.run_episode(env, _Overrunner(), task, tmp_path / "ep", trial=0)
+    assert outcome.summary.result == "fail" and outcome.summary.steps == 3
+    assert outcome.summary.agent_note == "stopped: the step budget (3) ran out"
