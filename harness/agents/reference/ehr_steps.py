@@ -67,6 +67,8 @@ def record_authorization(work: Work, *, status: str, payer: str, auth_number: st
         if value:
             actor.fill(f"input[name={name}]", value)
     actor.click("button:text-is('Save authorization')")
+    if actor.count("#authorization .alert-error"):  # a refused form keeps the posted values: read the error
+        raise ScriptFailed(f"the authorization was refused: {actor.text('#authorization .alert-error')}")
     saved = actor.read("select[name=status]").evaluate("s => s.options[s.selectedIndex].text")
     if saved.strip() != status:
         raise ScriptFailed(f"the authorization was not saved as {status!r}: "

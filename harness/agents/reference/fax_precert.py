@@ -91,8 +91,6 @@ def solve(work: Work) -> None:
         ehr_steps.back_to_order(work)
         # No payer reference exists yet: the payer assigns one when its determination comes back.
         ehr_steps.record_authorization(work, status="Submitted - Pending", payer=payer)
-        if work.actor.count("#authorization .alert-error"):
-            raise ScriptFailed(f"the authorization was refused: {work.actor.text('#authorization .alert-error')}")
         work.notes["recorded"] = "Submitted - Pending"
     if work.doing("close_item"):
         work.need("recorded")
