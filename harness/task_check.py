@@ -25,6 +25,7 @@ from admindesk.verifiers.task_model import Task, order_subtasks
 
 CONTROLS = ("noop", "notes-only", "wrong-patient")
 FILE_NOTHING_GUARD = "no_submission"
+BUDGET_SLACK = 1.25  # a task's max_steps must leave an agent this much over the reference's step count
 
 
 def files_nothing(task: Task) -> bool:
@@ -75,6 +76,9 @@ def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool, rerun: bool
         note = reference.summary.agent_note or reference.summary.error or ""
         verdict.problems.append(f"reference {reference.summary.result} at "
                                 f"{reference.summary.first_failing_subtask} {note[:200]}".strip())
+    if reference.summary.steps * BUDGET_SLACK > task.max_steps:
+        verdict.problems.append(f"the reference used {reference.summary.steps} of {task.max_steps} steps: the "
+                                f"budget leaves an agent less than {BUDGET_SLACK - 1:.0%} over the reference")
     if rerun:
         again = episode("reference", "reference-rerun")
         if again.summary.final_snapshot_hashes != reference.summary.final_snapshot_hashes:
