@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from admindesk.harness.agents.reference import ehr_steps
 from admindesk.harness.agents.reference.work import Work, us_date
 from admindesk.harness.scripted import ScriptFailed
 
@@ -164,12 +165,7 @@ def open_chart_document(work: Work, doc_key: str, *, download: bool = False) -> 
     work.notes[f"doc_{doc_key}_title"] = actor.text(".pv-head h2")
     if not download:
         return None
-    before = {f.name for f in work.env.downloaded_files()}
-    actor.click("a.pv-btn[download]")
-    new = [f.name for f in work.env.downloaded_files() if f.name not in before]
-    if not new:
-        raise ScriptFailed(f"downloading {doc_id} produced no file")
-    return new[0]
+    return ehr_steps.click_to_download(work, "a.pv-btn[download]", doc_id)
 
 
 def back_to_item(work: Work) -> None:
