@@ -99,6 +99,8 @@ def play(clients, to_supplier_line: bool = True) -> EpisodeRecord:
     assert sent.status_code == 302, sent.get_data(as_text=True)
     assert fax.get("/inbox").status_code == 200
     replies = fax.snapshot()["supplier_replies"]
+    for reply in replies:  # the coordinator opens the supplier's reply to read its order number
+        assert fax.get(f"/inbox/{reply['inbound_fax_id']}").status_code == 200
     item = next(w for w in ehr.snapshot()["work_items"] if w["order_id"] == order_id and w["queue"] == "DME")
     updated = ehr.post(f"/queues/items/{item['id']}/status", {
         "status": "Supplier Confirmed" if replies else "Sent to Supplier", "supplier_id": supplier["id"],
