@@ -7,6 +7,8 @@ the Denials item records it.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import re
 
 from pypdf import PdfReader
@@ -117,21 +119,11 @@ def note_text(work: Work, change: steps.Replacement) -> str:
 
 def solve(work: Work) -> None:
     """The template's subtasks in order; each one's actions under `work.doing`."""
-    if work.doing("review_denial"):
-        review(work)
-    if work.doing("check_portal"):
-        facts = steps.check_claim(work, steps.portal_of(work.need("payer")), work.need("claim_number"))
-        if facts["portal_status"] != "Denied":
-            raise ScriptFailed(f"the payer's portal shows the claim {facts['portal_status']}, not Denied")
-    change = replacement(work)
-    if work.doing("send_correction"):
-        work.need("portal_status")  # the portal's status says the claim can still be replaced
-        steps.submit_replacement(work, steps.portal_of(work.notes["payer"]), work.notes["claim_number"], change)
-    if work.doing("record_correction"):
-        steps.record_on_item(work, work.need("corrected_number"))
-    if work.doing("explain"):
-        work.need("corrected_number")
-        ehr_denials.add_item_note(work, note_text(work, change))
+    def plan(work: Work) -> tuple[steps.Replacement, Callable[[], str]]:
+        change = replacement(work)
+        return change, lambda: note_text(work, change)
+
+    change = steps.work_the_denial(work, review, plan)
     work.finish(f"Resubmitted claim {work.notes.get('claim_number', '(unknown)')} to the secondary payer "
                 f"{work.notes.get('payer', '')} as a corrected claim (frequency code 7) with the primary payer "
                 f"{work.notes.get('primary_payer', '')}'s payment of ${change.primary_paid:,.2f} and its EOB attached. "

@@ -9,6 +9,7 @@ the clearinghouse portal (A), as the payer on the EHR claim page says.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -153,3 +154,26 @@ def record_on_item(work: Work, corrected_number: str) -> None:
     shown = work.actor.fact("Appeal reference")
     if shown != corrected_number:
         raise ScriptFailed(f"the item shows reference {shown!r}, not {corrected_number!r}")
+
+
+def work_the_denial(work: Work, review: Callable[[Work], None],
+                    plan: Callable[[Work], tuple[Replacement, Callable[[], str]]]) -> Replacement:
+    """Both templates' subtasks in order, each under `work.doing`: review the denial, check the
+    claim on the payer's portal, send the replacement `plan` works out, record it on the item,
+    and leave the note `plan` words. Returns the replacement."""
+    if work.doing("review_denial"):
+        review(work)
+    if work.doing("check_portal"):
+        facts = check_claim(work, portal_of(work.need("payer")), work.need("claim_number"))
+        if facts["portal_status"] != "Denied":
+            raise ScriptFailed(f"the payer's portal shows the claim {facts['portal_status']}, not Denied")
+    change, note = plan(work)
+    if work.doing("send_correction"):
+        work.need("portal_status")  # the portal's status says the claim can still be replaced
+        submit_replacement(work, portal_of(work.notes["payer"]), work.notes["claim_number"], change)
+    if work.doing("record_correction"):
+        record_on_item(work, work.need("corrected_number"))
+    if work.doing("explain"):
+        work.need("corrected_number")
+        ehr_denials.add_item_note(work, note())
+    return change
