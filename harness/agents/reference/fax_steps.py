@@ -29,13 +29,7 @@ FINAL_STATUSES = ("Sent", "Failed")
 
 def open_fax(work: Work) -> None:
     """The fax app in a new tab, signed in (once per episode; later calls switch to its tab)."""
-    actor = work.actor
-    if work.notes.get("fax_tab"):
-        actor.switch_to_tab(int(work.notes["fax_tab"]))
-        return
-    actor.open_app(FAX_TAB, new_tab=True)
-    actor.login()
-    work.notes["fax_tab"] = str(len(work.env.chrome_layout().tabs) - 1)
+    work.open_app_tab(FAX_TAB, "fax_tab")
 
 
 def _phonebook_rows(work: Work) -> list[dict[str, str]]:

@@ -22,13 +22,7 @@ def payer_name(payer_id: str) -> str:
 
 def open_portal_a(work: Work) -> None:
     """Portal A in a new tab, signed in (once per episode)."""
-    actor = work.actor
-    if work.notes.get("portal_a_tab"):
-        actor.switch_to_tab(int(work.notes["portal_a_tab"]))
-        return
-    actor.open_app(PORTAL_A_TAB, new_tab=True)
-    actor.login()
-    work.notes["portal_a_tab"] = str(len(work.env.chrome_layout().tabs) - 1)
+    work.open_app_tab(PORTAL_A_TAB, "portal_a_tab")
 
 
 def check_eligibility(work: Work, member_id: str, payer_id: str, service_day: date) -> str:

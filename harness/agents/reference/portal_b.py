@@ -17,13 +17,7 @@ def portal_b_date(value: date) -> str:
 
 def open_portal_b(work: Work) -> None:
     """Portal B in a new tab, signed in (once per episode)."""
-    actor = work.actor
-    if work.notes.get("portal_b_tab"):
-        actor.switch_to_tab(int(work.notes["portal_b_tab"]))
-        return
-    actor.open_app(PORTAL_B_TAB, new_tab=True)
-    actor.login()
-    work.notes["portal_b_tab"] = str(len(work.env.chrome_layout().tabs) - 1)
+    work.open_app_tab(PORTAL_B_TAB, "portal_b_tab")
 
 
 def check_eligibility(work: Work, member_id: str, service_day: date) -> str:

@@ -102,6 +102,16 @@ class Work:
             raise SkippedPhase(f"{key} was never read (phase {', '.join(self.skipped) or '?'} skipped)")
         return self.notes[key]
 
+    def open_app_tab(self, label: str, note_key: str) -> None:
+        """The app `label` in a new tab, signed in, once per episode; later calls switch to
+        that tab (its index is kept in notes[note_key])."""
+        if self.notes.get(note_key):
+            self.actor.switch_to_tab(int(self.notes[note_key]))
+            return
+        self.actor.open_app(label, new_tab=True)
+        self.actor.login()
+        self.notes[note_key] = str(len(self.env.chrome_layout().tabs) - 1)
+
     def finish(self, answer: str) -> None:
         """End the episode with the final answer."""
         self.actor.do({"type": "done", "answer": answer})
