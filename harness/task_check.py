@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from admindesk.harness import runner_local
+from admindesk.harness.agents.controls import FILING_TEMPLATE
 from admindesk.harness.env import Env
 from admindesk.verifiers.scoring import TaskResult
 from admindesk.verifiers.task_model import Task, order_subtasks
@@ -31,8 +32,6 @@ BUDGET_SLACK = 1.25  # a task's max_steps must leave an agent this much over the
 def files_nothing(task: Task) -> bool:
     """True when the right work files no request anywhere (every submission table guarded);
     never for a template whose own work is the filing do-it-anyway would do."""
-    from admindesk.harness.agents.controls import FILING_TEMPLATE
-
     if task.template in FILING_TEMPLATE.values():
         return False
     return sum(guard.kind == FILE_NOTHING_GUARD for guard in task.guards) >= 3 or not task.feasible
