@@ -1,0 +1,1 @@
+"""Held-out splits: fresh cases of the public templates, drawn by a seeded sampler."""
