@@ -28,8 +28,8 @@ def case_slot(task_id: str) -> int:
 class CaseIds:
     """Issues the case's ids; `index` is the record's position among its kind in the case."""
 
-    def __init__(self, task_id: str):
-        self.slot = case_slot(task_id)
+    def __init__(self, task_id: str, slot: int | None = None):
+        self.slot = case_slot(task_id) if slot is None else slot
 
     def _tail(self, index: int, width: int) -> str:
         if not 0 <= index < 10 ** width:
@@ -81,7 +81,7 @@ def case_record_ids(task_id: str, case: dict[str, Any]) -> dict[str, Any]:
     `claims.<key>`, `remittances.<claim key>` (claims with a remittance) and `faxes.<key>`.
     Mirrors envs/world/cases/builder.py's numbering.
     """
-    ids = CaseIds(task_id)
+    ids = CaseIds(task_id, case.get("slot"))
     coverages = {}
     for index, spec in enumerate(case.get("coverages", [])):
         member_id = spec.get("member_id") or ids.member_id(spec["payer"], index)

@@ -6,7 +6,7 @@ history (requests and appeals on file), claims with their adjustments and remitt
 waiting in the inbox. The world's generators (admindesk.envs.world.cases) turn it into
 rows in every app.
 
-This module imports pydantic only: the harness, the verifiers and the app kit all read
+This module imports pydantic (and the id slots of case_ids) only: the harness, the verifiers and the app kit all read
 task files, and none of them should pull in the world (Faker) or an app to do so.
 Checks that need the world (a payer exists, a code is in the code set) are made when
 the case is built.
@@ -17,6 +17,8 @@ from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .case_ids import SLOTS
 
 Key = str
 Sex = Literal["F", "M"]
@@ -319,6 +321,9 @@ class FaxSpec(CaseModel):
 class Case(CaseModel):
     """A task's situation. Keys name parts within the case; references must resolve."""
 
+    slot: int | None = Field(default=None, ge=0, lt=SLOTS,
+                             description="the four-digit id slot (verifiers/case_ids.py); default: from the task id. "
+                                         "Generated splits set it so that no two of their cases share ids")
     patient: PatientSpec
     lookalikes: list[LookalikeSpec] = Field(default_factory=list)
     coverages: list[CoverageSpec] = Field(min_length=1)

@@ -55,7 +55,7 @@ def build_case(world: World, task_id: str, case: Case) -> CaseRecords:
 class _Builder:
     def __init__(self, world: World, task_id: str, case: Case):
         self.world, self.case, self.task_id = world, case, task_id
-        self.ids = CaseIds(task_id)
+        self.ids = CaseIds(task_id, case.slot)
         self.rng = random.Random(f"case:{task_id}")
         self.fake = Faker("en_US")
         self.fake.seed_instance(self.ids.slot)
