@@ -3,7 +3,9 @@ with one or more workers and write the run folder (see run_pool, run_folder).
 
 SEL is `all`, task ids (comma separated), or filters `key=value[,key=value]` over task
 fields (workflow, difficulty, challenge, template, feasible), e.g.
-`workflow=prior_auth,difficulty=hard`.
+`workflow=prior_auth,difficulty=hard`. `--tasks-dir DIR` runs the tasks of another folder
+of task files (a split `admindesk tasks generate --split` wrote) exactly like the public
+suite; run.json's `split` records which split ran (see task_folders).
 """
 from __future__ import annotations
 
@@ -56,6 +58,8 @@ def select_tasks(selection: str, tasks: list[Task]) -> list[Task]:
               help="all, ids (comma separated) or filters such as workflow=prior_auth,difficulty=hard.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Run folder (run.json and one folder per episode).")
+@click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder of task files to run, e.g. a generated held-out split (default: the public suite, tasks/).")
 @click.option("--trials", default=1, show_default=True, type=click.IntRange(1, 100))
 @click.option("--prompt-mode", type=click.Choice(["zero_shot", "general", "task_specific"]), default=None,
               help="Prompt mode for model agents.")
@@ -75,7 +79,7 @@ def select_tasks(selection: str, tasks: list[Task]) -> list[Task]:
 @click.option("--api-key-env", default=None, help="Model agents: the variable holding the key.")
 @click.option("--action-space", type=click.Choice(["coordinate", "element"]), default=None,
               help="Model agents: act on pixels or on the accessibility tree's element ids.")
-def run(agent_name: str, selection: str, out_dir: Path, trials: int, prompt_mode: str | None,
+def run(agent_name: str, selection: str, out_dir: Path, tasks_dir: Path | None, trials: int, prompt_mode: str | None,
         observation: str, max_steps: int | None, workers: int, backend: str, ray_address: str | None,
         episode_timeout: float, model: str | None, base_url: str | None, api_key_env: str | None,
         action_space: str | None) -> None:
@@ -83,10 +87,11 @@ def run(agent_name: str, selection: str, out_dir: Path, trials: int, prompt_mode
     skips the episodes already finished there."""
     from admindesk.harness.run_progress import run_with_progress
     from admindesk.harness.run_worker import WorkerConfig
-    from admindesk.verifiers.task_model import load_tasks
+    from admindesk.harness.task_folders import load_task_folder
+    from admindesk.verifiers.task_model import TASKS_ROOT
 
     try:
-        chosen = select_tasks(selection, load_tasks())
+        chosen = select_tasks(selection, load_task_folder(tasks_dir or TASKS_ROOT))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     if not chosen:
@@ -100,7 +105,8 @@ def run(agent_name: str, selection: str, out_dir: Path, trials: int, prompt_mode
     except (ValueError, TypeError) as exc:
         raise click.ClickException(str(exc)) from exc
     config = WorkerConfig(agent_name=agent_name, agent_options=agent_options, observation=observation,
-                          prompt_mode=prompt_mode, max_steps=max_steps)
+                          prompt_mode=prompt_mode, max_steps=max_steps,
+                          tasks_dir=tasks_dir.resolve() if tasks_dir is not None else None)
     try:
         run_json = run_with_progress(config, chosen, out_dir, trials=trials, workers=workers,
                                      backend=backend, ray_address=ray_address,

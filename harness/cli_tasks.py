@@ -190,14 +190,16 @@ def case(task_id: str, tasks_dir: Path, cache_dir: Path | None) -> None:
               help="Tasks checked at once, each worker with its own apps and browser.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the episodes are kept (default: a temporary folder).")
+@TASKS_DIR_OPTION
 def check(selection: str, ablate: bool, rerun: bool, sample_size: int | None, day, workers: int,
-          out_dir: Path | None) -> None:
+          out_dir: Path | None, tasks_dir: Path) -> None:
     """Run reference, noop and the controls on SELECTION; exit 1 unless the reference passes
     every task and every control fails every task (see harness/task_check.py)."""
     from admindesk.harness.cli_run import select_tasks
     from admindesk.harness.task_check import check_tasks, one_per_workflow, stratified_sample
+    from admindesk.harness.task_folders import load_task_folder
     try:
-        chosen = select_tasks(selection, _load(TASKS_ROOT))
+        chosen = select_tasks(selection, load_task_folder(tasks_dir))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     if not chosen:
@@ -211,7 +213,8 @@ def check(selection: str, ablate: bool, rerun: bool, sample_size: int | None, da
     deep_ids = {task.id for task in deep}
     with tempfile.TemporaryDirectory(prefix="admindesk-check-") as scratch:
         verdicts, wall = check_tasks(chosen, out_dir or Path(scratch), ablate=deep_ids if ablate else (),
-                                     rerun=deep_ids if rerun else (), workers=workers, echo=click.echo)
+                                     rerun=deep_ids if rerun else (), workers=workers, tasks_dir=tasks_dir,
+                                     echo=click.echo)
     bad = [v for v in verdicts if v.problems]
     click.echo(f"{len(verdicts) - len(bad)}/{len(verdicts)} task(s) proven in {wall:.0f} s")
     if bad:

@@ -49,7 +49,7 @@ class Env:
     def __init__(self, observation: ObservationMode = "screenshot", *,
                  frame_size: tuple[int, int] = (1280, 800), record_dir: str | Path | None = None,
                  services: Services | None = None, apps: list[str] | None = None,
-                 attach: AttachSpec | None = None,
+                 attach: AttachSpec | None = None, tasks_dir: str | Path | None = None,
                  headless: bool = True, settle_cap: float = 3.0,
                  credentials: tuple[str, str] = (DEFAULT_USERNAME, DEFAULT_PASSWORD)) -> None:
         if observation not in ("screenshot", "axtree", "both"):
@@ -59,10 +59,21 @@ class Env:
         self.record_dir = Path(record_dir) if record_dir is not None else None
         self.settle_cap = settle_cap
         self.credentials = credentials
+        # Task files outside tasks/ (a generated split): the apps build a named task's case
+        # from this folder, and a task given by id is looked up in it.
+        self.tasks_dir = Path(tasks_dir).resolve() if tasks_dir is not None else None
+        if services is not None and services.tasks_dir is not None:
+            if self.tasks_dir not in (None, Path(services.tasks_dir).resolve()):
+                raise ValueError(f"tasks_dir {self.tasks_dir} is not the folder the given services' apps "
+                                 f"read ({services.tasks_dir})")
+            self.tasks_dir = Path(services.tasks_dir).resolve()
+        elif self.tasks_dir is not None and (services is not None or attach is not None):
+            raise ValueError("tasks_dir starts the apps on that folder; with `services` or `attach` the apps "
+                             "are started elsewhere (give them the folder there, e.g. Services(tasks_dir=...))")
         self._scratch = Path(tempfile.mkdtemp(prefix="admindesk-env-"))
         # `attach`: drive apps started elsewhere (`admindesk serve`, play mode); see attach.py.
         self.services = services if services is not None else (
-            attached_services(attach) if attach is not None else Services(apps=apps))
+            attached_services(attach) if attach is not None else Services(apps=apps, tasks_dir=self.tasks_dir))
         self.browser: Browser | None = None
         self._episode: EpisodeBrowser | None = None
         self._executor: ActionExecutor | None = None
@@ -70,7 +81,7 @@ class Env:
         self._episodes = 0
         self._initial_snapshot_cache: dict[str, dict[str, Any]] = {}
         self.task: Task | None = None
-        self._task_files: dict[str, Task] | None = None  # the suite's task files, read once
+        self._task_files: dict[str, Task] | None = None  # the folder's task files, read once
         try:
             if not self.services.processes:
                 self.services.start()
@@ -92,7 +103,8 @@ class Env:
         context, the start page open (logged in if the task says so).
 
         A task given by id or as a `Task` is a task file's: the apps are told its id (they
-        add its case); an ad-hoc dict is not. A dead or hung app is restarted on the way.
+        add its case, from the Env's `tasks_dir`: the public suite unless one was given);
+        an ad-hoc dict is not. A dead or hung app is restarted on the way.
 
         `seed` is accepted for the gymnasium convention; the world is deterministic, so it
         changes nothing today.
@@ -269,9 +281,9 @@ class Env:
             resolved = task
         else:
             if self._task_files is None:
-                self._task_files = {candidate.id: candidate for candidate in load_tasks()}
+                self._task_files = {candidate.id: candidate for candidate in load_tasks(self.tasks_dir)}
             if task not in self._task_files:
-                raise KeyError(f"no task with id {task!r}")
+                raise KeyError(f"no task with id {task!r} under {self.tasks_dir or 'tasks/'}")
             resolved = self._task_files[task]
         builds_state = resolved.case is not None or bool(resolved.seed) or bool(resolved.interruptions)
         return resolved, resolved.id if builds_state else None

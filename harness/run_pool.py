@@ -30,6 +30,7 @@ from admindesk.harness.run_folder import (episode_name, finished_summaries, inst
                                           run_versions, sweep_staging, write_json_atomic)
 from admindesk.harness.run_metrics import run_metrics
 from admindesk.harness.run_worker import EpisodeWorker, WorkerConfig, make_run_agent
+from admindesk.harness.task_folders import refuse_other_split, split_record
 from admindesk.verifiers.task_model import Task
 
 DEFAULT_EPISODE_TIMEOUT_S = 1800.0
@@ -246,13 +247,15 @@ def run_parallel(config: WorkerConfig, tasks: list[Task], out_dir: Path, *, tria
                  on_episode: Callable[[dict[str, Any]], None] | None = None,
                  on_plan: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Run `config`'s agent on every task `trials` times with `workers` workers; resume a
-    run already in `out_dir`. Writes and returns run.json. `on_plan(total, already_done)`
-    is told the size of the run before it starts."""
+    run already in `out_dir` (of the same split only: see task_folders). Writes and returns
+    run.json. `on_plan(total, already_done)` is told the size of the run before it starts."""
     if trials < 1 or workers < 1:
         raise ValueError("trials and workers must be at least 1")
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be local or ray, not {backend!r}")
     make_run_agent(config)  # a bad agent name or option fails here, before anything is written
+    split = split_record(config.tasks_dir)
+    refuse_other_split(out_dir, split)
     out_dir.mkdir(parents=True, exist_ok=True)
     sweep_staging(out_dir)
     names = [episode_name(task.id, trial) for task in tasks for trial in range(trials)]
@@ -266,7 +269,7 @@ def run_parallel(config: WorkerConfig, tasks: list[Task], out_dir: Path, *, tria
               "agent_options": {k: str(v) for k, v in config.agent_options.items()},
               "observation": config.observation, "prompt_mode": config.prompt_mode,
               "max_steps": config.max_steps, "tasks": [t.id for t in tasks], "trials": trials,
-              "workers": workers, "backend": backend,
+              "workers": workers, "backend": backend, "split": split,
               "versions": run_versions(tasks, config.frame_size)}
     started = time.perf_counter()
 

@@ -2,7 +2,9 @@
 
 Each actor builds its own EpisodeWorker on its node (four apps and a Chromium there);
 episode files come back to the driver as bytes, so the run folder is the driver's. Ray is
-imported only when this backend is used.
+imported only when this backend is used. A run over a generated split (`--tasks-dir DIR`)
+needs DIR at the same path on every node (a shared or copied folder): the actors' apps read
+the task files there, and an actor that does not find it fails to start (an infra error).
 """
 from __future__ import annotations
 

@@ -45,6 +45,8 @@ class WorkerConfig(BaseModel):
     max_steps: int | None = None
     keep_screenshots: bool = True
     frame_size: tuple[int, int] = (1280, 800)
+    # The folder of task files the apps build cases from (None: the public suite, tasks/).
+    tasks_dir: Path | None = None
     # Fault injection (tests, soak): episode name -> app killed right after that episode's
     # reset, on its first attempt only, as a crash of that app would.
     kill_app_at_start: dict[str, str] = Field(default_factory=dict)
@@ -89,12 +91,15 @@ class EpisodeWorker:
 
     def __init__(self, config: WorkerConfig) -> None:
         self.config = config
+        if config.tasks_dir is not None and not config.tasks_dir.is_dir():
+            # A Ray actor on another node sees its own disk: the folder must be there too.
+            raise FileNotFoundError(f"tasks folder {config.tasks_dir} does not exist on {os.uname().nodename}")
         self.agent = make_run_agent(config)
         self._scratch = Path(tempfile.mkdtemp(prefix="admindesk-worker-"))
         self._episodes_dir = self._scratch / "episodes"
         try:
             self.env = Env(config.observation, frame_size=config.frame_size,  # type: ignore[arg-type]
-                           record_dir=self._episodes_dir)
+                           record_dir=self._episodes_dir, tasks_dir=config.tasks_dir)
         except BaseException:
             shutil.rmtree(self._scratch, ignore_errors=True)
             raise

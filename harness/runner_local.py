@@ -29,6 +29,7 @@ from admindesk.harness.agents.registry import AGENTS
 from admindesk.harness.agents.registry import agent_options as option_names
 from admindesk.harness.env import Env
 from admindesk.harness.scripted import ScriptFailed
+from admindesk.harness.task_folders import split_record
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import TaskResult, score_task
 from admindesk.verifiers.task_model import Task
@@ -136,10 +137,11 @@ def metrics(summaries: list[EpisodeSummary]) -> dict[str, Any]:
 def run(agent_name: str, tasks: list[Task], out_dir: Path, *, trials: int = 1,
         agent_options: dict[str, Any] | None = None, observation: str = "screenshot",
         max_steps: int | None = None, prompt_mode: str | None = None, env: Env | None = None,
-        keep_screenshots: bool = True,
+        keep_screenshots: bool = True, tasks_dir: Path | None = None,
         on_episode: Callable[[EpisodeOutcome], None] | None = None) -> list[EpisodeOutcome]:
     """Run `agent_name` on every task `trials` times, one episode at a time; write the run
-    folder and return the outcomes. An Env passed in is reused (and left open)."""
+    folder and return the outcomes. An Env passed in is reused (and left open); else one is
+    started over `tasks_dir` (the task files the tasks come from; None: the public suite)."""
     if trials < 1:
         raise ValueError("trials must be at least 1")
     options = dict(agent_options or {})
@@ -149,7 +151,13 @@ def run(agent_name: str, tasks: list[Task], out_dir: Path, *, trials: int = 1,
     out_dir.mkdir(parents=True, exist_ok=True)
     episodes_dir = out_dir / "episodes"
     owned = env is None
-    env = env or Env(observation, record_dir=episodes_dir)
+    if env is not None and tasks_dir is not None and env.tasks_dir != tasks_dir.resolve():
+        raise ValueError(f"the Env given reads tasks from {env.tasks_dir or 'tasks/'}, not {tasks_dir}")
+    # Not re-verified per call: `tasks check` runs this for every episode, and may check
+    # task files edited after generation; `admindesk run` (run_pool) verifies them.
+    split = split_record(tasks_dir if tasks_dir is not None else env.tasks_dir if env is not None else None,
+                         verify_files=False)
+    env = env or Env(observation, record_dir=episodes_dir, tasks_dir=tasks_dir)
     env.record_dir = episodes_dir
     outcomes: list[EpisodeOutcome] = []
     started = time.perf_counter()
@@ -172,7 +180,7 @@ def run(agent_name: str, tasks: list[Task], out_dir: Path, *, trials: int = 1,
     summaries = [o.summary for o in outcomes]
     run_json = {"agent": agent_name, "agent_options": {k: str(v) for k, v in options.items()},
                 "observation": observation, "prompt_mode": prompt_mode, "max_steps": max_steps,
-                "tasks": [t.id for t in tasks], "trials": trials, "versions": _versions(),
+                "tasks": [t.id for t in tasks], "trials": trials, "split": split, "versions": _versions(),
                 "wall_s": round(time.perf_counter() - started, 2),
                 "episodes": [s.model_dump() for s in summaries], "metrics": metrics(summaries)}
     (out_dir / "run.json").write_text(json.dumps(run_json, indent=1), encoding="utf-8")

@@ -116,6 +116,8 @@ class AppProcess:
     token: str
     log_path: Path
     launcher: list[str]
+    # The folder the app finds task files in (None: the app's default, the public suite).
+    tasks_dir: Path | None = None
     process: subprocess.Popen | None = None
     starts: int = 0
     # Tasks whose templates this process has built (a reset of them is a plain copy).
@@ -133,6 +135,8 @@ class AppProcess:
         # "--opt=value": a token_urlsafe value may begin with "-" and pass for an option.
         command = [*self.launcher, f"--port={self.port}", f"--data-dir={self.data_dir}",
                    f"--token={self.token}"]
+        if self.tasks_dir is not None:
+            command.append(f"--tasks-dir={self.tasks_dir}")
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
                                             stderr=subprocess.STDOUT,
@@ -214,6 +218,8 @@ class Services:
     work_dir: Path | None = None
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     startup_timeout: float = 120.0
+    # Where every app finds the task files a reset names (None: the public suite, tasks/).
+    tasks_dir: Path | None = None
     processes: dict[str, AppProcess] = field(default_factory=dict, init=False)
     _owns_work_dir: bool = field(default=False, init=False)
     _pool: ThreadPoolExecutor | None = field(default=None, init=False)
@@ -237,7 +243,8 @@ class Services:
                 self.processes[name] = AppProcess(
                     name=name, port=port, data_dir=self.work_dir / name, token=self.token,
                     log_path=self.work_dir / f"{name}.log",
-                    launcher=self.launchers.get(name) or default_launcher(name))
+                    launcher=self.launchers.get(name) or default_launcher(name),
+                    tasks_dir=self.tasks_dir.resolve() if self.tasks_dir is not None else None)
                 self.processes[name].spawn()
             self._for_each(lambda app: app.wait_healthy(self.startup_timeout))
         except BaseException:

@@ -111,21 +111,23 @@ def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool, rerun: bool
 
 
 def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (), rerun: Collection[str] = (),
-                workers: int = 1, echo=print) -> tuple[list[TaskCheck], float]:
+                workers: int = 1, tasks_dir: Path | None = None, echo=print) -> tuple[list[TaskCheck], float]:
     """Check every task, ablating and rerunning the tasks whose ids are in `ablate` and
-    `rerun`; with several workers each has its own Env (apps and browser). Returns the
-    verdicts in suite order and the wall time in seconds."""
+    `rerun`; with several workers each has its own Env (apps and browser). The apps build
+    the tasks' cases from `tasks_dir` (None: the public suite). Returns the verdicts in
+    suite order and the wall time in seconds."""
     started = time.perf_counter()
     verdicts: list[TaskCheck] = []
     if workers == 1:
-        with Env("screenshot") as env:
+        with Env("screenshot", tasks_dir=tasks_dir) as env:
             for task in tasks:
                 verdicts.append(check_task(env, task, out_dir / task.id, ablate=task.id in ablate,
                                            rerun=task.id in rerun))
                 echo(format_row(verdicts[-1]))
         return verdicts, time.perf_counter() - started
     spawn = multiprocessing.get_context("spawn")  # a clean interpreter per worker: no inherited browser threads
-    with ProcessPoolExecutor(workers, mp_context=spawn, initializer=_start_worker_env) as pool:
+    with ProcessPoolExecutor(workers, mp_context=spawn, initializer=_start_worker_env,
+                             initargs=(tasks_dir,)) as pool:
         pending = [pool.submit(_check_in_worker, task, out_dir / task.id, task.id in ablate, task.id in rerun)
                    for task in tasks]
         for future in as_completed(pending):
@@ -138,9 +140,9 @@ def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (
 _worker_env: Env | None = None  # the Env of a check worker process
 
 
-def _start_worker_env() -> None:
+def _start_worker_env(tasks_dir: Path | None) -> None:
     global _worker_env
-    _worker_env = Env("screenshot")
+    _worker_env = Env("screenshot", tasks_dir=tasks_dir)
     atexit.register(_worker_env.close)
 
 
