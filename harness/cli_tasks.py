@@ -5,6 +5,7 @@ they add to the world's."""
 from __future__ import annotations
 
 import importlib
+import re
 import tempfile
 from datetime import date, datetime
 from pathlib import Path
@@ -105,9 +106,28 @@ def new(tasks_dir: Path, template: str, task_id: str) -> None:
 @tasks.command("generate")
 @TASKS_DIR_OPTION
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when a task file differs from its template.")
-def generate(tasks_dir: Path, check: bool) -> None:
-    """Render task files from tasks/templates (templates + case tables)."""
+@click.option("--split", "split", default=None, metavar="NAME",
+              help="Draw a held-out split NAME (new cases of the templates) into --out instead.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="The split's seed (same seed, same files).")
+@click.option("--per-template", type=click.IntRange(min=1), default=None,
+              help="Tasks per template (default: one new case per public task).")
+@click.option("--private-seed", is_flag=True, help="Record only the seed's sha256 in split.json.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The split's folder (new, empty, or an earlier split it replaces).")
+def generate(tasks_dir: Path, check: bool, split: str | None, seed: int | None, per_template: int | None,
+             private_seed: bool, out_dir: Path | None) -> None:
+    """Render task files from tasks/templates (templates + case tables), or with --split a
+    held-out split of fresh cases (see harness/splits/)."""
     from admindesk.harness.task_generation import GenerationError, Generator
+    split_options = {"--seed": seed, "--per-template": per_template, "--out": out_dir,
+                     "--private-seed": private_seed or None}
+    if split is None:
+        given = [name for name, value in split_options.items() if value is not None]
+        if given:
+            raise click.UsageError(f"{', '.join(given)}: only with --split NAME")
+    else:
+        _generate_split(tasks_dir, check, split, seed, per_template, private_seed, out_dir)
+        return
     generator = Generator(tasks_dir)
     try:
         if check:
@@ -122,6 +142,26 @@ def generate(tasks_dir: Path, check: bool) -> None:
     except GenerationError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"{len(changed)} task file(s) written" + "".join(f"\n  {path}" for path in changed))
+
+
+def _generate_split(tasks_dir: Path, check: bool, split: str, seed: int | None, per_template: int | None,
+                    private_seed: bool, out_dir: Path | None) -> None:
+    from admindesk.harness.splits.generate import write_split
+    from admindesk.harness.splits.sampler import SamplingError
+    from admindesk.harness.task_generation import GenerationError
+    if check:
+        raise click.UsageError("--check compares the public task files; it does not go with --split")
+    if seed is None or out_dir is None:
+        raise click.UsageError("--split NAME needs --seed N and --out DIR")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", split):
+        raise click.BadParameter("lower-case letters, digits and dashes, starting with a letter or digit",
+                                 param_hint="--split")
+    try:
+        info = write_split(out_dir, split, seed, per_template, private_seed=private_seed, tasks_dir=tasks_dir)
+    except (GenerationError, SamplingError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{len(info.tasks)} task file(s) of split {split} written to {out_dir} "
+               f"(tasks sha256 {info.tasks_sha256[:12]}; seed sha256 {info.seed_sha256[:12]})")
 
 
 def _value(value) -> str:
