@@ -18,6 +18,29 @@ from admindesk.verifiers.task_model import TASKS_ROOT
 RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 
 
+def split_dirs_option(command):
+    """`--split-dir DIR` (repeatable): the maintainers' copies of held-out splits."""
+    return click.option(
+        "--split-dir", "split_dirs", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help="The maintainers' copy of a held-out split (a folder with split.json), or a folder of such "
+             "folders; repeatable. A held-out submission is re-scored against its split's copy.")(command)
+
+
+def _split_catalog(split_dirs: tuple[Path, ...]):
+    from admindesk.harness.leaderboard.splits import SplitCatalog
+    try:
+        return SplitCatalog.from_dirs(split_dirs)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _split_label(split: dict) -> str:
+    """How validate names the split a submission ran."""
+    if split["name"] == "public":
+        return "public split"
+    return f"held-out split {split['name']}" + (" (private seed)" if split.get("seed") is None else "")
+
+
 def rejudge_option(command):
     """`--judge SPEC` plus the judge settings `admindesk score` takes."""
     command = judge_options(command)
@@ -63,13 +86,16 @@ def leaderboard() -> None:
 @click.argument("submission", type=RUN_DIR)
 @click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
               show_default=True, help="Folder of task files the scores are re-computed against.")
+@split_dirs_option
 @rejudge_option
-def validate(submission: Path, tasks_dir: Path, judge_spec: str | None, **judge_settings) -> None:
+def validate(submission: Path, tasks_dir: Path, split_dirs: tuple[Path, ...], judge_spec: str | None,
+             **judge_settings) -> None:
     """Check SUBMISSION (a run folder with submission.json) as the leaderboard would."""
     from admindesk.harness.leaderboard import validate_submission
 
+    splits = _split_catalog(split_dirs)
     judge = judge_from_options(judge_spec, **judge_settings) if judge_spec else None
-    verdict = validate_submission(submission, tasks_dir, judge)
+    verdict = validate_submission(submission, tasks_dir, judge, splits)
     for review in verdict.reviews:
         click.echo(f"~ {review.describe()}", err=True)
     if not verdict.accepted:
@@ -77,7 +103,7 @@ def validate(submission: Path, tasks_dir: Path, judge_spec: str | None, **judge_
             click.echo(f"- {problem}", err=True)
         raise click.ClickException(f"{submission}: rejected ({len(verdict.problems)} problem(s))")
     click.echo(f"{submission}: accepted ({verdict.n_episodes} episodes re-scored, every score matches; "
-               f"{_review_summary(verdict)})")
+               f"{_split_label(verdict.split)}; {_review_summary(verdict)})")
 
 
 @leaderboard.command("build")
@@ -86,14 +112,18 @@ def validate(submission: Path, tasks_dir: Path, judge_spec: str | None, **judge_
               help="Site folder (index.html, one report per accepted entry).")
 @click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
               show_default=True, help="Folder of task files the scores are re-computed against.")
+@split_dirs_option
 @rejudge_option
-def build(submissions_dir: Path, site_dir: Path, tasks_dir: Path, judge_spec: str | None, **judge_settings) -> None:
-    """Validate every submission under SUBMISSIONS_DIR and build the ranked site."""
+def build(submissions_dir: Path, site_dir: Path, tasks_dir: Path, split_dirs: tuple[Path, ...],
+          judge_spec: str | None, **judge_settings) -> None:
+    """Validate every submission under SUBMISSIONS_DIR and build the site: public and held-out
+    results side by side per agent."""
     from admindesk.harness.leaderboard import build_site
 
+    splits = _split_catalog(split_dirs)
     judge = judge_from_options(judge_spec, **judge_settings) if judge_spec else None
     try:
-        site = build_site(submissions_dir, site_dir, tasks_dir, judge)
+        site = build_site(submissions_dir, site_dir, tasks_dir, judge, splits)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     for entry in site.accepted:

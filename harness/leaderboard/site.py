@@ -1,10 +1,13 @@
 """`build_site`: validate every submission in a folder and write the static leaderboard.
 
-    SITE/index.html              accepted entries ranked by end-to-end success (95% CI),
-                                 filterable by observation mode and workflow, each saying
-                                 whether its rubric verdicts were re-judged (`judge`) or are
-                                 the submitter's own; overturned verdicts and judge errors
-                                 per entry; rejected submissions listed with their reasons
+    SITE/index.html              one row per agent (model, agent, observation mode): its
+                                 public entry's end-to-end success (95% CI), ranked and
+                                 filterable by observation mode and workflow, beside its
+                                 held-out entries' (one column per held-out split); each
+                                 saying whether its rubric verdicts were re-judged (`judge`)
+                                 or are the submitter's own; overturned verdicts and judge
+                                 errors per entry; rejected submissions listed with their
+                                 reasons (a split the maintainers do not hold among them)
     SITE/entries/<name>/         each accepted entry's full report (harness.report)
     SITE/assets/                 plotly.min.js, report.css, viewer.js, leaderboard.js (shared
                                  by every page, so plotly.js is shipped once)
@@ -22,10 +25,12 @@ import jinja2
 
 from admindesk.harness import run_metrics
 from admindesk.harness.leaderboard.rejudge import RubricReview, rejudged_run
+from admindesk.harness.leaderboard.splits import SplitCatalog
 from admindesk.harness.leaderboard.submission import SUBMISSION_FILE, SubmissionMeta, Verdict, validate_submission
 from admindesk.harness.report.build import TEMPLATES as REPORT_TEMPLATES
 from admindesk.harness.report.build import write_assets, write_report
 from admindesk.harness.report.run_data import load_run
+from admindesk.harness.splits.manifest import PUBLIC_SPLIT
 from admindesk.verifiers.judge import Judge
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -43,6 +48,23 @@ class Entry:
     judge: str | None = None
     # Overturned verdicts and judge errors (none changed a result, or it would be rejected).
     reviews: list[RubricReview] = field(default_factory=list)
+    # The split the entry ran: "public", or a held-out split the maintainers hold.
+    split: str = PUBLIC_SPLIT
+    # A held-out split whose seed the maintainers keep (only its sha256 is published).
+    seed_private: bool = False
+
+
+@dataclass
+class BoardRow:
+    """One agent's line on the board: its public entry beside its held-out ones (split -> entry)."""
+
+    public: Entry | None
+    held_out: dict[str, Entry] = field(default_factory=dict)
+
+    @property
+    def lead(self) -> Entry:
+        """The entry that names the row (the public one, else the first held-out one)."""
+        return self.public or self.held_out[min(self.held_out)]
 
 
 @dataclass
@@ -52,6 +74,29 @@ class Site:
     accepted: list[Entry]
     rejected: list[Verdict]
     index: Path
+    rows: list[BoardRow] = field(default_factory=list)
+
+
+def board_rows(entries: list[Entry]) -> list[BoardRow]:
+    """Entries paired per agent (same model, agent and observation mode): a row holds at most
+    one entry per split, newest first, so an agent's second public entry starts a second row.
+    Ranked by public end-to-end success; rows with held-out entries only come last."""
+    rows: dict[tuple[str, str, str], list[BoardRow]] = {}
+    for entry in sorted(entries, key=lambda e: (-e.meta.date.toordinal(), e.name)):
+        own = rows.setdefault((entry.meta.model, entry.meta.agent, entry.meta.observation), [])
+        free = [row for row in own if (row.public is None if entry.split == PUBLIC_SPLIT
+                                       else entry.split not in row.held_out)]
+        row = free[0] if free else BoardRow(public=None)
+        if not free:
+            own.append(row)
+        if entry.split == PUBLIC_SPLIT:
+            row.public = entry
+        else:
+            row.held_out[entry.split] = entry
+    everything = [row for own in rows.values() for row in own]
+    ranked = sorted((row for row in everything if row.public is not None),
+                    key=lambda r: (-r.public.scores["all"]["value"], -r.public.scores["all"]["ci95"][0], r.public.name))
+    return ranked + sorted((row for row in everything if row.public is None), key=lambda r: r.lead.name)
 
 
 def _scores(path: Path) -> dict[str, dict[str, Any]]:
@@ -74,15 +119,19 @@ def find_submissions(folder: Path) -> list[Path]:
                   if p.is_dir() and ((p / SUBMISSION_FILE).exists() or (p / "run.json").exists()))
 
 
-def build_site(submissions_dir: Path, site_dir: Path, tasks_dir: Path, judge: Judge | None = None) -> Site:
+def build_site(submissions_dir: Path, site_dir: Path, tasks_dir: Path, judge: Judge | None = None,
+               splits: SplitCatalog | None = None) -> Site:
     """Validate each submission under `submissions_dir`, write the site into `site_dir`.
 
+    Public runs are checked against `tasks_dir`, held-out runs against the maintainers'
+    copy of their split in `splits` (a split it does not hold rejects the submission).
     With `judge`, rubric checks are re-judged (submission.validate_submission) and each
     entry's figures and report show the re-judged results."""
     submissions = find_submissions(submissions_dir)
     if not submissions:
         raise ValueError(f"{submissions_dir}: no submission folder (one with submission.json) in it")
-    verdicts = [validate_submission(path, tasks_dir, judge) for path in submissions]
+    splits = splits or SplitCatalog()
+    verdicts = [validate_submission(path, tasks_dir, judge, splits) for path in submissions]
     site_dir.mkdir(parents=True, exist_ok=True)
     assets = write_assets(site_dir)
     shutil.copyfile(TEMPLATES / "leaderboard.js", assets / "leaderboard.js")
@@ -97,18 +146,25 @@ def build_site(submissions_dir: Path, site_dir: Path, tasks_dir: Path, judge: Ju
                     run = rejudged_run(verdict.path, verdict.rejudged, Path(scratch) / verdict.name)
                 target = site_dir / "entries" / verdict.name
                 write_report([run], target, shared_assets=assets)
+                split = verdict.split["name"]
+                held = splits.get(split)
                 accepted.append(Entry(name=verdict.name, meta=verdict.meta, scores=_scores(run),
                                       report=f"entries/{verdict.name}/index.html", judge=verdict.judge,
-                                      reviews=verdict.reviews))
+                                      reviews=verdict.reviews, split=split,
+                                      seed_private=held is not None and held.seed_private))
     accepted.sort(key=lambda e: (-e.scores["all"]["value"], -e.scores["all"]["ci95"][0], e.name))
+    rows = board_rows(accepted)
+    held_out = sorted({entry.split for entry in accepted if entry.split != PUBLIC_SPLIT})
+    private = {entry.split for entry in accepted if entry.seed_private}
     workflows = sorted({w for entry in accepted for w in entry.scores if w != "all"})
     # The page extends the report's base template (same header and stylesheet).
     env = jinja2.Environment(loader=jinja2.FileSystemLoader([TEMPLATES, REPORT_TEMPLATES]),
                              autoescape=True, undefined=jinja2.StrictUndefined)
     page = env.get_template("leaderboard.html").render(
-        entries=[(entry, json.dumps(entry.scores)) for entry in accepted], workflows=workflows,
+        entries=accepted, rows=[(row, json.dumps(row.public.scores if row.public else {})) for row in rows],
+        held_out=[(name, name in private) for name in held_out], workflows=workflows,
         observations=("screenshot", "axtree", "both"), rejected=[v for v in verdicts if not v.accepted],
         assets="assets")
     index = site_dir / "index.html"
     index.write_text(page, encoding="utf-8")
-    return Site(accepted=accepted, rejected=[v for v in verdicts if not v.accepted], index=index)
+    return Site(accepted=accepted, rejected=[v for v in verdicts if not v.accepted], index=index, rows=rows)

@@ -4,8 +4,10 @@ A submission is a run folder (as `admindesk run` writes it) with a `submission.j
 beside its run.json: who made it and how (`SubmissionMeta`). Before it is listed:
 
 - submission.json fits the schema, and run.json names the same agent and observation mode;
-- the run covers every task of the suite (the task files the leaderboard is built against),
-  and every task x every trial has exactly one episode, each with its record and scores;
+- the run's split (run.json `split`; none: the public suite) is one the maintainers hold,
+  with the same task files (see splits); the run covers every task of that split (the
+  public suite's or the maintainers' copy of the held-out split's task files), and every
+  task x every trial has exactly one episode, each with its record and scores;
 - the run was made with a compatible AdminDesk (same major.minor version);
 - every score is re-computed from the stored record (verifiers.scoring) and matches the
   claimed scores.json and the run.json line; run.json's headline metrics match the episodes.
@@ -29,6 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from admindesk.harness import run_metrics
 from admindesk.harness.leaderboard.rejudge import RubricReview, review_rubrics
+from admindesk.harness.leaderboard.splits import SplitCatalog
+from admindesk.harness.task_folders import PUBLIC_SPLIT_RECORD, recorded_split
 from admindesk.verifiers.episode import QueryError
 from admindesk.verifiers.judge import Judge, JudgeError, Judgement, RubricRequest
 from admindesk.verifiers.judge.usage import JudgeUsage
@@ -63,6 +67,8 @@ class Verdict(BaseModel):
     path: Path
     meta: SubmissionMeta | None = None
     problems: list[str] = Field(default_factory=list)
+    # The split the run says it ran (run.json `split`): name, seed, seed_sha256, tasks_sha256.
+    split: dict[str, Any] = Field(default_factory=lambda: dict(PUBLIC_SPLIT_RECORD))
     n_episodes: int = 0
     # The maintainers' judge that re-judged the rubric checks; None when they were replayed
     # from the submission (the listed rubric verdicts are then the submitter's own).
@@ -226,8 +232,10 @@ def _check_metrics(run: dict[str, Any], episodes: list[dict[str, Any]]) -> list[
             if not isinstance(metrics.get(name), (int, float)) or abs(metrics[name] - value) > METRIC_TOLERANCE]
 
 
-def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None) -> Verdict:
-    """Check the submission at `path` against the task files in `tasks_dir` (see the module
+def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None,
+                        splits: SplitCatalog | None = None) -> Verdict:
+    """Check the submission at `path` against the public task files in `tasks_dir`, or for a
+    run of a held-out split against the maintainers' copy of it in `splits` (see the module
     docstring); every problem found is in the verdict, each naming its episode. With
     `judge` (the maintainers'), rubric checks are re-judged rather than replayed."""
     verdict = Verdict(path=path, judge=judge.name if judge is not None else None)
@@ -252,8 +260,16 @@ def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None)
     claimed_version = (run.get("versions") or {}).get("admindesk")
     if not compatible(claimed_version, current):
         problems.append(f"made with admindesk {claimed_version}, not compatible with {current} (same major.minor)")
+    if "split" in run and not (isinstance(run["split"], dict) and isinstance(run["split"].get("name"), str)):
+        problems.append("run.json split is not an object naming the split")
+        return verdict
+    verdict.split = recorded_split(run)
+    split_dir, split_problems = (splits or SplitCatalog()).resolve(verdict.split, tasks_dir)
+    if split_dir is None:
+        problems.extend(split_problems)
+        return verdict
     try:
-        tasks = {task.id: task for task in load_tasks(tasks_dir)}
+        tasks = {task.id: task for task in load_tasks(split_dir)}
     except TaskFileError as exc:
         problems.append(f"the task files cannot be loaded: {exc}")
         return verdict

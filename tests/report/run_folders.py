@@ -2,13 +2,14 @@
 them (run.json from the runner's own EpisodeSummary and metrics, scores.json from the real
 scorer over a stored record), from the synthetic prior-auth episode of tests/unit/fixtures.
 
-Two tasks (pa-medium-01, and the same case as a DME task dme-medium-01) x `trials`;
-an episode passes when `passes(task_id, trial)` says so, else it leaves the state untouched
+Two tasks (pa-medium-01, and the same case as a DME task dme-medium-01) x `trials`
+(as `pa-medium-01@NAME`... in a held-out split NAME, with its split.json); an episode passes when `passes(task_id, trial)` says so, else it leaves the state untouched
 (a noop). Each episode has a five-step trajectory with click / type / key / done actions,
 the model's reasoning and a priced usage, and a PNG per step.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Callable
@@ -17,6 +18,8 @@ import yaml
 from PIL import Image, ImageDraw
 
 from admindesk.harness import runner_local
+from admindesk.harness.splits.manifest import SPLIT_FILE, seed_digest, tasks_digest
+from admindesk.harness.task_folders import split_record
 from admindesk.harness.runner_local import EpisodeSummary
 from admindesk.verifiers.scoring import score_task
 from admindesk.verifiers.task_model import Task
@@ -36,13 +39,25 @@ REASONING = ["The patient search box is at the top of the worklist; I click it f
 FIELDS = ["Patient name", "Date of birth", "Member ID", "Procedure code", "Diagnosis", "Auth number"]
 
 
-def write_tasks(folder: Path) -> Path:
-    """The two task files into `folder` (a tasks dir for load_tasks); returns it."""
+def write_tasks(folder: Path, split: str | None = None, *, seed: int | None = 11) -> Path:
+    """The two task files into `folder` (a tasks dir for load_tasks); returns it. With
+    `split`, they are that held-out split's (ids `<id>@<split>`, a split.json beside them,
+    without the seed when `seed` is None)."""
     folder.mkdir(parents=True, exist_ok=True)
+    hashes = {}
     for task_id, workflow, challenge in (("pa-medium-01", "prior_auth", "lookalike_patient"),
                                          ("dme-medium-01", "dme", "none")):
+        task_id = f"{task_id}@{split}" if split else task_id
         data = task_data(id=task_id, workflow=workflow, challenge=challenge)
-        (folder / f"{task_id}.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+        path = folder / f"{task_id}.yaml"
+        path.write_text(yaml.safe_dump(data), encoding="utf-8")
+        hashes[task_id] = hashlib.sha256(path.read_bytes()).hexdigest()
+    if split:
+        manifest = {"split": split, "seed_sha256": seed_digest(seed if seed is not None else 99), "tasks": hashes,
+                    "tasks_sha256": tasks_digest(hashes), "generator": "admindesk test"}
+        if seed is not None:
+            manifest["seed"] = seed
+        (folder / SPLIT_FILE).write_text(json.dumps(manifest), encoding="utf-8")
     return folder
 
 
@@ -86,7 +101,8 @@ def write_run(out: Path, tasks_dir: Path, *, trials: int = 2, agent: str = "mode
     tasks = tasks_by_id(tasks_dir)
     judge = KeywordJudge()
     summaries = []
-    for task_id in TASK_IDS:
+    task_ids = [task_id for base in TASK_IDS for task_id in tasks if task_id.split("@")[0] == base]
+    for task_id in task_ids:
         for trial in range(trials):
             folder = out / f"{task_id}-t{trial}"
             folder.mkdir(parents=True, exist_ok=True)
@@ -101,8 +117,10 @@ def write_run(out: Path, tasks_dir: Path, *, trials: int = 2, agent: str = "mode
                 first_failing_subtask=score.first_failing_subtask, steps=len(record.trajectory) - 1,
                 wall_s=wall_s, folder=folder.name))
     run_json = {"agent": agent, "agent_options": {"model": agent}, "observation": observation,
-                "prompt_mode": None, "max_steps": None, "tasks": list(TASK_IDS), "trials": trials,
+                "prompt_mode": None, "max_steps": None, "tasks": task_ids, "trials": trials,
                 "versions": runner_local._versions(), "wall_s": wall_s * len(summaries),
                 "episodes": [s.model_dump() for s in summaries], "metrics": runner_local.metrics(summaries)}
+    if (tasks_dir / SPLIT_FILE).is_file():
+        run_json["split"] = split_record(tasks_dir)
     (out / "run.json").write_text(json.dumps(run_json, indent=1), encoding="utf-8")
     return out

@@ -1,5 +1,7 @@
-// Leaderboard filters: the observation mode hides other entries; a workflow shows each
-// entry's success on that workflow only and re-ranks by it (entries without it are hidden).
+// Leaderboard filters: the observation mode hides other rows; a workflow shows each row's
+// public success on that workflow only and re-ranks by it (rows without it are hidden). A row
+// with held-out entries only has no public scores: shown last, and only without a workflow.
+// Held-out cells always show the whole split.
 (function () {
   "use strict";
   var observation = document.getElementById("filter-observation");
@@ -13,17 +15,23 @@
     var group = workflow.value || "all";
     var visible = [];
     rows.forEach(function (row) {
-      var score = JSON.parse(row.dataset.scores)[group];
-      var keep = score && (!observation.value || row.dataset.observation === observation.value);
+      var scores = JSON.parse(row.dataset.scores);
+      var score = scores[group];
+      var listed = score || (group === "all" && !scores.all);
+      var keep = listed && (!observation.value || row.dataset.observation === observation.value);
       row.hidden = !keep;
       if (!keep) { return; }
+      visible.push({row: row, score: score});
+      if (!score) { return; }
       row.querySelector(".e2e").textContent = pct(score.value);
       row.querySelector(".ci95").textContent = Math.round(100 * score.ci95[0]) + "–" + pct(score.ci95[1]);
       row.querySelector(".subtasks").textContent = pct(score.subtask_pass_rate);
       row.querySelector(".episodes").textContent = score.n_episodes;
-      visible.push({row: row, score: score});
     });
     visible.sort(function (a, b) {
+      if (!a.score || !b.score) {
+        return (a.score ? -1 : b.score ? 1 : 0) || a.row.dataset.name.localeCompare(b.row.dataset.name);
+      }
       return (b.score.value - a.score.value) || (b.score.ci95[0] - a.score.ci95[0]) ||
         a.row.dataset.name.localeCompare(b.row.dataset.name);
     });
