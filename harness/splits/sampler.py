@@ -115,11 +115,12 @@ def draw_once(row: CaseRow, now: datetime, rng: random.Random, windows: set[int]
     old_dobs = _dobs(case)
     moving, fixed = timeline.case_dates(case, old_dobs)
     shift = timeline.choose_shift(moving, fixed, today, windows, rng)
-    case = timeline.apply_shift(case, shift, old_dobs)
+    unmoved = old_dobs | set(fixed)  # dates the text may quote that stay (birthdays, plan periods)
+    case = timeline.apply_shift(case, shift, unmoved)
     names = identity.new_identity(case, today, rng, avoid_names)
 
     def rewrite(text: str) -> str:
-        return names.apply(timeline.shift_text(text, timedelta(days=shift), old_dobs))
+        return names.apply(timeline.shift_text(text, timedelta(days=shift), unmoved))
 
     case = _rewrite_text(case, names.apply)
     variables = _rewrite_text(row.vars, rewrite, every_string=True)
@@ -140,7 +141,8 @@ def draw_row(row: CaseRow, world: World, *, seed: int, task_id: str, slot: int, 
         case = {"slot": slot, **case}
         try:
             if rules_fingerprint(world, task_id, case) == expected:
-                return row.model_copy(update={"id": task_id, "case": case, "vars": variables})
+                # The public row's note explains its own case; the file names the row instead.
+                return row.model_copy(update={"id": task_id, "case": case, "vars": variables, "note": None})
             failures["the payers' rules answer it differently"] += 1
         except (CaseError, ValueError) as exc:
             failures[f"it does not build ({exc})"] += 1

@@ -82,16 +82,18 @@ def _text_dates(text: str) -> list[date]:
 
 
 def case_dates(case: dict[str, Any], keep: set[date]) -> tuple[list[date], list[date]]:
-    """(dates that move, dates that stay) of a case; `keep` are dates of birth, which
-    the text may quote and which never move with the timeline."""
-    moving, fixed = [], []
-    for path, value in _walk(case):
-        if path and path[0] in PERSON_SECTIONS:
-            continue
+    """(dates that move, dates that stay) of a case; `keep` are dates of birth, which the
+    text may quote and which never move. A date in the text that is a plan's start or end
+    stays too."""
+    scalars = [(path, value) for path, value in _walk(case) if not (path and path[0] in PERSON_SECTIONS)]
+    fixed = [day for path, value in scalars if path and path[-1] in FIXED_FIELDS
+             for day in [_as_date(value)] if day]
+    moving = []
+    for path, value in scalars:
         if path and path[-1] in FIXED_FIELDS:
-            fixed += [d for d in [_as_date(value)] if d]
-        elif _is_text(path):
-            moving += [d for d in _text_dates(str(value)) if d not in keep]
+            continue
+        if _is_text(path):
+            moving += [day for day in _text_dates(str(value)) if day not in keep and day not in fixed]
         elif (day := _as_date(value)) is not None:
             moving.append(day)
     return moving, fixed
