@@ -87,11 +87,13 @@ def run(agent_name: str, selection: str, out_dir: Path, tasks_dir: Path | None, 
     skips the episodes already finished there."""
     from admindesk.harness.run_progress import run_with_progress
     from admindesk.harness.run_worker import WorkerConfig
-    from admindesk.harness.task_folders import load_task_folder
+    from admindesk.harness.task_folders import load_task_folder, refuse_other_split, split_record
     from admindesk.verifiers.task_model import TASKS_ROOT
 
     try:
         chosen = select_tasks(selection, load_task_folder(tasks_dir or TASKS_ROOT))
+        # Refused here already (run_parallel refuses too), before the progress bar is drawn.
+        refuse_other_split(out_dir, split_record(tasks_dir))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     if not chosen:
