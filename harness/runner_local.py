@@ -8,7 +8,8 @@ each episode, written to a run folder.
 
 `run.json` keeps the names other tools read: `episodes` [{task_id, trial, result,
 subtask_pass_rate, first_failing_subtask, steps, wall_s}] and `metrics` {e2e_success,
-subtask_pass_rate, n_episodes}. `result` is pass | unjudged | fail | error.
+subtask_pass_rate, n_episodes}. `result` is pass | unjudged | fail | error. `split` names the
+split the tasks came from (task_folders.split_record).
 """
 from __future__ import annotations
 

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from admindesk.harness import task_check
+from admindesk.harness import runner_local, task_check
+from admindesk.harness.attach import AttachSpec
+from admindesk.harness.env import Env
 from admindesk.harness.cli import main
 from admindesk.harness.run_pool import run_parallel
 from admindesk.harness.run_worker import WorkerConfig
@@ -126,3 +128,26 @@ def test_services_start_every_app_on_the_tasks_dir(split_dir):
     with Services(apps=["ehr_web"]) as public:
         with pytest.raises(ServiceError, match="unknown task"):
             public.reset_all(task=TASK_ID)
+
+
+def test_the_serial_runner_records_the_split_of_its_env(split_dir, tmp_path):
+    class UnstartableEnv:
+        """An Env over the split whose apps cannot reset: the episode errors, the run is written."""
+
+        tasks_dir = split_dir.resolve()
+        record_dir = None
+
+        def reset(self, task):
+            raise RuntimeError("no apps here")
+
+    tasks = load_task_folder(split_dir)
+    outcomes = runner_local.run("noop", tasks, tmp_path / "serial", env=UnstartableEnv())
+    assert [o.summary.result for o in outcomes] == ["error"]
+    assert json.loads((tmp_path / "serial" / "run.json").read_text())["split"] == split_record(split_dir)
+    with pytest.raises(ValueError, match="the Env given reads tasks from"):
+        runner_local.run("noop", tasks, tmp_path / "other", env=UnstartableEnv(), tasks_dir=tmp_path)
+
+
+def test_an_env_cannot_take_a_tasks_dir_for_apps_it_does_not_start(split_dir):
+    with pytest.raises(ValueError, match="tasks_dir starts the apps on that folder"):
+        Env(tasks_dir=split_dir, attach=AttachSpec(token="t", ports={"ehr_web": 5100}))
