@@ -103,13 +103,19 @@ def new_identity(case: dict[str, Any], today: date, rng: random.Random, avoid_na
     for field_name in ("address", "city", "zip", "phone"):
         patient.pop(field_name, None)  # drawn from the case's slot, like every public case's
     for lookalike in case.get("lookalikes", []):
-        if "first_name" in lookalike:
-            near = lookalike["first_name"] if lookalike["first_name"] != old_first else new_first
-            lookalike["first_name"] = _near_name(new_first, lookalike.get("sex", patient["sex"]), rng) \
-                if near != new_first else new_first
-        if "last_name" in lookalike:
-            lookalike["last_name"] = new_last if lookalike["last_name"] == old_last else \
-                _last_name(lookalike["last_name"], fake, avoid_names | {new_last})
+        # Unset names copy the patient's; a name set to the patient's own follows it.
+        if lookalike.get("first_name") == old_first:
+            lookalike["first_name"] = new_first
+        elif "first_name" in lookalike:
+            near = _near_name(new_first, lookalike.get("sex", patient["sex"]), rng)
+            text.add(lookalike["first_name"], near)
+            lookalike["first_name"] = near
+        if lookalike.get("last_name") == old_last:
+            lookalike["last_name"] = new_last
+        elif "last_name" in lookalike:
+            other = _last_name(lookalike["last_name"], fake, avoid_names | {new_last})
+            text.add(lookalike["last_name"], other)
+            lookalike["last_name"] = other
         if "dob" in lookalike:
             lookalike["dob"] = (date.fromisoformat(lookalike["dob"]) + shift).isoformat()
     for coverage in case.get("coverages", []):
