@@ -7,20 +7,27 @@ each, so shared pages count once) summed over a worker process and everything be
 /proc/<pid>/smaps_rollup once a second; the peak over the run is reported per worker.
 Worker start-up (apps, browser) is inside the timed span, as it is in a real run.
 
+`--breakdown` also prints, for each worker, its PSS by process kind (the worker itself,
+each app, the Playwright driver, Chromium's browser/GPU/utility/renderer processes) at
+the sample where the worker's total peaked.
+
 Targets: ratio >= 1.6 on 2 cores; <= 600 MB PSS per worker. Linux only.
 """
 from __future__ import annotations
 
 import argparse
+import re
 import tempfile
 import threading
 import time
 from pathlib import Path
 
 from admindesk.harness import faults
+from admindesk.harness.app_zygote import ZYGOTE_MODULE
 from admindesk.harness.cli_run import select_tasks
 from admindesk.harness.run_pool import Job, LocalBackend, LocalWorker, drive
 from admindesk.harness.run_worker import WorkerConfig
+from admindesk.harness.services import APP_NAMES
 from admindesk.verifiers.task_model import load_tasks
 
 RATIO_TARGET = 1.6
@@ -38,9 +45,38 @@ def pss_kb(pid: int) -> int:
     return 0
 
 
-def tree_pss_mb(root: int) -> float:
-    """PSS of `root` and every process below it, in MB."""
-    return sum(pss_kb(pid) for pid in [root, *faults.descendants(root)]) / 1024
+def process_kind(pid: int, root: int) -> str:
+    """What process `pid` is within the worker `root`: worker, app:NAME, driver, chromium:TYPE."""
+    if pid == root:
+        return "worker"
+    command = faults._cmdline(pid)
+    if ZYGOTE_MODULE in command:  # the zygote and the apps it forked (named by their comm)
+        try:
+            name = Path(f"/proc/{pid}/comm").read_text().strip()
+        except OSError:
+            return "other"
+        return f"app:{name}" if name in APP_NAMES else "app-zygote"
+    app = re.search(r"admindesk\.envs\.(\w+)", command)
+    if app:
+        return f"app:{app.group(1)}"
+    if "run-driver" in command:
+        return "driver"
+    if "chromium" not in command:
+        return "other"
+    kind = re.search(r"--type=(\S+)", command)
+    if kind is None:
+        return "chromium:browser"
+    utility = re.search(r"--utility-sub-type=([\w]+)", command)
+    return f"chromium:{kind.group(1)}" + (f":{utility.group(1)}" if utility else "")
+
+
+def tree_pss_by_kind(root: int) -> dict[str, float]:
+    """PSS in MB of `root` and every process below it, summed per process kind."""
+    kinds: dict[str, float] = {}
+    for pid in [root, *faults.descendants(root)]:
+        kind = process_kind(pid, root)
+        kinds[kind] = kinds.get(kind, 0.0) + pss_kb(pid) / 1024
+    return kinds
 
 
 class SampledBackend(LocalBackend):
@@ -49,6 +85,8 @@ class SampledBackend(LocalBackend):
     def __init__(self, config: WorkerConfig) -> None:
         super().__init__(config)
         self.peaks: dict[int, float] = {}
+        # Worker pid -> PSS per process kind at the sample where its total peaked.
+        self.peak_kinds: dict[int, dict[str, float]] = {}
         self._workers: list[LocalWorker] = []
         self._stop = threading.Event()
         self._sampler = threading.Thread(target=self._sample, daemon=True)
@@ -64,7 +102,9 @@ class SampledBackend(LocalBackend):
             for worker in list(self._workers):
                 if worker.process.is_alive():
                     pid = worker.process.pid
-                    self.peaks[pid] = max(self.peaks.get(pid, 0.0), tree_pss_mb(pid))
+                    kinds = tree_pss_by_kind(pid)
+                    if sum(kinds.values()) > self.peaks.get(pid, 0.0):
+                        self.peaks[pid], self.peak_kinds[pid] = sum(kinds.values()), kinds
 
     def shutdown(self) -> None:
         self._stop.set()
@@ -85,7 +125,14 @@ def measure(config: WorkerConfig, tasks, workers: int) -> dict:
             "infra_retries": len(state.retried),
             "errors": sorted({f"{s['task_id']}: {(s.get('error') or '').splitlines()[0][:160]}"
                               for s in state.summaries.values() if s["result"] in ("error", "timeout")}),
-            "peak_pss_mb_per_worker": sorted(round(v, 1) for v in backend.peaks.values())}
+            "peak_pss_mb_per_worker": sorted(round(v, 1) for v in backend.peaks.values()),
+            "peak_breakdown": [backend.peak_kinds[pid] for pid in sorted(backend.peaks)]}
+
+
+def print_breakdown(kinds: dict[str, float]) -> None:
+    """One worker's peak PSS by process kind, largest first."""
+    for kind, mb in sorted(kinds.items(), key=lambda item: -item[1]):
+        print(f"    {kind:<34} {mb:7.1f} MB")
 
 
 def main() -> None:
@@ -94,23 +141,39 @@ def main() -> None:
     parser.add_argument("--tasks", default="template=portal_b_precert",
                         help="task selection, as for `admindesk run --tasks`")
     parser.add_argument("--sample", type=int, default=4, help="how many of the selected tasks to run")
+    parser.add_argument("--workers", default="1,2",
+                        help="worker counts to measure, comma-separated (the ratio needs 1 and 2)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="print each worker's peak PSS by process kind")
     args = parser.parse_args()
+    try:
+        counts = [int(count) for count in args.workers.split(",")]
+    except ValueError:
+        parser.error(f"--workers must be comma-separated whole numbers, not {args.workers!r}")
+    if not counts or min(counts) < 1:
+        parser.error(f"--workers needs at least one count of 1 or more, not {args.workers!r}")
     tasks = select_tasks(args.tasks, load_tasks())[: args.sample]
     if not tasks:
         parser.error(f"the selection {args.tasks!r} names no task")
     config = WorkerConfig(agent_name=args.agent, keep_screenshots=False)
     print(f"{args.agent} on {len(tasks)} tasks: {', '.join(t.id for t in tasks)}")
-    runs = [measure(config, tasks, workers) for workers in (1, 2)]
+    runs = [measure(config, tasks, workers) for workers in counts]
     for run in runs:
         print(f"{run['workers']} worker(s): {run['episodes']} episodes in {run['wall_s']} s = "
               f"{run['episodes_per_min']} episodes/min; results {run['results']}; "
               f"infra retries {run['infra_retries']}; peak PSS per worker {run['peak_pss_mb_per_worker']} MB")
         for error in run["errors"]:
             print(f"  {error}")
-    ratio = runs[1]["episodes_per_min"] / runs[0]["episodes_per_min"]
+        if args.breakdown:
+            for number, kinds in enumerate(run["peak_breakdown"], 1):
+                print(f"  worker {number} at its peak:")
+                print_breakdown(kinds)
+    by_count = {run["workers"]: run for run in runs}
+    if 1 in by_count and 2 in by_count:
+        ratio = by_count[2]["episodes_per_min"] / by_count[1]["episodes_per_min"]
+        print(f"ratio 2/1 workers: {ratio:.2f} (target >= {RATIO_TARGET})")
     peak = max(max(run["peak_pss_mb_per_worker"], default=0.0) for run in runs)
-    print(f"ratio 2/1 workers: {ratio:.2f} (target >= {RATIO_TARGET}); "
-          f"peak PSS per worker: {peak:.0f} MB (target <= {PSS_TARGET_MB:.0f} MB)")
+    print(f"peak PSS per worker: {peak:.0f} MB (target <= {PSS_TARGET_MB:.0f} MB)")
 
 
 if __name__ == "__main__":

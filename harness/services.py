@@ -29,6 +29,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from admindesk.harness.app_zygote import ForkedApp, Zygote, ZygoteError
+
 APP_NAMES: tuple[str, ...] = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")
 HOST = "127.0.0.1"
 BENCH_TOKEN_HEADER = "X-Bench-Token"
@@ -118,7 +120,9 @@ class AppProcess:
     launcher: list[str]
     # The folder the app finds task files in (None: the app's default, the public suite).
     tasks_dir: Path | None = None
-    process: subprocess.Popen | None = None
+    # Forks the app from a shared image (None: the app runs `launcher` as a fresh process).
+    zygote: Zygote | None = None
+    process: subprocess.Popen | ForkedApp | None = None
     starts: int = 0
     # Tasks whose templates this process has built (a reset of them is a plain copy).
     prepared: set[str] = field(default_factory=set)
@@ -133,10 +137,17 @@ class AppProcess:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.prepared = set()
         # "--opt=value": a token_urlsafe value may begin with "-" and pass for an option.
-        command = [*self.launcher, f"--port={self.port}", f"--data-dir={self.data_dir}",
-                   f"--token={self.token}"]
+        flags = [f"--port={self.port}", f"--data-dir={self.data_dir}", f"--token={self.token}"]
         if self.tasks_dir is not None:
-            command.append(f"--tasks-dir={self.tasks_dir}")
+            flags.append(f"--tasks-dir={self.tasks_dir}")
+        command = [*self.launcher, *flags]
+        if self.zygote is not None:
+            try:
+                self.process = self.zygote.fork(self.name, flags, self.log_path, command)
+            except ZygoteError as exc:
+                raise ServiceError(f"{self.name} could not be started: {exc}") from exc
+            self.starts += 1
+            return
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
                                             stderr=subprocess.STDOUT,
@@ -220,9 +231,13 @@ class Services:
     startup_timeout: float = 120.0
     # Where every app finds the task files a reset names (None: the public suite, tasks/).
     tasks_dir: Path | None = None
+    # Fork the apps that run their default command from one zygote, so they share the pages
+    # of the code they all import (four separate interpreters hold ~100 MB each of it).
+    fork_apps: bool = True
     processes: dict[str, AppProcess] = field(default_factory=dict, init=False)
     _owns_work_dir: bool = field(default=False, init=False)
     _pool: ThreadPoolExecutor | None = field(default=None, init=False)
+    _zygote: Zygote | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     # (now, task) of the last reset_futures call, for await_resets' retry.
     _reset_request: tuple[datetime | None, str | None] = field(default=(None, None), init=False)
@@ -238,13 +253,17 @@ class Services:
         self._pool = ThreadPoolExecutor(max_workers=len(names), thread_name_prefix="apps")
         _LIVE.add(self)
         try:
+            forked = [name for name in names if name not in self.launchers] if self.fork_apps else []
+            if forked:
+                self._zygote = Zygote(forked, self.work_dir / "app-zygote.log", _die_with_parent)
             for offset, name in enumerate(names):
                 port = self.base_port + offset if self.base_port else free_port()
                 self.processes[name] = AppProcess(
                     name=name, port=port, data_dir=self.work_dir / name, token=self.token,
                     log_path=self.work_dir / f"{name}.log",
                     launcher=self.launchers.get(name) or default_launcher(name),
-                    tasks_dir=self.tasks_dir.resolve() if self.tasks_dir is not None else None)
+                    tasks_dir=self.tasks_dir.resolve() if self.tasks_dir is not None else None,
+                    zygote=self._zygote if name in forked else None)
                 self.processes[name].spawn()
             self._for_each(lambda app: app.wait_healthy(self.startup_timeout))
         except BaseException:
@@ -276,6 +295,8 @@ class Services:
     def restart(self, names: list[str]) -> list[str]:
         """Kill (process group, at once) and respawn apps `names`, then wait until healthy."""
         apps = [self.processes[name] for name in names]
+        if self._zygote is not None and not self._zygote.alive() and apps:
+            self._replace_zygote()
         # Spawned from this thread: PR_SET_PDEATHSIG fires when the spawning *thread* exits,
         # so children must never be started from the pool threads.
         for app in apps:
@@ -284,6 +305,15 @@ class Services:
         if apps:
             self._for_each(lambda app: app.wait_healthy(self.startup_timeout), apps)
         return names
+
+    def _replace_zygote(self) -> None:
+        """Start a new zygote in place of a dead one (its apps died with it, by SIGTERM)."""
+        old = self._zygote
+        old.close()
+        self._zygote = Zygote(old.apps, self.work_dir / "app-zygote.log", _die_with_parent)
+        for app in self.processes.values():
+            if app.zygote is old:
+                app.zygote = self._zygote
 
     def reset_all(self, now: datetime | None = None, task: str | None = None) -> dict[str, Any]:
         """POST /_bench/reset to every app at once (clock frozen at `now`, `task` seeded)."""
@@ -368,6 +398,9 @@ class Services:
         with self._lock:
             for app in self.processes.values():
                 app.stop()
+            if self._zygote is not None:
+                self._zygote.close()
+                self._zygote = None
             if self._pool is not None:
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = None
