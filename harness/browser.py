@@ -5,6 +5,7 @@ bench API, never another host or scheme. Each episode wipes it clean (`EpisodeBr
 """
 from __future__ import annotations
 
+import os
 import re
 import socket
 import threading
@@ -25,7 +26,14 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  # on an app's port number: localhost means the apps' own address.
                  "--host-resolver-rules=MAP localhost 127.0.0.1, MAP *.localhost 127.0.0.1",
                  # Second line of defence behind PAGE_LOCKDOWN_JS: no raw UDP from WebRTC.
-                 "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"]
+                 "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+                 # Every app is on 127.0.0.1, one site (ports do not make sites): its tabs
+                 # share one renderer instead of one each (~20-40 MB per renderer saved).
+                 # Pages render and behave the same; a renderer crash takes all app tabs.
+                 "--process-per-site"]
+# The driver's young generation (V8 semi-spaces, 16 MB each by default) holds little for
+# long; 1 MB semi-spaces keep it ~18 MB smaller at the cost of more frequent scavenges.
+DRIVER_NODE_OPTIONS = "--max-semi-space-size=1"
 
 NAVIGATION_TIMEOUT_MS = 10_000
 
@@ -63,10 +71,27 @@ def acquire_playwright() -> Playwright:
     (each still has its own Chromium).
     """
     if getattr(_DRIVERS, "users", 0) == 0:
-        _DRIVERS.driver = sync_playwright().start()
+        _DRIVERS.driver = _start_driver()
         _DRIVERS.users = 0
     _DRIVERS.users += 1
     return _DRIVERS.driver
+
+
+def _start_driver() -> Playwright:
+    """Start a Playwright driver whose node process runs with DRIVER_NODE_OPTIONS.
+
+    The driver takes its environment from os.environ when it starts; nothing else reads
+    NODE_OPTIONS, and the caller's own value (if any) is kept and restored.
+    """
+    previous = os.environ.get("NODE_OPTIONS")
+    os.environ["NODE_OPTIONS"] = f"{previous} {DRIVER_NODE_OPTIONS}" if previous else DRIVER_NODE_OPTIONS
+    try:
+        return sync_playwright().start()
+    finally:
+        if previous is None:
+            del os.environ["NODE_OPTIONS"]
+        else:
+            os.environ["NODE_OPTIONS"] = previous
 
 
 def release_playwright() -> None:

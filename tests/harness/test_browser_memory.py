@@ -1,0 +1,54 @@
+"""Browser memory: app tabs share a renderer; the driver runs with small V8 semi-spaces."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from admindesk.harness import faults
+from admindesk.harness.browser import DRIVER_NODE_OPTIONS, Browser
+from tests.harness.conftest import fixture_services
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _renderers() -> list[int]:
+    return [pid for pid in faults.descendants(os.getpid()) if "--type=renderer" in faults._cmdline(pid)]
+
+
+def _driver_environment() -> dict[str, str]:
+    drivers = [pid for pid in faults.descendants(os.getpid()) if "run-driver" in faults._cmdline(pid)]
+    assert len(drivers) == 1, drivers
+    raw = Path(f"/proc/{drivers[0]}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
+def test_tabs_of_every_app_share_one_renderer(tmp_path):
+    with fixture_services() as services:
+        browser = Browser()
+        try:
+            browser.new_episode(services.ports.values(), tmp_path, (1024, 768))
+            context = browser._context
+            first = context.new_page()
+            first.goto(services.url("ehr_web"))
+            time.sleep(0.5)  # Chromium retires the spare renderer it just used asynchronously
+            after_one_tab = len(_renderers())
+            for app in ("fax", "ehr_web", "fax"):
+                context.new_page().goto(services.url(app))
+            time.sleep(0.5)
+            # One renderer per tab would add three; a spare renderer may come and go.
+            assert len(_renderers()) <= after_one_tab + 1
+        finally:
+            browser.close()
+
+
+def test_the_driver_runs_with_small_semi_spaces_and_the_callers_node_options(monkeypatch):
+    monkeypatch.setenv("NODE_OPTIONS", "--no-deprecation")
+    browser = Browser()
+    try:
+        assert _driver_environment()["NODE_OPTIONS"] == f"--no-deprecation {DRIVER_NODE_OPTIONS}"
+    finally:
+        browser.close()
+    assert os.environ["NODE_OPTIONS"] == "--no-deprecation"
