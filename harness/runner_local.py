@@ -13,12 +13,14 @@ split the tasks came from (task_folders.split_record).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import platform
 import shutil
 import time
 import traceback
 from importlib import metadata
+from itertools import groupby
 from pathlib import Path
 from typing import Any, Callable
 
@@ -60,9 +62,18 @@ class EpisodeOutcome(BaseModel):
 
 
 def snapshot_hash(snapshot: dict[str, Any]) -> str:
-    """A stable digest of one app's snapshot (keys sorted), for determinism checks."""
-    import hashlib
-    return hashlib.sha256(json.dumps(snapshot, sort_keys=True, default=str).encode()).hexdigest()
+    """A stable digest of one app's snapshot (keys sorted), for determinism checks.
+
+    A page's sub-requests (a fax's page images) reach the app in whatever order the browser
+    sends them, so the audit log is hashed with each run of consecutive events of one
+    endpoint at one moment sorted, and without the ids that arrival order gave them."""
+    canonical = dict(snapshot)
+    if isinstance(snapshot.get("audit_events"), list):
+        canonical["audit_events"] = [event for _, run in groupby(
+            ({k: v for k, v in event.items() if k != "id"} for event in snapshot["audit_events"]),
+            key=lambda event: (event.get("at"), event.get("endpoint")))
+            for event in sorted(run, key=lambda event: json.dumps(event, sort_keys=True, default=str))]
+    return hashlib.sha256(json.dumps(canonical, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _drive(env: Env, agent: Any, task: Task, obs: Any) -> str | None:
