@@ -229,7 +229,8 @@ def case(task_id: str, tasks_dir: Path, cache_dir: Path | None) -> None:
 @click.option("--workers", type=click.IntRange(1, 16), default=1, show_default=True,
               help="Tasks checked at once, each worker with its own apps and browser.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where the episodes are kept (default: a temporary folder).")
+              help="Where the episodes and each task's verdict are kept (default: a temporary folder); "
+                   "checking into it again reuses the verdicts without problems of unchanged tasks.")
 @TASKS_DIR_OPTION
 def check(selection: str, ablate: bool, rerun: bool, sample_size: int | None, day, workers: int,
           out_dir: Path | None, tasks_dir: Path) -> None:
@@ -256,6 +257,8 @@ def check(selection: str, ablate: bool, rerun: bool, sample_size: int | None, da
                                      rerun=deep_ids if rerun else (), workers=workers, tasks_dir=tasks_dir,
                                      echo=click.echo)
     bad = [v for v in verdicts if v.problems]
-    click.echo(f"{len(verdicts) - len(bad)}/{len(verdicts)} task(s) proven in {wall:.0f} s")
+    reused = [v for v in verdicts if v.reused_from]
+    click.echo(f"{len(verdicts) - len(bad)}/{len(verdicts)} task(s) proven in {wall:.0f} s"
+               + (f" ({len(reused)} verdict(s) reused from earlier checks in {out_dir})" if reused else ""))
     if bad:
         raise click.ClickException(f"{len(bad)} task(s) with problems: {', '.join(v.task_id for v in bad)}")

@@ -87,7 +87,8 @@ def finished_summaries(out_dir: Path, names: list[str]) -> dict[str, dict[str, A
     return found
 
 
-def _git_commit() -> str | None:
+def git_commit() -> str | None:
+    """The checkout's HEAD commit (None outside a git checkout)."""
     source = Path(__file__).resolve().parent
     try:
         done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True,
@@ -114,7 +115,7 @@ def run_versions(tasks: list[Any], frame_size: tuple[int, int]) -> dict[str, Any
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
             versions[package] = None
-    versions["admindesk_commit"] = _git_commit()
+    versions["admindesk_commit"] = git_commit()
     versions["chromium"] = _chromium_version()
     # The frame is what the agent sees; the page viewport is the frame minus the drawn chrome.
     versions["viewport"] = {"width": frame_size[0], "height": frame_size[1]}

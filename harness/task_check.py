@@ -4,11 +4,18 @@ For every task: the reference must pass every deterministic check and guard (`pa
 `unjudged`); noop, notes-only and wrong-patient must fail it; do-it-anyway must fail the
 tasks where the right move is to file nothing. With ablation, the reference runs once
 per subtask with that subtask's actions skipped: the subtask must fail, and so must the
-task. Everything runs on one Env, one episode at a time.
+task. Everything runs on one Env, one episode at a time (or on one Env per worker).
+
+A task's verdict is kept in its folder (verdict.json, with the task's digest and the
+commit that checked it); checking into the same folder again reuses a verdict without
+problems for an unchanged task (and no fewer reruns or ablations), so a long check can be
+stopped and resumed, and a rerun only repeats what failed.
 """
 from __future__ import annotations
 
 import atexit
+import hashlib
+import json
 import multiprocessing
 import random
 import time
@@ -19,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from admindesk.harness import runner_local
+from admindesk.harness.run_folder import git_commit
 from admindesk.harness.agents.controls import FILING_TEMPLATE
 from admindesk.harness.env import Env
 from admindesk.verifiers.scoring import TaskResult
@@ -27,6 +35,7 @@ from admindesk.verifiers.task_model import Task, order_subtasks
 CONTROLS = ("noop", "notes-only", "wrong-patient")
 FILE_NOTHING_GUARD = "no_submission"
 BUDGET_SLACK = 1.25  # a task's max_steps must leave an agent this much over the reference's step count
+VERDICT_FILE = "verdict.json"
 
 
 def files_nothing(task: Task) -> bool:
@@ -53,6 +62,31 @@ class TaskCheck:
     task_id: str
     outcomes: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    reused_from: str | None = None  # the commit of an earlier check whose verdict was reused
+
+
+def task_digest(task: Task) -> str:
+    """A digest of everything the task file says (a changed task is checked again)."""
+    return hashlib.sha256(task.model_dump_json().encode()).hexdigest()
+
+
+def save_verdict(folder: Path, task: Task, verdict: TaskCheck, *, ablate: bool, rerun: bool) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    record = {"task_id": task.id, "task_sha256": task_digest(task), "ablate": ablate, "rerun": rerun,
+              "outcomes": verdict.outcomes, "problems": verdict.problems, "commit": git_commit()}
+    (folder / VERDICT_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
+
+
+def stored_verdict(folder: Path, task: Task, *, ablate: bool, rerun: bool) -> TaskCheck | None:
+    """An earlier verdict without problems on this very task, at least as deep as asked."""
+    try:
+        record = json.loads((folder / VERDICT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if record.get("task_sha256") != task_digest(task) or record.get("problems") \
+            or (ablate and not record.get("ablate")) or (rerun and not record.get("rerun")):
+        return None
+    return TaskCheck(task.id, dict(record["outcomes"]), [], reused_from=record.get("commit") or "unknown")
 
 
 def _outcome(result: runner_local.EpisodeOutcome) -> str:
@@ -118,21 +152,33 @@ def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (
     suite order and the wall time in seconds."""
     started = time.perf_counter()
     verdicts: list[TaskCheck] = []
-    if workers == 1:
+    to_check = []
+    for task in tasks:
+        earlier = stored_verdict(out_dir / task.id, task, ablate=task.id in ablate, rerun=task.id in rerun)
+        if earlier is None:
+            to_check.append(task)
+        else:
+            verdicts.append(earlier)
+            echo(format_row(earlier))
+
+    def finished(task: Task, verdict: TaskCheck) -> None:
+        save_verdict(out_dir / task.id, task, verdict, ablate=task.id in ablate, rerun=task.id in rerun)
+        verdicts.append(verdict)
+        echo(format_row(verdict))
+
+    if workers == 1 and to_check:
         with Env("screenshot", tasks_dir=tasks_dir) as env:
-            for task in tasks:
-                verdicts.append(check_task(env, task, out_dir / task.id, ablate=task.id in ablate,
-                                           rerun=task.id in rerun))
-                echo(format_row(verdicts[-1]))
-        return verdicts, time.perf_counter() - started
-    spawn = multiprocessing.get_context("spawn")  # a clean interpreter per worker: no inherited browser threads
-    with ProcessPoolExecutor(workers, mp_context=spawn, initializer=_start_worker_env,
-                             initargs=(tasks_dir,)) as pool:
-        pending = [pool.submit(_check_in_worker, task, out_dir / task.id, task.id in ablate, task.id in rerun)
-                   for task in tasks]
-        for future in as_completed(pending):
-            verdicts.append(future.result())
-            echo(format_row(verdicts[-1]))
+            for task in to_check:
+                finished(task, check_task(env, task, out_dir / task.id, ablate=task.id in ablate,
+                                          rerun=task.id in rerun))
+    elif to_check:
+        spawn = multiprocessing.get_context("spawn")  # a clean interpreter per worker: no inherited browser threads
+        with ProcessPoolExecutor(workers, mp_context=spawn, initializer=_start_worker_env,
+                                 initargs=(tasks_dir,)) as pool:
+            pending = {pool.submit(_check_in_worker, task, out_dir / task.id, task.id in ablate, task.id in rerun): task
+                       for task in to_check}
+            for future in as_completed(pending):
+                finished(pending[future], future.result())
     order = {task.id: n for n, task in enumerate(tasks)}
     return sorted(verdicts, key=lambda verdict: order[verdict.task_id]), time.perf_counter() - started
 
@@ -154,7 +200,8 @@ def format_row(verdict: TaskCheck) -> str:
     """One table line: the task, each agent's outcome, OK or the problems."""
     cells = "  ".join(f"{label}={outcome}" for label, outcome in verdict.outcomes.items())
     status = "OK" if not verdict.problems else "PROBLEM: " + "; ".join(verdict.problems)
-    return f"{verdict.task_id:<14} {cells}  {status}"
+    earlier = f"  (verdict of an earlier check at {verdict.reused_from[:12]})" if verdict.reused_from else ""
+    return f"{verdict.task_id:<14} {cells}  {status}{earlier}"
 
 
 def stratified_sample(tasks: list[Task], size: int, day: date) -> list[Task]:
