@@ -1,7 +1,7 @@
 """Is a held-out split as hard as the public one? The reference's steps per template, compared.
 
-Reads the folders `admindesk tasks check --out DIR` leaves (DIR/<task id>/reference/run.json)
-for the public suite and for one or more generated splits. Each generated task is compared
+Reads the reference's runs (`admindesk tasks check --out DIR` or `admindesk run --agent
+reference --out DIR` folders) of the public suite and of one or more generated splits. Each generated task is compared
 with the public task it was drawn from (`pa-hard-07@heldout-3` with `pa-hard-07`), so a
 sample that happens to hold harder rows does not look harder: per template it prints the
 reference's steps summed over the split's tasks, the same sum over their public rows, and
@@ -22,21 +22,26 @@ from admindesk.verifiers.task_model import load_tasks
 TOLERANCE = 0.20
 
 
-def reference_steps(check_dir: Path) -> dict[str, int]:
-    """Task id -> the reference's steps, for every checked task whose reference passed."""
+def reference_steps(folder: Path) -> dict[str, int]:
+    """Task id -> the reference's steps, from every run.json below `folder` (`tasks check
+    --out` folders or `admindesk run` folders), for episodes whose reference passed;
+    ablated runs (a subtask skipped) do not count."""
     steps = {}
-    for run_json in sorted(check_dir.glob("*/reference/run.json")):
-        episode = json.loads(run_json.read_text(encoding="utf-8"))["episodes"][0]
-        if episode["result"] in ("pass", "unjudged"):
-            steps[episode["task_id"]] = episode["steps"]
+    for run_json in sorted(folder.glob("**/run.json")):
+        run = json.loads(run_json.read_text(encoding="utf-8"))
+        if run.get("agent") != "reference" or run.get("agent_options", {}).get("skip"):
+            continue
+        for episode in run["episodes"]:
+            if episode["result"] in ("pass", "unjudged"):
+                steps.setdefault(episode["task_id"], episode["steps"])
     return steps
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--public", type=Path, required=True, help="tasks check --out folder of the public suite")
+    parser.add_argument("--public", type=Path, required=True, help="reference runs of the public suite (tasks check or run folder)")
     parser.add_argument("--split", type=Path, action="append", required=True,
-                        help="tasks check --out folder of a generated split (repeatable)")
+                        help="reference runs of a generated split (repeatable)")
     parser.add_argument("--split-tasks", type=Path, action="append", required=True,
                         help="the split's task folder (repeatable, same order as --split)")
     args = parser.parse_args(argv)
