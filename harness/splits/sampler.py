@@ -23,7 +23,7 @@ from admindesk.envs.payer_portal_a.seed import RECENT_LETTER_DAYS
 from admindesk.envs.payer_portal_b import appeal_rules as keystone_appeals
 from admindesk.envs.payer_portal_b import claim_rules as keystone_claims
 from admindesk.envs.world.audit import audit_world
-from admindesk.envs.world.cases.builder import CaseError, build_case
+from admindesk.envs.world.cases.builder import build_case
 from admindesk.envs.world.review_rules import review
 from admindesk.envs.world.world import World
 from admindesk.harness.task_generation import CaseRow
@@ -124,7 +124,7 @@ def draw_once(row: CaseRow, now: datetime, rng: random.Random, windows: set[int]
 
     case = _rewrite_text(case, names.apply)
     variables = _rewrite_text(row.vars, rewrite, every_string=True)
-    texts = _texts(case) + [v for v in _rewrite_text(row.vars, str, every_string=True).values() if isinstance(v, str)]
+    texts = _texts(case) + [value for value in row.vars.values() if isinstance(value, str)]
     case = facts.redraw_facts(case, texts, rng)
     return case, variables
 
@@ -144,7 +144,7 @@ def draw_row(row: CaseRow, world: World, *, seed: int, task_id: str, slot: int, 
                 # The public row's note explains its own case; the file names the row instead.
                 return row.model_copy(update={"id": task_id, "case": case, "vars": variables, "note": None})
             failures["the payers' rules answer it differently"] += 1
-        except (CaseError, ValueError) as exc:
+        except ValueError as exc:  # CaseError, or a case the model refuses
             failures[f"it does not build ({exc})"] += 1
     reasons = "; ".join(f"{n} draws: {reason}" for reason, n in failures.most_common(3))
     raise SamplingError(f"row {row.id}: no draw out of {MAX_DRAWS} kept the public case's answers ({reasons})")
