@@ -39,7 +39,8 @@ def reference_steps(folder: Path) -> dict[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--public", type=Path, required=True, help="reference runs of the public suite (tasks check or run folder)")
+    parser.add_argument("--public", type=Path, action="append", required=True,
+                        help="reference runs of the public suite (tasks check or run folder; repeatable)")
     parser.add_argument("--split", type=Path, action="append", required=True,
                         help="reference runs of a generated split (repeatable)")
     parser.add_argument("--split-tasks", type=Path, action="append", required=True,
@@ -47,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if len(args.split) != len(args.split_tasks):
         parser.error("give one --split-tasks folder per --split folder")
-    public = reference_steps(args.public)
+    public: dict[str, int] = {}
+    for folder in args.public:
+        public = {**reference_steps(folder), **public}  # the first folder given wins
     sums: dict[str, list[int]] = {}  # template -> [split steps, public steps, tasks]
     missing = []
     for check_dir, tasks_dir in zip(args.split, args.split_tasks):
