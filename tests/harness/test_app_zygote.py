@@ -4,15 +4,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
-import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
 from admindesk.harness.app_zygote import ForkedApp, Zygote, ZygoteError
 from admindesk.harness.services import APP_NAMES, ServiceError, Services, available_apps
+from tests.harness.process_checks import app_dies_with_killed_harness
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(set(available_apps()) != set(APP_NAMES), reason="needs all four apps")]
@@ -24,15 +22,6 @@ def _rollup(pid: int) -> dict[str, int]:
         key, value = line.split(":", 1)
         fields[key] = int(value.split()[0])
     return fields
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    with open(f"/proc/{pid}/status") as status:
-        return "zombie" in status.read()
 
 
 @pytest.fixture(scope="module")
@@ -107,26 +96,11 @@ def test_the_zygote_refuses_an_app_it_did_not_load(tmp_path):
 
 
 def test_forked_apps_die_with_a_killed_harness():
-    script = textwrap.dedent(f"""
-        import sys, time
-        sys.path.insert(0, {str(Path(__file__).parents[2])!r})
+    # harness dies -> zygote gets SIGTERM -> app gets SIGTERM
+    assert app_dies_with_killed_harness("""
         from admindesk.harness.services import Services
         services = Services(apps=["fax"]).start()
-        print(services.processes["fax"].process.pid, flush=True)
-        time.sleep(120)
-    """)
-    harness = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    try:
-        app_pid = int(harness.stdout.readline())
-        assert not _gone(app_pid)
-    finally:
-        harness.kill()
-        harness.wait()
-    for _ in range(100):
-        if _gone(app_pid):
-            break
-        time.sleep(0.05)  # harness dies -> zygote gets SIGTERM -> app gets SIGTERM
-    assert _gone(app_pid)
+    """, "fax")
 
 
 def test_services_without_forking_run_each_app_as_its_own_interpreter():

@@ -3,27 +3,14 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
-import textwrap
-import time
 import urllib.error
 import urllib.request
 
 import pytest
 
 from admindesk.harness.services import ServiceError, bench_call
-from tests.harness.conftest import FIXTURE_APP, fixture_services
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    # A zombie still answers kill(0); its /proc status says so.
-    with open(f"/proc/{pid}/status") as status:
-        return "zombie" in status.read()
+from tests.harness.conftest import fixture_services
+from tests.harness.process_checks import app_dies_with_killed_harness, gone
 
 
 def test_start_reset_restart_and_close():
@@ -38,7 +25,7 @@ def test_start_reset_restart_and_close():
         assert services.ensure_alive() == ["fax"]
         assert services.reset_all()["fax"]["ok"]
         pids = [app.process.pid for app in services.processes.values()]
-    assert all(_gone(pid) for pid in pids)
+    assert all(gone(pid) for pid in pids)
 
 
 def test_bench_api_needs_the_token():
@@ -52,25 +39,9 @@ def test_bench_api_needs_the_token():
         assert bench_call(port, services.token, "GET", "/_bench/snapshot")["_meta"]["app"] == "ehr_web"
 
 
-def test_apps_die_with_a_killed_harness(tmp_path):
+def test_apps_die_with_a_killed_harness():
     # A harness process that is SIGKILLed cannot clean up; the kernel must end its apps.
-    script = textwrap.dedent(f"""
-        import sys, time
-        sys.path.insert(0, {str(FIXTURE_APP.parents[2])!r})
+    assert app_dies_with_killed_harness("""
         from tests.harness.conftest import fixture_services
         services = fixture_services(["ehr_web"]).start()
-        print(services.processes["ehr_web"].process.pid, flush=True)
-        time.sleep(60)
-    """)
-    harness = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    try:
-        app_pid = int(harness.stdout.readline())
-        assert not _gone(app_pid)
-    finally:
-        harness.kill()
-        harness.wait()
-    for _ in range(100):
-        if _gone(app_pid):
-            break
-        time.sleep(0.05)  # the kernel delivers the parent-death signal asynchronously
-    assert _gone(app_pid)
+    """, "ehr_web")
