@@ -18,6 +18,8 @@ import random
 import re
 from typing import Any
 
+from .timeline import sign
+
 # The thresholds the payers' medical policies state for each fact (payer_portal_a/policy/
 # medical_policy.yaml, payer_portal_b/data/policies.yaml and dme_requirements.yaml,
 # envs/world/review_rules.py). Facts not listed keep their values.
@@ -47,10 +49,6 @@ SPREAD = 0.3
 MAX_TRIES = 60
 
 
-def _sign(value: float) -> int:
-    return (value > 0) - (value < 0)
-
-
 def _text_forms(value: float) -> list[str]:
     return [f"{value:g}", f"{value:.1f}"] if isinstance(value, float) else [str(value)]
 
@@ -69,7 +67,7 @@ def _candidate(key: str, value: float, rng: random.Random) -> float:
 
 
 def _keeps_thresholds(key: str, old: float, new: float) -> bool:
-    return all(_sign(old - t) == _sign(new - t) for t in THRESHOLDS[key])
+    return all(sign(old - t) == sign(new - t) for t in THRESHOLDS[key])
 
 
 def _draw_map(key: str, values: list[float], rng: random.Random) -> dict[float, float] | None:
@@ -89,7 +87,7 @@ def _family_order(case: dict[str, Any]) -> list[int]:
     for family in UNIT_FAMILIES:
         values = [facts[key] for doc in case.get("documents", []) for facts in [doc.get("facts", {})]
                   for key in sorted(family) if key in facts]
-        signs += [_sign(a - b) for i, a in enumerate(values) for b in values[i + 1:]]
+        signs += [sign(a - b) for i, a in enumerate(values) for b in values[i + 1:]]
     return signs
 
 

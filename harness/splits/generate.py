@@ -11,7 +11,6 @@ for a full split) share no record id.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 
 from admindesk.envs.world import build_world
+from admindesk.harness.task_folders import file_hashes
 from admindesk.harness.task_generation import CaseRow, GenerationError, Generator, RenderedTask, read_table
 from admindesk.verifiers.case_ids import SLOTS, case_slot
 from admindesk.verifiers.task_model import TASKS_ROOT
@@ -104,10 +104,6 @@ def render_split(split: str, seed: int, per_template: int | None = None,
     return sorted(rendered, key=lambda item: str(item.path))
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def write_split(out_dir: Path, split: str, seed: int, per_template: int | None = None, *,
                 private_seed: bool = False, tasks_dir: Path = TASKS_ROOT) -> SplitInfo:
     """Generate the split into `out_dir` (new, empty, or a split folder it replaces)."""
@@ -120,12 +116,11 @@ def write_split(out_dir: Path, split: str, seed: int, per_template: int | None =
     if (out_dir / SPLIT_FILE).is_file():
         for old in out_dir.rglob("*.yaml"):
             old.unlink()
-    hashes = {}
     for item in rendered:
         target = out_dir / item.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(item.text, encoding="utf-8")
-        hashes[item.path.stem] = _digest(item.text)
+    hashes = file_hashes(out_dir)  # the same digest a run verifies the folder with
     info = SplitInfo(split=split, seed=None if private_seed else seed, seed_sha256=seed_digest(seed),
                      per_template=per_template, tasks=hashes, tasks_sha256=tasks_digest(hashes),
                      generator=f"admindesk {metadata.version('admindesk')}")

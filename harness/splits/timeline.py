@@ -41,7 +41,8 @@ def _fiscal_year(day: date) -> int:
     return day.year + (day.month >= 10)
 
 
-def _sign(value: int) -> int:
+def sign(value: float) -> int:
+    """-1, 0 or 1: which side of zero (of a threshold, of today) a difference falls."""
     return (value > 0) - (value < 0)
 
 
@@ -112,12 +113,12 @@ def shift_keeps_rules(shift: int, moving: list[date], fixed: list[date], today: 
         direction = 1 if day <= today else -1
         for window in windows:
             signed = timedelta(days=direction * window)
-            if _sign((day + signed - today).days) != _sign((moved + signed - today).days):
+            if sign((day + signed - today).days) != sign((moved + signed - today).days):
                 return False
     anchors = sorted(set(fixed) | {today})
     for day in set(moving):
         for anchor in anchors:
-            if _sign((day - anchor).days) != _sign((day + delta - anchor).days):
+            if sign((day - anchor).days) != sign((day + delta - anchor).days):
                 return False
     return True
 
