@@ -9,13 +9,17 @@ Worker start-up (apps, browser) is inside the timed span, as it is in a real run
 
 `--breakdown` also prints, for each worker, its PSS by process kind (the worker itself,
 each app, the Playwright driver, Chromium's browser/GPU/utility/renderer processes) at
-the sample where the worker's total peaked.
+the sample where the worker's total peaked, and the CPU seconds each kind used over the
+run (as last sampled: up to a second of a process's final work can be missed). CPU
+seconds per episode over the wall time of an episode is how many cores one worker keeps
+busy, which bounds what a second worker can add on 2 cores.
 
 Targets: ratio >= 1.6 on 2 cores; <= 600 MB PSS per worker. Linux only.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import tempfile
 import threading
@@ -30,6 +34,7 @@ from admindesk.harness.run_worker import WorkerConfig
 from admindesk.harness.services import APP_NAMES
 from admindesk.verifiers.task_model import load_tasks
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 RATIO_TARGET = 1.6
 PSS_TARGET_MB = 600.0
 
@@ -43,6 +48,15 @@ def pss_kb(pid: int) -> int:
     except (OSError, ValueError, IndexError):
         return 0
     return 0
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds `pid` has used so far (0 if it exited meanwhile)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def process_kind(pid: int, root: int) -> str:
@@ -87,6 +101,8 @@ class SampledBackend(LocalBackend):
         self.peaks: dict[int, float] = {}
         # Worker pid -> PSS per process kind at the sample where its total peaked.
         self.peak_kinds: dict[int, dict[str, float]] = {}
+        # Worker pid -> {pid below it: (kind, CPU seconds when last seen)}.
+        self.cpu_seen: dict[int, dict[int, tuple[str, float]]] = {}
         self._workers: list[LocalWorker] = []
         self._stop = threading.Event()
         self._sampler = threading.Thread(target=self._sample, daemon=True)
@@ -103,8 +119,18 @@ class SampledBackend(LocalBackend):
                 if worker.process.is_alive():
                     pid = worker.process.pid
                     kinds = tree_pss_by_kind(pid)
+                    seen = self.cpu_seen.setdefault(pid, {})
+                    for process in [pid, *faults.descendants(pid)]:
+                        seen[process] = (process_kind(process, pid), cpu_s(process))
                     if sum(kinds.values()) > self.peaks.get(pid, 0.0):
                         self.peaks[pid], self.peak_kinds[pid] = sum(kinds.values()), kinds
+
+    def cpu_by_kind(self, worker_pid: int) -> dict[str, float]:
+        """CPU seconds per process kind of one worker over the run."""
+        kinds: dict[str, float] = {}
+        for kind, seconds in self.cpu_seen.get(worker_pid, {}).values():
+            kinds[kind] = kinds.get(kind, 0.0) + seconds
+        return kinds
 
     def shutdown(self) -> None:
         self._stop.set()
@@ -126,13 +152,14 @@ def measure(config: WorkerConfig, tasks, workers: int) -> dict:
             "errors": sorted({f"{s['task_id']}: {(s.get('error') or '').splitlines()[0][:160]}"
                               for s in state.summaries.values() if s["result"] in ("error", "timeout")}),
             "peak_pss_mb_per_worker": sorted(round(v, 1) for v in backend.peaks.values()),
-            "peak_breakdown": [backend.peak_kinds[pid] for pid in sorted(backend.peaks)]}
+            "peak_breakdown": [backend.peak_kinds[pid] for pid in sorted(backend.peaks)],
+            "cpu_breakdown": [backend.cpu_by_kind(pid) for pid in sorted(backend.peaks)]}
 
 
-def print_breakdown(kinds: dict[str, float]) -> None:
-    """One worker's peak PSS by process kind, largest first."""
-    for kind, mb in sorted(kinds.items(), key=lambda item: -item[1]):
-        print(f"    {kind:<34} {mb:7.1f} MB")
+def print_breakdown(kinds: dict[str, float], unit: str) -> None:
+    """One worker's figures by process kind, largest first."""
+    for kind, value in sorted(kinds.items(), key=lambda item: -item[1]):
+        print(f"    {kind:<34} {value:7.1f} {unit}")
 
 
 def main() -> None:
@@ -165,9 +192,11 @@ def main() -> None:
         for error in run["errors"]:
             print(f"  {error}")
         if args.breakdown:
-            for number, kinds in enumerate(run["peak_breakdown"], 1):
-                print(f"  worker {number} at its peak:")
-                print_breakdown(kinds)
+            for number, (kinds, cpu) in enumerate(zip(run["peak_breakdown"], run["cpu_breakdown"]), 1):
+                print(f"  worker {number} PSS at its peak:")
+                print_breakdown(kinds, "MB")
+                print(f"  worker {number} CPU over the run ({sum(cpu.values()):.1f} s in all):")
+                print_breakdown(cpu, "s")
     by_count = {run["workers"]: run for run in runs}
     if 1 in by_count and 2 in by_count:
         ratio = by_count[2]["episodes_per_min"] / by_count[1]["episodes_per_min"]

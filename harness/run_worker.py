@@ -24,8 +24,7 @@ from pydantic import BaseModel, Field
 from admindesk.harness import faults
 from admindesk.harness.agents import make_agent
 from admindesk.harness.agents.base import total_usage
-from admindesk.harness.agents.registry import AGENTS
-from admindesk.harness.agents.registry import agent_options as option_names
+from admindesk.harness.agents.registry import agent_options
 from admindesk.harness.env import Env
 from admindesk.harness.run_folder import episode_name, read_episode_files
 from admindesk.harness.runner_local import _move_trajectory, run_episode
@@ -80,8 +79,7 @@ class _KillAppAtStart:
 def make_run_agent(config: WorkerConfig) -> Any:
     """The configured agent (the prompt mode only goes to agents that take one)."""
     options = dict(config.agent_options)
-    if config.prompt_mode is not None and "prompt_mode" in option_names(
-            AGENTS.get(config.agent_name, lambda: None)):
+    if config.prompt_mode is not None and "prompt_mode" in agent_options(config.agent_name):
         options["prompt_mode"] = config.prompt_mode
     return make_agent(config.agent_name, **options)
 

@@ -28,8 +28,7 @@ from pydantic import BaseModel, Field
 
 from admindesk.harness.agents import AgentError, make_agent
 from admindesk.harness.agents.loop import attach_notes
-from admindesk.harness.agents.registry import AGENTS
-from admindesk.harness.agents.registry import agent_options as option_names
+from admindesk.harness.agents.registry import agent_options
 from admindesk.harness.env import Env
 from admindesk.harness.scripted import ScriptFailed
 from admindesk.harness.task_folders import split_record
@@ -157,7 +156,7 @@ def run(agent_name: str, tasks: list[Task], out_dir: Path, *, trials: int = 1,
     if trials < 1:
         raise ValueError("trials must be at least 1")
     options = dict(agent_options or {})
-    if prompt_mode is not None and "prompt_mode" in option_names(AGENTS.get(agent_name, lambda: None)):
+    if prompt_mode is not None and "prompt_mode" in agent_options(agent_name):
         options["prompt_mode"] = prompt_mode  # scripted agents take no prompt
     agent = make_agent(agent_name, **options)
     out_dir.mkdir(parents=True, exist_ok=True)

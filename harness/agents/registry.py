@@ -4,40 +4,50 @@ Options come from flags; what a flag leaves unset falls back to an environment v
 `ADMINDESK_MODEL` (model), `ADMINDESK_BASE_URL` (base_url), `ADMINDESK_API_KEY_ENV` (the
 name of the variable that holds the key; defaults per provider: OPENAI_API_KEY,
 ANTHROPIC_API_KEY).
+
+Agents are named by where they live and imported when first built: a worker running a
+scripted agent never loads the model SDKs (about 67 MB and seconds of start-up each).
 """
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
 from typing import Any, Callable
 
-from admindesk.harness.agents.anthropic_cu import AnthropicCUAgent
 from admindesk.harness.agents.base import Agent
 from admindesk.harness.agents.model_agent import ModelAgent
-from admindesk.harness.agents.openai_compatible import OpenAICompatibleAgent
-from admindesk.harness.agents.openai_cua import OpenAICUAgent
-from admindesk.harness.agents.simple import NoopAgent, RandomAgent
-from admindesk.harness.agents.controls import DoItAnyway, NotesOnly, WrongPatient
-from admindesk.harness.agents.reference import ReferenceAgent
 
-AGENTS: dict[str, Callable[..., Agent]] = {
-    "noop": NoopAgent,
-    "random": RandomAgent,
-    "openai-cua": OpenAICUAgent,
-    "anthropic-cu": AnthropicCUAgent,
-    "openai-compatible": OpenAICompatibleAgent,
+_PACKAGE = "admindesk.harness.agents"
+# Agent name -> "module:class" under the agents package.
+AGENTS: dict[str, str] = {
+    "noop": "simple:NoopAgent",
+    "random": "simple:RandomAgent",
+    "openai-cua": "openai_cua:OpenAICUAgent",
+    "anthropic-cu": "anthropic_cu:AnthropicCUAgent",
+    "openai-compatible": "openai_compatible:OpenAICompatibleAgent",
     # Scripted agents (they `drive` the Env themselves): reference solutions and controls.
-    "reference": ReferenceAgent,
-    "notes-only": NotesOnly,
-    "wrong-patient": WrongPatient,
-    "do-it-anyway": DoItAnyway,
+    "reference": "reference:ReferenceAgent",
+    "notes-only": "controls:NotesOnly",
+    "wrong-patient": "controls:WrongPatient",
+    "do-it-anyway": "controls:DoItAnyway",
 }
 ENV_DEFAULTS = {"model": "ADMINDESK_MODEL", "base_url": "ADMINDESK_BASE_URL",
                 "api_key_env": "ADMINDESK_API_KEY_ENV"}
 
 
-def agent_options(factory: Callable[..., Agent]) -> list[str]:
-    """The option names an agent takes (a model agent's own plus the shared ones)."""
+def agent_factory(name: str) -> Callable[..., Agent]:
+    """The class of the agent called `name` (KeyError if there is none)."""
+    module, attribute = AGENTS[name].split(":")
+    return getattr(importlib.import_module(f"{_PACKAGE}.{module}"), attribute)
+
+
+def agent_options(name: str) -> list[str]:
+    """The option names the agent called `name` takes (a model agent's own plus the shared
+    ones); none for an unknown name."""
+    if name not in AGENTS:
+        return []
+    factory = agent_factory(name)
     names = [p for p in inspect.signature(factory).parameters if p != "options"]
     if isinstance(factory, type) and issubclass(factory, ModelAgent):
         names += [p for p in inspect.signature(ModelAgent.__init__).parameters if p != "self"]
@@ -49,8 +59,7 @@ def make_agent(name: str, **options: Any) -> Agent:
     environment variables). ValueError names the agents or options that do exist."""
     if name not in AGENTS:
         raise ValueError(f"no agent {name!r} (agents: {', '.join(AGENTS)})")
-    factory = AGENTS[name]
-    known = agent_options(factory)
+    known = agent_options(name)
     given = {key: value for key, value in options.items() if value is not None}
     unknown = sorted(set(given) - set(known))
     if unknown:
@@ -58,4 +67,4 @@ def make_agent(name: str, **options: Any) -> Agent:
     for option, variable in ENV_DEFAULTS.items():
         if option in known and option not in given and os.environ.get(variable):
             given[option] = os.environ[variable]
-    return factory(**given)
+    return agent_factory(name)(**given)

@@ -5,15 +5,14 @@
 `AnthropicBackend` to Anthropic's messages API with the verdict's JSON schema as
 structured output. Both let the SDK retry rate limits (429) and server errors (5xx) with
 exponential backoff (honouring Retry-After), bound each call by a timeout, and turn
-every failure into a `JudgeError` that names the judge.
+every failure into a `JudgeError` that names the judge. Each SDK is imported when its
+first backend is built: scoring without a judge (every scripted run) never loads them.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+import importlib
 from typing import Protocol
-
-import anthropic
-import openai
 
 from admindesk.verifiers.judge import JudgeError, JudgeSpecError
 from admindesk.verifiers.judge.spec import KEY_VARIABLES, JudgeSettings, JudgeSpec
@@ -61,6 +60,7 @@ class OpenAIChatBackend:
     def __init__(self, spec: JudgeSpec, settings: JudgeSettings):
         self.spec = spec
         base_url = spec.base_url or settings.env.get("OPENAI_BASE_URL") or None
+        self._sdk = openai = importlib.import_module("openai")
         self._client = openai.OpenAI(api_key=_api_key(spec, settings), base_url=base_url,
                                      timeout=settings.timeout, max_retries=settings.max_retries)
         self._timeout = settings.timeout
@@ -71,11 +71,11 @@ class OpenAIChatBackend:
                 model=self.spec.model, temperature=0,
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
                 response_format={"type": "json_object"})
-        except openai.APITimeoutError as exc:
+        except self._sdk.APITimeoutError as exc:
             raise JudgeError(f"judge {self.spec.label}: no answer within {self._timeout:g} s") from exc
-        except openai.APIConnectionError as exc:
+        except self._sdk.APIConnectionError as exc:
             raise JudgeError(f"judge {self.spec.label}: cannot reach {self._client.base_url} ({exc})") from exc
-        except openai.APIStatusError as exc:
+        except self._sdk.APIStatusError as exc:
             raise JudgeError(f"judge {self.spec.label}: HTTP {exc.status_code} ({exc.message})") from exc
         if not response.choices or response.choices[0].message.content is None:
             reason = response.choices[0].finish_reason if response.choices else "no choices"
@@ -93,6 +93,7 @@ class AnthropicBackend:
     def __init__(self, spec: JudgeSpec, settings: JudgeSettings):
         self.spec = spec
         base_url = settings.env.get("ANTHROPIC_BASE_URL") or None
+        self._sdk = anthropic = importlib.import_module("anthropic")
         self._client = anthropic.Anthropic(api_key=_api_key(spec, settings), base_url=base_url,
                                            timeout=settings.timeout, max_retries=settings.max_retries)
         self._timeout = settings.timeout
@@ -103,11 +104,11 @@ class AnthropicBackend:
                 model=self.spec.model, max_tokens=MAX_OUTPUT_TOKENS, system=system,
                 messages=[{"role": "user", "content": user}],
                 output_config={"format": {"type": "json_schema", "schema": VERDICT_SCHEMA}})
-        except anthropic.APITimeoutError as exc:
+        except self._sdk.APITimeoutError as exc:
             raise JudgeError(f"judge {self.spec.label}: no answer within {self._timeout:g} s") from exc
-        except anthropic.APIConnectionError as exc:
+        except self._sdk.APIConnectionError as exc:
             raise JudgeError(f"judge {self.spec.label}: cannot reach {self._client.base_url} ({exc})") from exc
-        except anthropic.APIStatusError as exc:
+        except self._sdk.APIStatusError as exc:
             raise JudgeError(f"judge {self.spec.label}: HTTP {exc.status_code} ({exc.message})") from exc
         text = "".join(block.text for block in message.content if block.type == "text")
         if not text.strip():
