@@ -151,6 +151,14 @@ class ChromeState:
     # ---- drawing ------------------------------------------------------------------------
     def draw(self, frame: Image.Image) -> None:
         """Draw the chrome onto the top of `frame` (and the dialog over it, if open)."""
+        frame.paste(_drawn_strip(self.width, tuple(self.tabs), self.active, self.address_focused,
+                                 self.address_text, self.address_selected, tuple(self.bookmarks)),
+                    (0, 0))
+        if self.dialog_files is not None:
+            self._draw_dialog(frame)
+
+    def _draw_strip(self, frame: Image.Image) -> None:
+        """Tabs, toolbar and bookmarks bar (the top CHROME_HEIGHT rows)."""
         draw = ImageDraw.Draw(frame)
         font = _font(13)
         draw.rectangle((0, 0, self.width, TAB_STRIP_HEIGHT), fill=COLORS["strip"])
@@ -174,8 +182,6 @@ class ChromeState:
             draw.rounded_rectangle(box, radius=14, fill=COLORS["button"])
             draw.text((box[0] + 10, box[1] + 7), glyph, font=_font(15), fill=COLORS["muted"])
         self._draw_address(draw, font)
-        if self.dialog_files is not None:
-            self._draw_dialog(frame)
 
     def _draw_address(self, draw: ImageDraw.ImageDraw, font: ImageFont.FreeTypeFont) -> None:
         box = self.address_box()
@@ -228,6 +234,19 @@ def _fit(draw: ImageDraw.ImageDraw, text: str, font: ImageFont.FreeTypeFont, wid
     while text and draw.textlength(text + "...", font=font) > width:
         text = text[:-1]
     return text + "..."
+
+
+@lru_cache(maxsize=32)
+def _drawn_strip(width: int, tabs: tuple[tuple[str, str], ...], active: int, address_focused: bool,
+                 address_text: str, address_selected: bool,
+                 bookmarks: tuple[tuple[str, str], ...]) -> Image.Image:
+    """The chrome's top rows for one look, drawn once: most steps change nothing there, and
+    fitting long titles and URLs (text measured a character at a time) is most of the cost."""
+    state = ChromeState(width, CHROME_HEIGHT, list(tabs), active, address_focused, address_text,
+                        address_selected, None, list(bookmarks))
+    strip = Image.new("RGB", (width, CHROME_HEIGHT), (255, 255, 255))
+    state._draw_strip(strip)
+    return strip
 
 
 def _human_size(size: int) -> str:
