@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import os
 import threading
+import time
 
 import pytest
 
@@ -119,6 +121,25 @@ def test_two_episodes_share_no_cookie_download_or_row(fixture_env):
     assert record.downloads == [] and record.uploads == []
     fixture_env.reset(adhoc("/"))  # the same page as the first episode: storage is empty again
     assert fixture_env._episode.page.evaluate("window.foundEarlierVisit") == [None, None, False, ""]
+
+
+def _renderer_pids() -> set[int]:
+    from admindesk.harness import faults
+
+    return {pid for pid in faults.descendants(os.getpid()) if "--type=renderer" in faults._cmdline(pid)}
+
+
+def test_each_episode_draws_in_a_fresh_renderer(fixture_env):
+    """A renderer kept across episodes would grow all run long and carry its caches over."""
+    fixture_env.reset(adhoc("/"))
+    first = _renderer_pids()
+    assert first
+    fixture_env.reset(adhoc("/"))
+    deadline = time.monotonic() + 5
+    while first & _renderer_pids() and time.monotonic() < deadline:
+        time.sleep(0.1)  # the old renderer exits shortly after its last tab closes
+    assert not first & _renderer_pids()
+    assert fixture_env._episode.page.evaluate("history.length") == 2  # new tab + login page
 
 
 def test_same_actions_from_the_same_reset_give_the_same_snapshot(fixture_env):
