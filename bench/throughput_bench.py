@@ -121,7 +121,9 @@ class SampledBackend(LocalBackend):
                     kinds = tree_pss_by_kind(pid)
                     seen = self.cpu_seen.setdefault(pid, {})
                     for process in [pid, *faults.descendants(pid)]:
-                        seen[process] = (process_kind(process, pid), cpu_s(process))
+                        # The kind as first seen: an exited process (a zombie) has no command line.
+                        kind = seen[process][0] if process in seen else process_kind(process, pid)
+                        seen[process] = (kind, cpu_s(process))
                     if sum(kinds.values()) > self.peaks.get(pid, 0.0):
                         self.peaks[pid], self.peak_kinds[pid] = sum(kinds.values()), kinds
 

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from admindesk.harness import faults
-from admindesk.harness.allocator import limit_arenas, release_free_memory
+from admindesk.envs.common.allocator import limit_arenas, release_free_memory
 from admindesk.harness.agents import make_agent
 from admindesk.harness.agents.base import total_usage
 from admindesk.harness.agents.registry import agent_options

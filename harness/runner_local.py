@@ -27,7 +27,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field
 
 from admindesk.harness.agents import AgentError, make_agent
-from admindesk.harness.allocator import limit_arenas, release_free_memory
+from admindesk.envs.common.allocator import limit_arenas, release_free_memory
 from admindesk.harness.agents.loop import attach_notes
 from admindesk.harness.agents.registry import agent_options
 from admindesk.harness.env import Env

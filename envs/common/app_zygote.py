@@ -24,12 +24,10 @@ import signal
 import sys
 import threading
 
+from admindesk.envs.common.allocator import limit_arenas
+
 PR_SET_PDEATHSIG = 1
 PR_SET_NAME = 15
-M_ARENA_MAX = -8
-# Waitress serves each app on 8 threads, and glibc gives threads their own malloc arenas,
-# each keeping the blocks its thread freed; two arenas keep an app's heap compact.
-APP_MALLOC_ARENAS = 2
 
 
 def _prctl(option: int, value: int | bytes) -> None:
@@ -118,10 +116,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit("usage: python -m admindesk.envs.common.app_zygote APP [APP...]")
     packages = {name: importlib.import_module(f"admindesk.envs.{name}") for name in names}
     importlib.import_module("waitress")  # what serve_main imports in the child
-    try:  # set before fork: the children inherit the allocator's settings
-        ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, APP_MALLOC_ARENAS)
-    except (OSError, AttributeError):
-        pass  # not glibc: its default arenas apply
+    limit_arenas()  # before fork: the children inherit the allocator's settings
     gc.collect()
     gc.freeze()
     signal.signal(signal.SIGCHLD, _report_exits)

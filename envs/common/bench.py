@@ -10,6 +10,7 @@ import time
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from . import clock
+from .allocator import release_free_memory
 from .seeding import SeedError
 from .snapshot import build_snapshot, dumps
 from .task_templates import UnknownTask
@@ -49,6 +50,8 @@ def prepare():
         current_app.extensions["admindesk"].task_templates.template_for(body["task"])
     except (UnknownTask, SeedError) as exc:
         return jsonify(ok=False, error=str(exc)), 400
+    finally:
+        release_free_memory()  # building the template made its world: garbage now
     return jsonify(ok=True, task=body["task"], ms=round((time.perf_counter() - started) * 1000, 2))
 
 
@@ -68,6 +71,8 @@ def reset():
         kit.reset(now, task)
     except (UnknownTask, SeedError) as exc:
         return jsonify(ok=False, error=str(exc)), 400
+    finally:
+        release_free_memory()  # a task's first reset builds its world: garbage now
     return jsonify(ok=True, now=now.isoformat(), task=task, generation=kit.generation,
                    ms=round((time.perf_counter() - started) * 1000, 2))
 
@@ -75,5 +80,6 @@ def reset():
 @bench.get("/snapshot")
 def snapshot():
     kit = current_app.extensions["admindesk"]
-    return Response(dumps(build_snapshot(kit.db, kit.db.request_session(), kit.spec.name, clock.now())),
-                    mimetype="application/json")
+    body = dumps(build_snapshot(kit.db, kit.db.request_session(), kit.spec.name, clock.now()))
+    release_free_memory()  # the rows behind `body` are garbage now
+    return Response(body, mimetype="application/json")
