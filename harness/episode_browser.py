@@ -95,6 +95,10 @@ class SavedFile:
     size: int
 
 
+# Tries at a screenshot Chromium says it cannot take yet (waiting 0.1, 0.2... s between).
+SCREENSHOT_ATTEMPTS = 4
+
+
 class EpisodeBrowser:
     """The tabs, downloads and pending file chooser of one episode's browser context."""
 
@@ -362,10 +366,24 @@ class EpisodeBrowser:
 
     # ---- pixels -------------------------------------------------------------------------
     def screenshot_png(self) -> bytes:
-        """PNG of the active page's viewport (through CDP: no Playwright screenshot overhead)."""
-        result = self._cdp_session(self.page).send("Page.captureScreenshot",
-                              {"format": "png", "optimizeForSpeed": True})
-        return base64.b64decode(result["data"])
+        """PNG of the active page's viewport (through CDP: no Playwright screenshot overhead).
+
+        Chromium answers "Unable to capture screenshot" when the page has no frame to copy
+        yet (a busy machine, a renderer just swapped); a frame comes a moment later.
+        """
+        def capture() -> bytes:
+            result = self._cdp_session(self.page).send("Page.captureScreenshot",
+                                                       {"format": "png", "optimizeForSpeed": True})
+            return base64.b64decode(result["data"])
+
+        for attempt in range(1, SCREENSHOT_ATTEMPTS):
+            try:
+                return capture()
+            except PlaywrightError as exc:
+                if "Unable to capture screenshot" not in str(exc):
+                    raise
+            self.page.wait_for_timeout(100 * attempt)
+        return capture()
 
     def _cdp_session(self, page: Page) -> CDPSession:
         session = self._cdp.get(page)

@@ -117,3 +117,24 @@ def test_a_crashed_page_is_replaced_mid_episode_and_at_reset(fixture_env):
             assert obs.last_action_error is None and "Playground" in obs.tabs[obs.active_tab].title
     obs, _ = fixture_env.reset(adhoc("/"))
     assert obs.tabs[0].title == "Playground - ehr_web" and len(obs.tabs) == 1
+
+
+def test_a_screenshot_chromium_cannot_take_yet_is_tried_again(fixture_env, monkeypatch):
+    from playwright.sync_api import Error as PlaywrightError
+
+    fixture_env.reset(adhoc("/"))
+    episode = fixture_env._episode
+    real_session = episode._cdp_session(episode.page)
+    refusals = []
+
+    class NotYet:
+        def send(self, method, params=None):
+            if method == "Page.captureScreenshot" and len(refusals) < 2:
+                refusals.append(method)
+                raise PlaywrightError("Protocol error (Page.captureScreenshot): Unable to capture screenshot")
+            return real_session.send(method, params)
+
+    monkeypatch.setattr(episode, "_cdp_session", lambda page: NotYet())
+    obs, *_ = fixture_env.step({"type": "wait", "seconds": 0.1})
+    assert len(refusals) == 2 and obs.last_action_error is None
+    assert obs.image().size == (1280, 800)
