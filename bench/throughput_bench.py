@@ -63,7 +63,7 @@ def process_kind(pid: int, root: int) -> str:
     """What process `pid` is within the worker `root`: worker, app:NAME, driver, chromium:TYPE."""
     if pid == root:
         return "worker"
-    command = faults._cmdline(pid)
+    command = faults.cmdline(pid)
     if ZYGOTE_MODULE in command:  # the zygote and the apps it forked (named by their comm)
         try:
             name = Path(f"/proc/{pid}/comm").read_text().strip()
@@ -82,15 +82,6 @@ def process_kind(pid: int, root: int) -> str:
         return "chromium:browser"
     utility = re.search(r"--utility-sub-type=([\w]+)", command)
     return f"chromium:{kind.group(1)}" + (f":{utility.group(1)}" if utility else "")
-
-
-def tree_pss_by_kind(root: int) -> dict[str, float]:
-    """PSS in MB of `root` and every process below it, summed per process kind."""
-    kinds: dict[str, float] = {}
-    for pid in [root, *faults.descendants(root)]:
-        kind = process_kind(pid, root)
-        kinds[kind] = kinds.get(kind, 0.0) + pss_kb(pid) / 1024
-    return kinds
 
 
 class SampledBackend(LocalBackend):
@@ -117,15 +108,21 @@ class SampledBackend(LocalBackend):
         while not self._stop.wait(1.0):
             for worker in list(self._workers):
                 if worker.process.is_alive():
-                    pid = worker.process.pid
-                    kinds = tree_pss_by_kind(pid)
-                    seen = self.cpu_seen.setdefault(pid, {})
-                    for process in [pid, *faults.descendants(pid)]:
-                        # The kind as first seen: an exited process (a zombie) has no command line.
-                        kind = seen[process][0] if process in seen else process_kind(process, pid)
-                        seen[process] = (kind, cpu_s(process))
-                    if sum(kinds.values()) > self.peaks.get(pid, 0.0):
-                        self.peaks[pid], self.peak_kinds[pid] = sum(kinds.values()), kinds
+                    self._sample_worker(worker.process.pid)
+
+    def _sample_worker(self, root: int) -> None:
+        """PSS by kind of `root` and every process below it now (kept if the worker's peak),
+        and each process's CPU seconds so far."""
+        seen = self.cpu_seen.setdefault(root, {})
+        kinds: dict[str, float] = {}
+        for pid in [root, *faults.descendants(root)]:
+            kind = process_kind(pid, root)
+            if kind == "other" and pid in seen:  # exited (a zombie has no command line)
+                kind = seen[pid][0]
+            seen[pid] = (kind, cpu_s(pid))
+            kinds[kind] = kinds.get(kind, 0.0) + pss_kb(pid) / 1024
+        if sum(kinds.values()) > self.peaks.get(root, 0.0):
+            self.peaks[root], self.peak_kinds[root] = sum(kinds.values()), kinds
 
     def cpu_by_kind(self, worker_pid: int) -> dict[str, float]:
         """CPU seconds per process kind of one worker over the run."""

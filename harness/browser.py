@@ -32,8 +32,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  # Pages render and behave the same; a renderer crash takes all app tabs.
                  "--process-per-site",
                  # Smaller caches, no spare renderer, no on-device model service (which a
-                 # browser otherwise starts after 3 minutes): one worker's renderer 113 -> 38 MB
-                 # PSS on a dense page. Page pixels are the same (checked on every app).
+                 # browser otherwise starts 3 minutes in): a renderer showing a dense test
+                 # table 113 -> 38 MB PSS. Three suite tasks' start screens: same pixels.
                  "--enable-low-end-device-mode"]
 # The driver's young generation (V8 semi-spaces, 16 MB each by default) holds little for
 # long; 1 MB semi-spaces keep it ~18 MB smaller at the cost of more frequent scavenges.

@@ -1,7 +1,8 @@
 """One episode's browser: its tabs, settling, downloads, file chooser and screenshots.
 
 Each episode gets the Env's context wiped of the last episode's cookies, storage,
-permissions and tabs (cheaper than a new context, and as clean);
+permissions, extra tabs and tab history (cheaper than a new context, and as clean), and a
+fresh renderer once the kept one has grown;
 downloads land in the episode's Downloads folder; file choosers are intercepted so the
 harness can draw its own dialog.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +19,7 @@ from typing import Iterable
 from playwright.sync_api import (BrowserContext, CDPSession, Download,
                                  Error as PlaywrightError, FileChooser, Page, Request)
 
+from admindesk.harness import faults
 from admindesk.harness.sandbox import BLANK, LOOPBACK_HOSTS, check_navigation
 
 # Runs in every document before its own scripts. It remembers when the DOM last changed and
@@ -95,6 +98,24 @@ class SavedFile:
     size: int
 
 
+# A renderer kept across episodes grows (one kept through a long check run reached 715 MB
+# RSS, some 45 episodes in), but a fresh one adds ~0.5 s to a reset: the app tabs' renderer
+# is replaced only once the renderers below this process hold more than this.
+RENDERER_RECYCLE_MB = 400
+
+
+def renderers_grown() -> bool:
+    """True when the Chromium renderers below this process hold over RENDERER_RECYCLE_MB."""
+    page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
+    resident_kb = 0
+    for pid in faults.renderer_pids():
+        try:
+            resident_kb += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page_kb
+        except (OSError, ValueError, IndexError):
+            continue  # exited meanwhile
+    return resident_kb > RENDERER_RECYCLE_MB * 1024
+
+
 # Tries at a screenshot Chromium says it cannot take yet (waiting 0.1, 0.2... s between).
 SCREENSHOT_ATTEMPTS = 4
 
@@ -130,13 +151,21 @@ class EpisodeBrowser:
                            "requestfailed": self._on_request_failed}
         for event, listener in self._listeners.items():
             context.on(event, listener)
-        # The last episode's tabs are closed before this one opens its own, so the renderer
-        # that drew them exits and the episode starts in a fresh one: a renderer kept for a
-        # whole run grew by ~15 MB an episode (715 MB RSS after ~45 episodes), and a fresh
-        # tab has no history or window name to carry over.
-        for leftover in list(context.pages):
-            leftover.close()
-        context.new_page()  # fires "page", which adopts it
+        leftovers = list(context.pages)
+        if renderers_grown():  # close every tab: their renderer exits, the episode gets a new one
+            for leftover in leftovers:
+                leftover.close()
+            leftovers = []
+        for extra_tab in leftovers[1:]:
+            extra_tab.close()
+        if leftovers:
+            self._adopt_page(leftovers[0])
+            try:
+                self._blank_tab(leftovers[0])
+            except PlaywrightError:  # its renderer crashed: a new tab replaces it
+                leftovers[0].close()
+        if not self.pages:
+            context.new_page()  # fires "page", which adopts it
         context.clear_cookies()
         context.clear_permissions()
         # The HTTP cache is kept: the apps mark every page and file `no-store`, so it holds
@@ -144,6 +173,16 @@ class EpisodeBrowser:
         session = self._cdp_session(self.page)
         for origin in _origins(allowed_ports):
             session.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+
+    def _blank_tab(self, page: Page) -> None:
+        """Make the last episode's tab as a new one: blank, without history or a name.
+
+        Reusing the tab keeps its renderer process (a fresh one adds ~0.5 s to a reset);
+        its session storage goes with the origins' data, which the constructor clears.
+        """
+        page.goto("about:blank")
+        page.evaluate("window.name = ''")  # survives navigations within a tab
+        self._cdp_session(page).send("Page.resetNavigationHistory")
 
     def stop_all_pages(self, cap: float = 2.0) -> None:
         """Leave no request of this episode's pages in flight (before the apps reset).

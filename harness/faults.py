@@ -31,11 +31,18 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def _cmdline(pid: int) -> str:
+def cmdline(pid: int) -> str:
+    """The command line of `pid`, arguments joined by spaces ('' once it has exited)."""
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
+
+
+def renderer_pids(root: int | None = None) -> list[int]:
+    """Every Chromium renderer process below `root` (default: this process)."""
+    return [pid for pid in descendants(os.getpid() if root is None else root)
+            if "--type=renderer" in cmdline(pid)]
 
 
 def kill_renderers(root: int | None = None) -> int:
@@ -44,13 +51,12 @@ def kill_renderers(root: int | None = None) -> int:
     Their pages crash, as when a renderer runs out of memory. Returns how many were killed.
     """
     killed = 0
-    for pid in descendants(os.getpid() if root is None else root):
-        if "--type=renderer" in _cmdline(pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-            except ProcessLookupError:
-                continue
+    for pid in renderer_pids(root):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+        except ProcessLookupError:
+            continue
     return killed
 
 

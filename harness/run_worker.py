@@ -22,7 +22,6 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from admindesk.harness import faults
-from admindesk.envs.common.allocator import limit_arenas, release_free_memory
 from admindesk.harness.agents import make_agent
 from admindesk.harness.agents.base import total_usage
 from admindesk.harness.agents.registry import agent_options
@@ -93,7 +92,6 @@ class EpisodeWorker:
         if config.tasks_dir is not None and not config.tasks_dir.is_dir():
             # A Ray actor on another node sees its own disk: the folder must be there too.
             raise FileNotFoundError(f"tasks folder {config.tasks_dir} does not exist on {os.uname().nodename}")
-        limit_arenas()  # before the Env starts its threads
         self.agent = make_run_agent(config)
         self._scratch = Path(tempfile.mkdtemp(prefix="admindesk-worker-"))
         self._episodes_dir = self._scratch / "episodes"
@@ -121,7 +119,6 @@ class EpisodeWorker:
             agent = _KillAppAtStart(self.agent, self.env, self.config.kill_app_at_start[name])
         started = time.perf_counter()
         outcome = run_episode(self.env, agent, task, folder, trial)
-        release_free_memory()  # the episode's record and snapshots are garbage now
         _move_trajectory(self._episodes_dir, task.id, folder, self.config.keep_screenshots)
         summary = outcome.summary.model_dump()
         summary.update(workflow=task.workflow, difficulty=task.difficulty, challenge=task.challenge,

@@ -26,8 +26,8 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
-from admindesk.harness.agents import AgentError, make_agent
 from admindesk.envs.common.allocator import limit_arenas, release_free_memory
+from admindesk.harness.agents import AgentError, make_agent
 from admindesk.harness.agents.loop import attach_notes
 from admindesk.harness.agents.registry import agent_options
 from admindesk.harness.env import Env
@@ -101,7 +101,18 @@ def _drive(env: Env, agent: Any, task: Task, obs: Any) -> str | None:
 
 
 def run_episode(env: Env, agent: Any, task: Task, folder: Path, trial: int) -> EpisodeOutcome:
-    """One episode of `agent` on `task`, recorded into `folder` and scored."""
+    """One episode of `agent` on `task`, recorded into `folder` and scored.
+
+    Runs keep a process for many episodes: its threads share few malloc arenas (set before
+    the Env's snapshot threads first allocate), and each episode's garbage (its record,
+    every app's snapshot twice) goes back to the system when it is scored."""
+    limit_arenas()
+    outcome = _play_and_score(env, agent, task, folder, trial)
+    release_free_memory()
+    return outcome
+
+
+def _play_and_score(env: Env, agent: Any, task: Task, folder: Path, trial: int) -> EpisodeOutcome:
     started = time.perf_counter()
     try:
         obs, _info = env.reset(task)
@@ -160,7 +171,6 @@ def run(agent_name: str, tasks: list[Task], out_dir: Path, *, trials: int = 1,
     if prompt_mode is not None and "prompt_mode" in agent_options(agent_name):
         options["prompt_mode"] = prompt_mode  # scripted agents take no prompt
     agent = make_agent(agent_name, **options)
-    limit_arenas()
     out_dir.mkdir(parents=True, exist_ok=True)
     episodes_dir = out_dir / "episodes"
     owned = env is None
@@ -182,7 +192,6 @@ def run(agent_name: str, tasks: list[Task], out_dir: Path, *, trials: int = 1,
                 folder = out_dir / f"{task.id}-t{trial}"
                 shutil.rmtree(folder, ignore_errors=True)
                 outcome = run_episode(env, agent, task, folder, trial)
-                release_free_memory()  # the episode's record and snapshots are garbage now
                 _move_trajectory(episodes_dir, task.id, folder, keep_screenshots)
                 outcomes.append(outcome)
                 if on_episode is not None:

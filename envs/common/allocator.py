@@ -5,7 +5,8 @@ glibc gives threads their own malloc arenas (waitress serves each app on 8 threa
 worker parses snapshots in its own threads), each keeping the blocks its thread freed.
 An app's snapshot (every table as JSON) or a task's first reset (building its world), and
 a worker's scored episode (every app's snapshot, twice), leave MB of garbage each time;
-untrimmed, an app grew from ~95 to ~165 MB PSS over a run of ~70 episodes.
+untrimmed, ehr_web held ~95 MB PSS in a short bench and ~165 MB some 70 episodes into a
+check run.
 The harness uses this module too: it is plain glibc, nothing of an app.
 """
 from __future__ import annotations
@@ -33,9 +34,15 @@ def limit_arenas(count: int = MALLOC_ARENAS) -> None:
         libc.mallopt(M_ARENA_MAX, count)
 
 
-def release_free_memory() -> None:
-    """Collect garbage and return the allocator's free pages to the system."""
-    gc.collect()
+def trim_free_memory() -> None:
+    """Return the allocator's free pages to the system (a few ms; no garbage collection,
+    which costs an app ~80 ms a call)."""
     libc = _glibc()
     if libc is not None:
         libc.malloc_trim(0)
+
+
+def release_free_memory() -> None:
+    """Collect garbage, then return the allocator's free pages to the system."""
+    gc.collect()
+    trim_free_memory()

@@ -14,12 +14,8 @@ from tests.harness.conftest import fixture_services
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def _renderers() -> list[int]:
-    return [pid for pid in faults.descendants(os.getpid()) if "--type=renderer" in faults._cmdline(pid)]
-
-
 def _driver_environment() -> dict[str, str]:
-    drivers = [pid for pid in faults.descendants(os.getpid()) if "run-driver" in faults._cmdline(pid)]
+    drivers = [pid for pid in faults.descendants(os.getpid()) if "run-driver" in faults.cmdline(pid)]
     assert len(drivers) == 1, drivers
     raw = Path(f"/proc/{drivers[0]}/environ").read_bytes().split(b"\0")
     return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
@@ -34,12 +30,12 @@ def test_tabs_of_every_app_share_one_renderer(tmp_path):
             first = context.new_page()
             first.goto(services.url("ehr_web"))
             time.sleep(0.5)  # Chromium retires the spare renderer it just used asynchronously
-            after_one_tab = len(_renderers())
+            after_one_tab = len(faults.renderer_pids())
             for app in ("fax", "ehr_web", "fax"):
                 context.new_page().goto(services.url(app))
             time.sleep(0.5)
             # One renderer per tab would add three; a spare renderer may come and go.
-            assert len(_renderers()) <= after_one_tab + 1
+            assert len(faults.renderer_pids()) <= after_one_tab + 1
         finally:
             browser.close()
 

@@ -10,8 +10,8 @@ first backend is built: scoring without a judge (every scripted run) never loads
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 import importlib
+from dataclasses import dataclass
 from typing import Protocol
 
 from admindesk.verifiers.judge import JudgeError, JudgeSpecError
