@@ -22,7 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from admindesk.verifiers.case_model import Case
-from admindesk.verifiers.task_model import TASKS_ROOT, Challenge, Task, _TextDatesLoader, describe_errors
+from admindesk.verifiers.task_model import TASKS_ROOT, Challenge, Task, describe_errors, parse_task_text
 
 TEMPLATES_DIR = "templates"
 TEMPLATE_SUFFIX = ".yaml.j2"
@@ -62,7 +62,7 @@ class RenderedTask:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_TextDatesLoader)
+        return parse_task_text(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise GenerationError(f"{path}: cannot read ({exc})") from exc
 
@@ -147,7 +147,7 @@ class Generator:
         text = "\n".join(lines + header) + "\n" + body.rstrip("\n") + "\n" + _yaml_block("case", case)
         path = Path(WORKFLOW_FOLDERS[workflow]) / f"{row.id}.yaml"
         try:
-            Task.model_validate(yaml.load(text, Loader=_TextDatesLoader))
+            Task.model_validate(parse_task_text(text))
         except (yaml.YAMLError, ValidationError) as exc:
             detail = describe_errors(exc) if isinstance(exc, ValidationError) else str(exc)
             raise GenerationError(f"{where}: the rendered task does not load: {detail}") from exc

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from admindesk.verifiers.task_model import TaskFileError, load_task_file, load_tasks
+from admindesk.verifiers.task_model import (TaskFileError, _ExplainingTextDatesLoader, load_task_file, load_tasks,
+                                             parse_task_text)
 from tests.cases.examples import EXAMPLE_TASK_IDS, TASKS_DIR
 
 BASE = {
@@ -64,5 +65,13 @@ def test_a_bad_case_names_the_file_and_the_field(tmp_path, edit, field, message)
 def test_an_unreadable_task_file_names_the_file(tmp_path):
     path = tmp_path / "broken.yaml"
     path.write_text("id: x\ncase: [unclosed\n")
-    with pytest.raises(TaskFileError, match="broken.yaml: cannot read"):
+    with pytest.raises(TaskFileError, match="broken.yaml: cannot read") as caught:
         load_task_file(path)
+    assert "case: [unclosed" in str(caught.value)  # the offending line is quoted
+
+
+def test_task_files_parse_fast_and_keep_dates_as_text():
+    # libyaml reads the suite; the pure-Python parser (kept for its error messages) must agree.
+    text = "id: x\nnow: 2026-03-02T09:00:00\ndob: 1950-01-02\nn: 3\nlist: [a, 2024-01-01]\n"
+    assert parse_task_text(text) == yaml.load(text, Loader=_ExplainingTextDatesLoader) == {
+        "id": "x", "now": "2026-03-02T09:00:00", "dob": "1950-01-02", "n": 3, "list": ["a", "2024-01-01"]}
