@@ -12,7 +12,12 @@ each app, the Playwright driver, Chromium's browser/GPU/utility/renderer process
 the sample where the worker's total peaked, and the CPU seconds each kind used over the
 run (as last sampled: up to a second of a process's final work can be missed). CPU
 seconds per episode over the wall time of an episode is how many cores one worker keeps
-busy, which bounds what a second worker can add on 2 cores.
+busy, which bounds what a second worker can add on 2 cores: with 1 and 2 workers measured,
+the last lines give that bound (the ceiling), counting the extra CPU the same episodes
+cost when two workers share the cores.
+
+`--at-rest` first starts the workers and measures each once it is up and before its first
+episode: the fixed cost of the processes a worker owns, with no page open.
 
 Targets: ratio >= 1.6 on 2 cores; <= 600 MB PSS per worker. Linux only.
 """
@@ -37,6 +42,9 @@ from admindesk.verifiers.task_model import load_tasks
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 RATIO_TARGET = 1.6
 PSS_TARGET_MB = 600.0
+REST_TIMEOUT_S = 120.0
+# What a started worker has before its first episode (a renderer comes with the first page).
+REST_PARTS = {"worker", "driver", "chromium:browser", *(f"app:{name}" for name in APP_NAMES)}
 
 
 def pss_kb(pid: int) -> int:
@@ -84,6 +92,51 @@ def process_kind(pid: int, root: int) -> str:
     return f"chromium:{kind.group(1)}" + (f":{utility.group(1)}" if utility else "")
 
 
+def pss_by_kind(root: int, seen: dict[int, tuple[str, float]] | None = None) -> dict[str, float]:
+    """PSS in MB by process kind of `root` and every process below it now; `seen` (pid ->
+    (kind, CPU seconds so far)) is updated, and names the kind of a process that exited."""
+    seen = {} if seen is None else seen
+    kinds: dict[str, float] = {}
+    for pid in [root, *faults.descendants(root)]:
+        kind = process_kind(pid, root)
+        if kind == "other" and pid in seen:  # exited (a zombie has no command line)
+            kind = seen[pid][0]
+        seen[pid] = (kind, cpu_s(pid))
+        kinds[kind] = kinds.get(kind, 0.0) + pss_kb(pid) / 1024
+    return kinds
+
+
+def at_rest(config: WorkerConfig, workers: int, timeout: float = REST_TIMEOUT_S) -> list[dict[str, float]]:
+    """PSS by kind of each of `workers` started workers, before any episode: what the
+    parts a worker must own (apps, browser, driver, itself) cost with no page open.
+
+    A worker is at rest once its apps, driver and browser are up and its total has stayed
+    within 1% for three one-second samples.
+    """
+    backend = LocalBackend(config)
+    handles = [backend.start_worker() for _ in range(workers)]
+    try:
+        history: dict[int, list[dict[str, float]]] = {handle.process.pid: [] for handle in handles}
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            time.sleep(1.0)
+            for pid, samples in history.items():
+                samples.append(pss_by_kind(pid))
+            if all(_resting(samples) for samples in history.values()):
+                return [samples[-1] for samples in history.values()]
+        raise SystemExit(f"the workers did not come to rest within {timeout:.0f} s")
+    finally:
+        for handle in handles:
+            handle.close()
+
+
+def _resting(samples: list[dict[str, float]]) -> bool:
+    if len(samples) < 3 or not REST_PARTS <= set(samples[-1]):
+        return False
+    totals = [sum(sample.values()) for sample in samples[-3:]]
+    return max(totals) <= min(totals) * 1.01
+
+
 class SampledBackend(LocalBackend):
     """Local workers whose process trees are sampled for PSS while the run goes on."""
 
@@ -113,14 +166,7 @@ class SampledBackend(LocalBackend):
     def _sample_worker(self, root: int) -> None:
         """PSS by kind of `root` and every process below it now (kept if the worker's peak),
         and each process's CPU seconds so far."""
-        seen = self.cpu_seen.setdefault(root, {})
-        kinds: dict[str, float] = {}
-        for pid in [root, *faults.descendants(root)]:
-            kind = process_kind(pid, root)
-            if kind == "other" and pid in seen:  # exited (a zombie has no command line)
-                kind = seen[pid][0]
-            seen[pid] = (kind, cpu_s(pid))
-            kinds[kind] = kinds.get(kind, 0.0) + pss_kb(pid) / 1024
+        kinds = pss_by_kind(root, self.cpu_seen.setdefault(root, {}))
         if sum(kinds.values()) > self.peaks.get(root, 0.0):
             self.peaks[root], self.peak_kinds[root] = sum(kinds.values()), kinds
 
@@ -161,6 +207,19 @@ def print_breakdown(kinds: dict[str, float], unit: str) -> None:
         print(f"    {kind:<34} {value:7.1f} {unit}")
 
 
+def print_ceiling(one: dict, two: dict) -> None:
+    """What the CPU figures allow two workers on 2 cores: one worker keeps `cores` busy,
+    and the same episodes cost `inflation` times the CPU when two workers share the
+    cores; even perfectly packed, the ratio cannot pass 2 / (cores * inflation)."""
+    cpu_one = sum(sum(kinds.values()) for kinds in one["cpu_breakdown"])
+    cpu_two = sum(sum(kinds.values()) for kinds in two["cpu_breakdown"])
+    if not cpu_one or two["episodes"] != one["episodes"]:
+        return
+    cores, inflation = cpu_one / one["wall_s"], cpu_two / cpu_one
+    print(f"one worker keeps {cores:.2f} cores busy; two workers use {inflation:.2f}x its CPU for the "
+          f"same episodes: ceiling on 2 cores {2 / (cores * inflation):.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--agent", default="reference")
@@ -171,6 +230,8 @@ def main() -> None:
                         help="worker counts to measure, comma-separated (the ratio needs 1 and 2)")
     parser.add_argument("--breakdown", action="store_true",
                         help="print each worker's peak PSS by process kind")
+    parser.add_argument("--at-rest", action="store_true",
+                        help="first measure each worker's PSS once started, before any episode")
     args = parser.parse_args()
     try:
         counts = [int(count) for count in args.workers.split(",")]
@@ -182,6 +243,13 @@ def main() -> None:
     if not tasks:
         parser.error(f"the selection {args.tasks!r} names no task")
     config = WorkerConfig(agent_name=args.agent, keep_screenshots=False)
+    if args.at_rest:
+        for workers in counts:
+            for number, kinds in enumerate(at_rest(config, workers), 1):
+                print(f"{workers} worker(s), worker {number} at rest (started, no episode yet): "
+                      f"{sum(kinds.values()):.0f} MB PSS")
+                if args.breakdown:
+                    print_breakdown(kinds, "MB")
     print(f"{args.agent} on {len(tasks)} tasks: {', '.join(t.id for t in tasks)}")
     runs = [measure(config, tasks, workers) for workers in counts]
     for run in runs:
@@ -200,6 +268,7 @@ def main() -> None:
     if 1 in by_count and 2 in by_count:
         ratio = by_count[2]["episodes_per_min"] / by_count[1]["episodes_per_min"]
         print(f"ratio 2/1 workers: {ratio:.2f} (target >= {RATIO_TARGET})")
+        print_ceiling(by_count[1], by_count[2])
     peak = max(max(run["peak_pss_mb_per_worker"], default=0.0) for run in runs)
     print(f"peak PSS per worker: {peak:.0f} MB (target <= {PSS_TARGET_MB:.0f} MB)")
 
