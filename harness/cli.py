@@ -68,12 +68,13 @@ def demo(out_dir: Path) -> None:
     """Scripted episode: EHR download -> fax attachment through the drawn file dialog."""
     from admindesk.harness.demo import run_demo
     from admindesk.harness.scripted import ScriptFailed
+    from admindesk.verifiers.record_files import write_record
 
     try:
         result = run_demo(out_dir)
     except (ScriptFailed, ServiceError) as exc:
         raise click.ClickException(str(exc)) from exc
-    (out_dir / "record.json").write_text(result.record.model_dump_json(indent=1))
+    write_record(out_dir, result.record)
     click.echo(f"downloaded sha256 {result.downloaded_sha256}")
     click.echo(f"faxed sha256      {', '.join(result.faxed_sha256) or '(nothing faxed)'}")
     click.echo(f"trajectory in {out_dir}")

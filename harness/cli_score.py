@@ -1,6 +1,6 @@
 """`admindesk score RECORD_OR_RUN_DIR`: re-score stored episode records offline.
 
-A record.json (or every */record.json under a run folder) is scored against its task
+A record file (or every episode's record under a run folder) is scored against its task
 (by `task_id`, from tasks/ or --tasks-dir); scores.json is written beside each record
 and a table is printed. Every input is checked before anything is written, so bad
 input (a missing file, bad JSON, an unknown task, a bad judge spec or a missing API key)
@@ -20,6 +20,8 @@ from rich.table import Table
 
 from admindesk.harness.cli_judge import judge_from_options, judge_options
 from admindesk.verifiers.episode import QueryError
+from admindesk.verifiers.record_files import (PLAIN_RECORD_FILE, RECORD_FILE, RecordFileError, load_record,
+                                              record_file)
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import TaskResult, score_task, summarise
 from admindesk.verifiers.task_model import TASKS_ROOT, TaskFileError, load_tasks
@@ -27,13 +29,16 @@ from admindesk.verifiers.values import CaseReferenceError
 
 
 def find_records(target: Path) -> list[Path]:
-    """The record files `target` names: itself, or every */record.json (or record.json) under it."""
+    """The record files `target` names: itself, or the record of every episode folder in it
+    (or its own record)."""
     if target.is_file():
         return [target]
     if target.is_dir():
-        found = sorted(target.glob("*/record.json")) or sorted(target.glob("record.json"))
+        found = sorted(filter(None, map(record_file, (p for p in target.iterdir() if p.is_dir()))))
+        found = found or [path for path in [record_file(target)] if path is not None]
         if not found:
-            raise click.ClickException(f"{target}: no record.json in it or its episode folders")
+            raise click.ClickException(f"{target}: no {RECORD_FILE} (or {PLAIN_RECORD_FILE}) in it "
+                                       "or its episode folders")
         return found
     raise click.ClickException(f"{target}: no such file or folder")
 
@@ -41,7 +46,9 @@ def find_records(target: Path) -> list[Path]:
 def read_record(path: Path) -> EpisodeRecord:
     """One stored record; a clear error for unreadable text, bad JSON or a wrong shape."""
     try:
-        return EpisodeRecord.model_validate_json(path.read_bytes())
+        return load_record(path)
+    except RecordFileError as exc:
+        raise click.ClickException(str(exc)) from exc
     except OSError as exc:
         raise click.ClickException(f"{path}: cannot read the record ({exc.strerror})") from exc
     except ValidationError as exc:
@@ -59,7 +66,7 @@ def read_record(path: Path) -> EpisodeRecord:
                    "(comma-separated for a jury) or module:attr. Without one they are reported unjudged.")
 @judge_options
 def score(target: Path, tasks_dir: Path, judge_spec: str | None, **judge_settings) -> None:
-    """Score RECORD_OR_RUN_DIR: writes scores.json beside each record.json and prints a table."""
+    """Score RECORD_OR_RUN_DIR: writes scores.json beside each record and prints a table."""
     paths = find_records(target)
     records = [(path, read_record(path)) for path in paths]
     try:

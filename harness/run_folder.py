@@ -1,9 +1,9 @@
 """The run folder of a parallel run: resumable, and consistent whenever it is interrupted.
 
     DIR/run.json                  agent, tasks, versions, episodes, metrics, retried infra errors
-    DIR/<task>-t<trial>/          record.json, scores.json, summary.json, trajectory, screenshots
+    DIR/<task>-t<trial>/          record.json.gz, scores.json, summary.json, trajectory, screenshots
 
-An episode is finished when its folder holds record.json and scores.json; a rerun into the
+An episode is finished when its folder holds its record and scores.json; a rerun into the
 same DIR skips it. Episode folders appear whole: their files are written into a hidden
 staging folder, which is renamed into place (a rename is atomic on one filesystem), and
 run.json is replaced the same way; so Ctrl-C at any moment leaves only finished episodes
@@ -22,9 +22,9 @@ from typing import Any
 
 from admindesk.harness.browser import CHROMIUM_PATH
 from admindesk.harness.chrome import CHROME_HEIGHT
+from admindesk.verifiers.record_files import record_file
 
 STAGING_PREFIX = ".staging-"
-FINISHED_FILES = ("record.json", "scores.json")
 
 
 def episode_name(task_id: str, trial: int) -> str:
@@ -34,7 +34,7 @@ def episode_name(task_id: str, trial: int) -> str:
 
 def is_finished(folder: Path) -> bool:
     """Whether the episode in `folder` ran and was scored."""
-    return all((folder / name).is_file() for name in FINISHED_FILES)
+    return record_file(folder) is not None and (folder / "scores.json").is_file()
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

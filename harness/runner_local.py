@@ -2,7 +2,7 @@
 each episode, written to a run folder.
 
     DIR/run.json                    agent, tasks, versions, episodes, metrics
-    DIR/<task>-t<trial>/record.json the EpisodeRecord the verifiers read
+    DIR/<task>-t<trial>/record.json.gz the EpisodeRecord the verifiers read (gzip'd JSON)
     DIR/<task>-t<trial>/scores.json the TaskResult
     DIR/<task>-t<trial>/trajectory.jsonl and step-NNN.png (written by the Env)
 
@@ -33,7 +33,7 @@ from admindesk.harness.agents.registry import agent_options
 from admindesk.harness.env import Env
 from admindesk.harness.scripted import ScriptFailed
 from admindesk.harness.task_folders import split_record
-from admindesk.verifiers.records import EpisodeRecord
+from admindesk.verifiers.record_files import write_record
 from admindesk.verifiers.scoring import TaskResult, score_task
 from admindesk.verifiers.task_model import Task
 
@@ -127,7 +127,7 @@ def _play_and_score(env: Env, agent: Any, task: Task, folder: Path, trial: int) 
         return EpisodeOutcome(summary=summary)
     score = score_task(task, record)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "record.json").write_text(record.model_dump_json(), encoding="utf-8")
+    write_record(folder, record)
     (folder / "scores.json").write_text(score.model_dump_json(indent=1), encoding="utf-8")
     summary = EpisodeSummary(
         task_id=task.id, trial=trial, result=score.outcome, subtask_pass_rate=score.subtask_pass_rate,
@@ -222,7 +222,3 @@ def _move_trajectory(episodes_dir: Path, task_id: str, folder: Path, keep_screen
         shutil.move(str(item), folder / item.name)
     shutil.rmtree(produced[-1], ignore_errors=True)
 
-
-def load_record(folder: Path) -> EpisodeRecord:
-    """An episode's stored record (to re-score it offline)."""
-    return EpisodeRecord.model_validate_json((folder / "record.json").read_text(encoding="utf-8"))

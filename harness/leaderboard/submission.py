@@ -36,6 +36,7 @@ from admindesk.harness.task_folders import PUBLIC_SPLIT_RECORD, recorded_split
 from admindesk.verifiers.episode import QueryError
 from admindesk.verifiers.judge import Judge, JudgeError, Judgement, RubricRequest
 from admindesk.verifiers.judge.usage import JudgeUsage
+from admindesk.verifiers.record_files import RECORD_FILE, RecordFileError, is_record_file, read_record_json, record_file
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import TaskResult, score_task
 from admindesk.verifiers.task_model import Task, TaskFileError, load_tasks
@@ -125,10 +126,10 @@ def compatible(claimed: str | None, current: str) -> bool:
 
 def _load_json(path: Path, problems: list[str]) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_record_json(path) if is_record_file(path) else path.read_bytes())
     except FileNotFoundError:
         problems.append(f"{path.name} is missing")
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, RecordFileError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         problems.append(f"{path.name} cannot be read: {exc}")
     return None
 
@@ -167,10 +168,11 @@ def _check_episode(folder: Path, line: dict[str, Any], task: Task, verdict: Verd
     """The problems with one episode; with `judge`, its re-judged result and rubric reviews
     go into `verdict`."""
     episode = folder.name
-    if line.get("result") in ("error", "infra_error", "timeout") and not (folder / "record.json").exists():
+    record_path = record_file(folder)
+    if line.get("result") in ("error", "infra_error", "timeout") and record_path is None:
         return []  # an episode that broke or was stopped has no record; it never counts as passed
     problems: list[str] = []
-    record_data = _load_json(folder / "record.json", problems)
+    record_data = _load_json(record_path or folder / RECORD_FILE, problems)
     claimed_data = _load_json(folder / "scores.json", problems)
     if problems:
         return [f"{episode}: {p}" for p in problems]
@@ -178,7 +180,7 @@ def _check_episode(folder: Path, line: dict[str, Any], task: Task, verdict: Verd
         record = EpisodeRecord.model_validate(record_data)
         claimed = TaskResult.model_validate(claimed_data)
     except ValidationError as exc:
-        return [f"{episode}: record.json or scores.json does not fit its schema ({_first_error(exc)})"]
+        return [f"{episode}: {record_path.name} or scores.json does not fit its schema ({_first_error(exc)})"]
     if record.task_id != task.id or claimed.task_id != task.id:
         return [f"{episode}: the record or scores are of another task ({record.task_id}, {claimed.task_id})"]
     # Scored without a judge, a submission's rubrics are unjudged; with one, replay its verdicts.

@@ -1,5 +1,5 @@
 """A run folder read back for reporting: run.json, and per episode its scores.json, its
-trajectory (trajectory.jsonl, with the agent's notes merged from record.json) and the
+trajectory (trajectory.jsonl, with the agent's notes merged from the record) and the
 names of its step screenshots.
 
 Everything is read before anything is written, so a broken folder is a clear error
@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from admindesk.verifiers.record_files import RecordFileError, is_record_file, read_record_json, record_file
 from admindesk.verifiers.scoring import TaskResult
 
 
@@ -98,7 +99,9 @@ class RunData:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_record_json(path) if is_record_file(path) else path.read_bytes())
+    except RecordFileError as exc:
+        raise RunFolderError(str(exc)) from exc
     except OSError as exc:
         raise RunFolderError(f"{path}: cannot read it ({exc.strerror})") from exc
     except json.JSONDecodeError as exc:
@@ -107,7 +110,7 @@ def _read_json(path: Path) -> Any:
 
 def read_trajectory(folder: Path) -> list[Step]:
     """The episode's steps from trajectory.jsonl, with agent notes (reasoning, usage) taken
-    from the entry itself or from record.json's trajectory, where the agent loop puts them."""
+    from the entry itself or from the record's trajectory, where the agent loop puts them."""
     path = folder / "trajectory.jsonl"
     if not path.exists():
         return []
@@ -119,8 +122,8 @@ def read_trajectory(folder: Path) -> list[Step]:
             except json.JSONDecodeError as exc:
                 raise RunFolderError(f"{path}:{number}: not JSON ({exc.msg})") from exc
     notes = {}
-    record_path = folder / "record.json"
-    if record_path.exists():
+    record_path = record_file(folder)
+    if record_path is not None:
         for entry in _read_json(record_path).get("trajectory") or []:
             if isinstance(entry, dict) and isinstance(entry.get("agent"), dict):
                 notes[entry.get("step")] = entry["agent"]

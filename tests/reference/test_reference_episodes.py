@@ -9,6 +9,7 @@ import pytest
 
 from admindesk.harness import runner_local
 from admindesk.harness.services import available_apps
+from admindesk.verifiers.record_files import RECORD_FILE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(len(available_apps()) < 4, reason="needs the four apps")]
@@ -49,7 +50,7 @@ def test_reference_passes_and_reruns_to_the_same_state(env, tasks, tmp_path, tas
     assert set(run_json["episodes"][0]) >= {"task_id", "trial", "result", "subtask_pass_rate",
                                             "first_failing_subtask", "steps", "wall_s"}
     folder = tmp_path / "first" / "reference" / f"{task_id}-t0"
-    assert {"record.json", "scores.json", "trajectory.jsonl"} <= {p.name for p in folder.iterdir()}
+    assert {RECORD_FILE, "scores.json", "trajectory.jsonl"} <= {p.name for p in folder.iterdir()}
 
 
 def test_wrong_patient_is_caught_by_the_guards(env, tasks, tmp_path):

@@ -21,6 +21,7 @@ from admindesk.harness import runner_local
 from admindesk.harness.splits.manifest import SPLIT_FILE, seed_digest, tasks_digest
 from admindesk.harness.task_folders import split_record
 from admindesk.harness.runner_local import EpisodeSummary
+from admindesk.verifiers.record_files import write_record
 from admindesk.verifiers.scoring import score_task
 from admindesk.verifiers.task_model import Task
 from tests.unit.fixtures.episodes import good_record, task_data, untouched_record
@@ -110,7 +111,7 @@ def write_run(out: Path, tasks_dir: Path, *, trials: int = 2, agent: str = "mode
                       else untouched_record().model_copy(update={"task_id": task_id}))
             _write_trajectory(folder, record.trajectory)
             score = score_task(tasks[task_id], record, judge)
-            (folder / "record.json").write_text(record.model_dump_json(), encoding="utf-8")
+            write_record(folder, record)
             (folder / "scores.json").write_text(score.model_dump_json(indent=1), encoding="utf-8")
             summaries.append(EpisodeSummary(
                 task_id=task_id, trial=trial, result=score.outcome, subtask_pass_rate=score.subtask_pass_rate,

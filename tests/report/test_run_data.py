@@ -16,7 +16,7 @@ def rewrite_run_json(run, change):
     (run / "run.json").write_text(json.dumps(data))
 
 
-def test_reasoning_comes_from_record_json_when_the_trajectory_file_lacks_it(tmp_path, tasks_dir):
+def test_reasoning_comes_from_the_record_when_the_trajectory_file_lacks_it(tmp_path, tasks_dir):
     run = write_run(tmp_path / "run", tasks_dir)
     trajectory = run / "pa-medium-01-t0/trajectory.jsonl"
     lines = [json.loads(line) for line in trajectory.read_text().splitlines()]

@@ -72,8 +72,8 @@ def test_a_missing_episode_is_rejected(submission, tasks_dir):
 
 
 def test_a_missing_record_is_rejected(submission, tasks_dir):
-    (submission / "dme-medium-01-t0/record.json").unlink()
-    assert validate_submission(submission, tasks_dir).problems == ["dme-medium-01-t0: record.json is missing"]
+    (submission / "dme-medium-01-t0/record.json.gz").unlink()
+    assert validate_submission(submission, tasks_dir).problems == ["dme-medium-01-t0: record.json.gz is missing"]
 
 
 def test_an_unknown_task_is_rejected(submission, tasks_dir, tmp_path):

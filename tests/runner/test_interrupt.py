@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from admindesk.verifiers.record_files import RECORD_FILE
+
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 TASKS = "pa-easy-01,pa-easy-02,pa-easy-03"
@@ -37,7 +39,7 @@ def session_processes(session: int) -> list[int]:
 
 
 def finished_episodes(out: Path) -> set[str]:
-    return {p.parent.name for p in out.glob("*/scores.json") if (p.parent / "record.json").is_file()}
+    return {p.parent.name for p in out.glob("*/scores.json") if (p.parent / RECORD_FILE).is_file()}
 
 
 def test_ctrl_c_leaves_a_consistent_folder_and_the_rerun_completes_it(tmp_path):

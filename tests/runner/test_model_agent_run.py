@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from admindesk.harness.cli import main
+from admindesk.verifiers.record_files import RECORD_FILE, load_record
 from tests.unit.protocol_servers import ProtocolServer, chat_completion, json_reply
 
 PATH = "/v1/chat/completions"
@@ -34,8 +35,8 @@ def test_a_model_agent_runs_through_admindesk_run_and_its_notes_reach_the_run_fo
     run_json = json.loads((out / "run.json").read_text())
     (episode,) = run_json["episodes"]
     assert episode["task_id"] == "pa-easy-09" and episode["result"] == "fail" and episode["steps"] == 2
-    folder = next(p for p in out.iterdir() if p.is_dir() and (p / "record.json").exists())
-    trajectory = json.loads((folder / "record.json").read_text())["trajectory"]
+    folder = next(p for p in out.iterdir() if p.is_dir() and (p / RECORD_FILE).exists())
+    trajectory = load_record(folder / RECORD_FILE).trajectory
     notes = [entry["agent"] for entry in trajectory if "agent" in entry]
     assert [note["reasoning"] for note in notes] == ["The work queue is loading.", "Nothing more to do here."]
     assert all(note["usage"]["input_tokens"] > 0 for note in notes)

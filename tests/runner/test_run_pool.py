@@ -15,6 +15,7 @@ import pytest
 from admindesk.harness import runner_local
 from admindesk.harness.run_pool import run_parallel
 from admindesk.harness.run_worker import WorkerConfig
+from admindesk.verifiers.record_files import RECORD_FILE
 from admindesk.verifiers.task_model import load_tasks
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -57,7 +58,7 @@ def test_two_workers_equal_the_serial_run(tasks, serial, two_workers):
     assert stored["versions"]["task_revisions"] == {task.id: task.revision for task in tasks}
     assert stored["versions"]["chromium"] and stored["versions"]["viewport"] == {"width": 1280, "height": 800}
     for task_id in TASK_IDS:
-        assert {"record.json", "scores.json", "summary.json"} <= {p.name for p in (out / f"{task_id}-t0").iterdir()}
+        assert {RECORD_FILE, "scores.json", "summary.json"} <= {p.name for p in (out / f"{task_id}-t0").iterdir()}
 
 
 def test_rerun_skips_finished_episodes_and_reruns_unfinished(tasks, two_workers, tmp_path):
@@ -65,13 +66,13 @@ def test_rerun_skips_finished_episodes_and_reruns_unfinished(tasks, two_workers,
     shutil.copytree(two_workers[0], out)
     (out / "pa-easy-02-t0" / "scores.json").unlink()  # interrupted before it was scored
     (out / ".staging-leftover").mkdir()                # what a Ctrl-C mid-install leaves
-    kept = (out / "pa-easy-01-t0" / "record.json").stat().st_mtime_ns
+    kept = (out / "pa-easy-01-t0" / RECORD_FILE).stat().st_mtime_ns
     ran = []
     run_json = run_parallel(WorkerConfig(agent_name="noop", keep_screenshots=False), tasks, out,
                             workers=1, on_episode=ran.append)
     assert [e["task_id"] for e in ran] == ["pa-easy-02"]
     assert run_json["resumed_episodes"] == ["pa-easy-01-t0"]
-    assert (out / "pa-easy-01-t0" / "record.json").stat().st_mtime_ns == kept
+    assert (out / "pa-easy-01-t0" / RECORD_FILE).stat().st_mtime_ns == kept
     assert (out / "pa-easy-02-t0" / "scores.json").is_file()
     assert per_task(run_json["episodes"]) == per_task(two_workers[1]["episodes"])
     assert not list(out.glob(".staging-*"))
@@ -99,7 +100,7 @@ def test_ray_actors_equal_the_serial_run(tasks, serial, tmp_path):
         ray.shutdown()
     assert per_task(run_json["episodes"]) == serial
     assert run_json["backend"] == "ray"
-    assert all((tmp_path / f"{task_id}-t0" / "record.json").is_file() for task_id in TASK_IDS)
+    assert all((tmp_path / f"{task_id}-t0" / RECORD_FILE).is_file() for task_id in TASK_IDS)
 
 
 def test_reference_trials_on_two_workers_agree(tasks, tmp_path):

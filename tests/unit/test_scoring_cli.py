@@ -6,6 +6,7 @@ import yaml
 from click.testing import CliRunner
 
 from admindesk.harness.cli import main
+from admindesk.verifiers.record_files import write_record
 from tests.unit.fixtures.episodes import good_record, task_data, untouched_record
 
 
@@ -15,9 +16,11 @@ def run_dir(tmp_path):
     tasks.mkdir()
     (tasks / "pa-medium-01.yaml").write_text(yaml.safe_dump(task_data()), encoding="utf-8")
     run = tmp_path / "run"
-    for name, record in (("ep-good", good_record()), ("ep-noop", untouched_record())):
-        (run / name).mkdir(parents=True)
-        (run / name / "record.json").write_text(record.model_dump_json(), encoding="utf-8")
+    (run / "ep-good").mkdir(parents=True)
+    write_record(run / "ep-good", good_record())
+    # A folder written before records were compressed: its plain record.json is still read.
+    (run / "ep-noop").mkdir()
+    (run / "ep-noop" / "record.json").write_text(untouched_record().model_dump_json(), encoding="utf-8")
     return tmp_path
 
 
@@ -35,7 +38,7 @@ def test_scores_every_record_of_a_run(run_dir):
 
 
 def test_a_judge_spec_judges_rubrics(run_dir):
-    record = run_dir / "run/ep-good/record.json"
+    record = run_dir / "run/ep-good/record.json.gz"
     result = score(record, "--tasks-dir", run_dir / "tasks", "--judge", "tests.unit.fixtures.judges:make_judge")
     assert result.exit_code == 0, result.output
     assert json.loads((record.parent / "scores.json").read_text())["outcome"] == "pass"
@@ -53,6 +56,14 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(run_dir, record_text, mes
         target = run_dir / "run"
     result = score(target, "--tasks-dir", run_dir / "tasks")
     assert result.exit_code != 0 and message in result.output, result.output
+    assert not list((run_dir / "run").glob("*/scores.json"))
+
+
+def test_a_truncated_compressed_record_is_a_clear_error_and_writes_nothing(run_dir):
+    record = run_dir / "run/ep-good/record.json.gz"
+    record.write_bytes(record.read_bytes()[:-20])
+    result = score(run_dir / "run", "--tasks-dir", run_dir / "tasks")
+    assert result.exit_code != 0 and "record.json.gz: not a complete gzip file" in result.output, result.output
     assert not list((run_dir / "run").glob("*/scores.json"))
 
 

@@ -1,0 +1,61 @@
+"""How an episode's record is stored: gzip'd JSON in `record.json.gz`.
+
+A record holds every app's snapshot before and after the episode, ~12 MB of JSON for a
+prior authorization; gzip keeps about a seventh of it, which is what makes hundreds of
+episodes per run folder (and per leaderboard submission) practical. `zcat record.json.gz`
+gives the JSON back (`| jq` to query it). Folders written before records were compressed
+hold a plain `record.json`, which is still read.
+"""
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+
+from admindesk.verifiers.records import EpisodeRecord
+
+RECORD_FILE = "record.json.gz"
+PLAIN_RECORD_FILE = "record.json"
+# zlib level 3: ~7x smaller; the higher levels add time per episode for a few percent.
+COMPRESS_LEVEL = 3
+
+
+class RecordFileError(ValueError):
+    """A stored record cannot be read (truncated or not gzip'd JSON); names the file."""
+
+
+def write_record(folder: Path, record: EpisodeRecord) -> Path:
+    """Store `record` in `folder` as RECORD_FILE (byte-identical for equal records)."""
+    path = folder / RECORD_FILE
+    # mtime=0: no time in the header, so equal records give equal files.
+    path.write_bytes(gzip.compress(record.model_dump_json().encode(), COMPRESS_LEVEL, mtime=0))
+    return path
+
+
+def record_file(folder: Path) -> Path | None:
+    """The record file in an episode folder (compressed, else plain), or None."""
+    for name in (RECORD_FILE, PLAIN_RECORD_FILE):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def is_record_file(path: Path) -> bool:
+    """Whether `path` is named as a record is."""
+    return path.name in (RECORD_FILE, PLAIN_RECORD_FILE)
+
+
+def read_record_json(path: Path) -> bytes:
+    """The JSON text of a record file, compressed or plain (OSError if it cannot be read)."""
+    data = path.read_bytes()
+    if path.name.endswith(".gz"):
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
+            raise RecordFileError(f"{path}: not a complete gzip file ({exc})") from exc
+    return data
+
+
+def load_record(path: Path) -> EpisodeRecord:
+    """The EpisodeRecord stored at `path` (pydantic's ValidationError if it does not fit)."""
+    return EpisodeRecord.model_validate_json(read_record_json(path))
