@@ -12,10 +12,10 @@ import threading
 from pathlib import Path
 from typing import Iterable
 
-from playwright.sync_api import (Browser as PlaywrightBrowser, BrowserContext,
+from playwright.sync_api import (Browser as PlaywrightBrowser, BrowserContext, CDPSession,
                                  Error as PlaywrightError, Playwright, sync_playwright)
 
-from admindesk.harness.episode_browser import PAGE_ACTIVITY_JS, EpisodeBrowser
+from admindesk.harness.episode_browser import PAGE_ACTIVITY_JS, EpisodeBrowser, renderers_grown
 from admindesk.harness.login import submit_login_form
 from admindesk.harness.sandbox import LOOPBACK_HOSTS, PAGE_LOCKDOWN_JS, blocked_request_pattern
 
@@ -127,6 +127,7 @@ class Browser:
         self._dead_proxy.bind((LOOPBACK_HOSTS[0], 0))
         self._context: BrowserContext | None = None
         self._context_key: tuple[list[int], tuple[int, int]] | None = None
+        self._browser_session: CDPSession | None = None
 
     def new_episode(self, allowed_ports: Iterable[int], downloads_dir: Path,
                     viewport: tuple[int, int]) -> "EpisodeBrowser":
@@ -138,14 +139,23 @@ class Browser:
         """
         ports = sorted(allowed_ports)
         if not self.chromium.is_connected():  # Chromium itself died: start another
-            self._context = self._context_key = None
+            self._context = self._context_key = self._browser_session = None
             self.chromium = self._playwright.chromium.launch(**self._launch_options)
         if self._context is None or self._context_key != (ports, viewport):
             self._close_context()
             self._context = _sandboxed_context(self.chromium, ports, viewport,
                                                self._dead_proxy.getsockname()[1])
             self._context_key = (ports, viewport)
-        return EpisodeBrowser(self._context, ports, downloads_dir)
+        return EpisodeBrowser(self._context, ports, downloads_dir,
+                              fresh_renderer=renderers_grown(self.renderer_pids()))
+
+    def renderer_pids(self) -> list[int]:
+        """The process ids of this Chromium's renderers, as Chromium itself lists them (other
+        browsers in the same process tree, a test's for one, are not this one's)."""
+        if self._browser_session is None:
+            self._browser_session = self.chromium.new_browser_cdp_session()
+        processes = self._browser_session.send("SystemInfo.getProcessInfo")["processInfo"]
+        return [process["id"] for process in processes if process["type"] == "renderer"]
 
     def sign_in(self, context: BrowserContext, login_url: str, username: str,
                 password: str) -> None:

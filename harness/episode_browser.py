@@ -19,7 +19,6 @@ from typing import Iterable
 from playwright.sync_api import (BrowserContext, CDPSession, Download,
                                  Error as PlaywrightError, FileChooser, Page, Request)
 
-from admindesk.harness import faults
 from admindesk.harness.sandbox import BLANK, LOOPBACK_HOSTS, check_navigation
 
 # Runs in every document before its own scripts. It remembers when the DOM last changed and
@@ -104,11 +103,11 @@ class SavedFile:
 RENDERER_RECYCLE_MB = 400
 
 
-def renderers_grown() -> bool:
-    """True when the Chromium renderers below this process hold over RENDERER_RECYCLE_MB."""
+def renderers_grown(renderer_pids: list[int]) -> bool:
+    """True when these renderer processes hold over RENDERER_RECYCLE_MB."""
     page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
     resident_kb = 0
-    for pid in faults.renderer_pids():
+    for pid in renderer_pids:
         try:
             resident_kb += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page_kb
         except (OSError, ValueError, IndexError):
@@ -124,7 +123,7 @@ class EpisodeBrowser:
     """The tabs, downloads and pending file chooser of one episode's browser context."""
 
     def __init__(self, context: BrowserContext, allowed_ports: list[int],
-                 downloads_dir: Path) -> None:
+                 downloads_dir: Path, *, fresh_renderer: bool = False) -> None:
         self.allowed_ports = allowed_ports
         self.downloads_dir = downloads_dir
         self.downloads_dir.mkdir(parents=True, exist_ok=True)
@@ -152,7 +151,7 @@ class EpisodeBrowser:
         for event, listener in self._listeners.items():
             context.on(event, listener)
         leftovers = list(context.pages)
-        if renderers_grown():  # close every tab: their renderer exits, the episode gets a new one
+        if fresh_renderer:  # close every tab: their renderer exits, the episode gets a new one
             for leftover in leftovers:
                 leftover.close()
             leftovers = []

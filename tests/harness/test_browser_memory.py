@@ -30,12 +30,12 @@ def test_tabs_of_every_app_share_one_renderer(tmp_path):
             first = context.new_page()
             first.goto(services.url("ehr_web"))
             time.sleep(0.5)  # Chromium retires the spare renderer it just used asynchronously
-            after_one_tab = len(faults.renderer_pids())
+            after_one_tab = len(browser.renderer_pids())
             for app in ("fax", "ehr_web", "fax"):
                 context.new_page().goto(services.url(app))
             time.sleep(0.5)
             # One renderer per tab would add three; a spare renderer may come and go.
-            assert len(faults.renderer_pids()) <= after_one_tab + 1
+            assert len(browser.renderer_pids()) <= after_one_tab + 1
         finally:
             browser.close()
 
