@@ -101,7 +101,8 @@ def pss_by_kind(root: int, seen: dict[int, tuple[str, float]] | None = None) -> 
         kind = process_kind(pid, root)
         if kind == "other" and pid in seen:  # exited (a zombie has no command line)
             kind = seen[pid][0]
-        seen[pid] = (kind, cpu_s(pid))
+        # A process caught exiting reads as 0 CPU seconds: keep what it had used by then.
+        seen[pid] = (kind, max(cpu_s(pid), seen[pid][1] if pid in seen else 0.0))
         kinds[kind] = kinds.get(kind, 0.0) + pss_kb(pid) / 1024
     return kinds
 
