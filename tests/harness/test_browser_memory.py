@@ -40,6 +40,19 @@ def test_tabs_of_every_app_share_one_renderer(tmp_path):
             browser.close()
 
 
+def test_chromium_keeps_no_renderer_for_its_own_address_bar_popup():
+    browser = Browser()
+    try:
+        browser.chromium.new_context().new_page().set_content("<p>one tab</p>")
+        time.sleep(0.5)
+        commands = [faults.cmdline(pid) for pid in browser.renderer_pids()]
+        assert len(commands) == 1 and "--top-chrome-webui" not in commands[0], commands
+        # The disabled features add to Playwright's list (PaintHolding is one of its).
+        assert "PaintHolding" in commands[0]
+    finally:
+        browser.close()
+
+
 def test_the_driver_runs_with_small_semi_spaces_and_the_callers_node_options(monkeypatch):
     monkeypatch.setenv("NODE_OPTIONS", "--no-deprecation")
     browser = Browser()
