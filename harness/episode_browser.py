@@ -99,8 +99,9 @@ class SavedFile:
 
 # A renderer kept across episodes grows (one kept through a long check run reached 715 MB
 # RSS, some 45 episodes in), but a fresh one adds ~0.5 s to a reset: the app tabs' renderer
-# is replaced only once the renderers below this process hold more than this.
-RENDERER_RECYCLE_MB = 400
+# is replaced only once the renderers of the Env's Chromium hold more than this. (It was 400
+# while Chromium also kept its address bar popup's renderer, ~50 MB RSS, in the sum.)
+RENDERER_RECYCLE_MB = 350
 
 
 def renderers_grown(renderer_pids: list[int]) -> bool:
