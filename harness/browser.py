@@ -31,9 +31,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  # share one renderer instead of one each (~20-40 MB per renderer saved).
                  # Pages render and behave the same; a renderer crash takes all app tabs.
                  "--process-per-site",
-                 # Smaller caches, no spare renderer, no on-device model service (which a
-                 # browser otherwise starts 3 minutes in): a renderer showing a dense test
-                 # table 113 -> 38 MB PSS. Three suite tasks' start screens: same pixels.
+                 # Smaller caches, no spare renderer: a renderer showing a dense test table
+                 # 113 -> 38 MB PSS. Three suite tasks' start screens: same pixels. (The
+                 # on-device model service, ~11 MB, still starts some 3 minutes in.)
                  "--enable-low-end-device-mode",
                  # Chromium keeps its address bar's suggestion popup (a WebUI page) loaded in
                  # a renderer of its own, ~55 MB PSS after a reset; nothing ever shows it here

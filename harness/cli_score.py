@@ -34,8 +34,9 @@ def find_records(target: Path) -> list[Path]:
     if target.is_file():
         return [target]
     if target.is_dir():
-        found = sorted(filter(None, map(record_file, (p for p in target.iterdir() if p.is_dir()))))
-        found = found or [path for path in [record_file(target)] if path is not None]
+        records = [record_file(folder) for folder in sorted(target.iterdir()) if folder.is_dir()]
+        records = records if any(records) else [record_file(target)]
+        found = [path for path in records if path is not None]
         if not found:
             raise click.ClickException(f"{target}: no {RECORD_FILE} (or {PLAIN_RECORD_FILE}) in it "
                                        "or its episode folders")

@@ -45,13 +45,9 @@ def record_file(folder: Path) -> Path | None:
     return None
 
 
-def is_record_file(path: Path) -> bool:
-    """Whether `path` is named as a record is."""
-    return path.name in (RECORD_FILE, PLAIN_RECORD_FILE)
-
-
-def read_record_json(path: Path) -> bytes:
-    """The JSON text of a record file, compressed or plain (OSError if it cannot be read)."""
+def read_json_bytes(path: Path) -> bytes:
+    """A JSON file's bytes, un-gzipped when its name ends in .gz (a record); OSError if it
+    cannot be read, RecordFileError if its gzip is incomplete."""
     data = path.read_bytes()
     if path.name.endswith(".gz"):
         try:
@@ -63,4 +59,4 @@ def read_record_json(path: Path) -> bytes:
 
 def load_record(path: Path) -> EpisodeRecord:
     """The EpisodeRecord stored at `path` (pydantic's ValidationError if it does not fit)."""
-    return EpisodeRecord.model_validate_json(read_record_json(path))
+    return EpisodeRecord.model_validate_json(read_json_bytes(path))

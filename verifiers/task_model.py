@@ -179,7 +179,8 @@ def parse_task_text(text: str) -> Any:
     try:
         return yaml.load(text, Loader=_TextDatesLoader)
     except yaml.YAMLError:
-        return yaml.load(text, Loader=_ExplainingTextDatesLoader)  # raises, with the line shown
+        # Both parsers refuse the same texts: this raises again, with the bad line quoted.
+        return yaml.load(text, Loader=_ExplainingTextDatesLoader)
 
 
 def read_task_yaml(path: str | Path) -> dict:

@@ -36,7 +36,7 @@ from admindesk.harness.task_folders import PUBLIC_SPLIT_RECORD, recorded_split
 from admindesk.verifiers.episode import QueryError
 from admindesk.verifiers.judge import Judge, JudgeError, Judgement, RubricRequest
 from admindesk.verifiers.judge.usage import JudgeUsage
-from admindesk.verifiers.record_files import RECORD_FILE, RecordFileError, is_record_file, read_record_json, record_file
+from admindesk.verifiers.record_files import RECORD_FILE, RecordFileError, read_json_bytes, record_file
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import TaskResult, score_task
 from admindesk.verifiers.task_model import Task, TaskFileError, load_tasks
@@ -126,7 +126,7 @@ def compatible(claimed: str | None, current: str) -> bool:
 
 def _load_json(path: Path, problems: list[str]) -> Any:
     try:
-        return json.loads(read_record_json(path) if is_record_file(path) else path.read_bytes())
+        return json.loads(read_json_bytes(path))
     except FileNotFoundError:
         problems.append(f"{path.name} is missing")
     except (OSError, RecordFileError, json.JSONDecodeError, UnicodeDecodeError) as exc:

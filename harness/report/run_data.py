@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from admindesk.verifiers.record_files import RecordFileError, is_record_file, read_record_json, record_file
+from admindesk.verifiers.record_files import RecordFileError, read_json_bytes, record_file
 from admindesk.verifiers.scoring import TaskResult
 
 
@@ -99,7 +99,7 @@ class RunData:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(read_record_json(path) if is_record_file(path) else path.read_bytes())
+        return json.loads(read_json_bytes(path))
     except RecordFileError as exc:
         raise RunFolderError(str(exc)) from exc
     except OSError as exc:
