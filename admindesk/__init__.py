@@ -9,7 +9,7 @@ from typing import Any
 
 __all__ = ["Env", "load_tasks"]
 
-_LAZY = {"Env": "admindesk.harness.env", "load_tasks": "admindesk.verifiers.task_model"}
+_LAZY = {"Env": "admindesk.harness.env.environment", "load_tasks": "admindesk.schema.task_model"}
 
 
 def __getattr__(name: str) -> Any:

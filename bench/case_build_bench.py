@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from admindesk.envs.common.factory import AppConfig
-from admindesk.harness.services import APP_NAMES
+from admindesk.harness.env.services import APP_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "tests" / "cases" / "tasks"

@@ -16,9 +16,9 @@ import statistics
 import time
 from pathlib import Path
 
-from admindesk.harness.chrome import CHROME_HEIGHT
-from admindesk.harness.env import Env
-from admindesk.harness.login import submit_login_form
+from admindesk.harness.env.chrome import CHROME_HEIGHT
+from admindesk.harness.env.environment import Env
+from admindesk.harness.env.login import submit_login_form
 
 START = {"id": "bench", "goal": "bench", "start": {"app": "ehr_web", "path": "/patients",
                                                     "login": True}}

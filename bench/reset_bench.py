@@ -13,8 +13,8 @@ import statistics
 import time
 from pathlib import Path
 
-from admindesk.harness.services import APP_NAMES, Services, bench_call, default_launcher
-from admindesk.verifiers.task_model import TASKS_ROOT
+from admindesk.harness.env.services import APP_NAMES, Services, bench_call, default_launcher
+from admindesk.schema.task_model import TASKS_ROOT
 
 TARGET_MS = 50.0
 

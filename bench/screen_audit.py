@@ -2,7 +2,7 @@
 
 The four apps run as the harness serves them (Services, bare world, clock at the default
 `now`). Signed in as coordinator through each app's login form, the audit follows links
-from home to pick up to 15 screens, one per screen shape (admindesk.harness.screen_survey),
+from home to pick up to 15 screens, one per screen shape (admindesk.harness.task_tools.screen_survey),
 and prints per app the median visible words and controls per screen, then posts each
 screen's main form so that it fails validation and counts the pages whose result (first
 error, alert or flash) is outside the viewport or missing.
@@ -20,10 +20,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from admindesk.harness.browser import CHROMIUM_ARGS, CHROMIUM_PATH, acquire_playwright, release_playwright
-from admindesk.harness.screen_survey import (VIEWPORT, check_post_result, discover_screens, measure_density,
+from admindesk.harness.env.browser import CHROMIUM_ARGS, CHROMIUM_PATH, acquire_playwright, release_playwright
+from admindesk.harness.task_tools.screen_survey import (VIEWPORT, check_post_result, discover_screens, measure_density,
                                              sign_in)
-from admindesk.harness.services import APP_NAMES, Services
+from admindesk.harness.env.services import APP_NAMES, Services
 
 TARGET_WORDS = 250
 TARGET_CONTROLS = 30

@@ -17,10 +17,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from admindesk.harness.chrome import CHROME_HEIGHT
-from admindesk.harness.env import PAGE_CRASHED, Env
-from admindesk.harness.faults import kill_app, kill_renderers, stop_app
-from admindesk.harness.services import ServiceError
+from admindesk.harness.env.chrome import CHROME_HEIGHT
+from admindesk.harness.env.environment import PAGE_CRASHED, Env
+from admindesk.harness.env.faults import kill_app, kill_renderers, stop_app
+from admindesk.harness.env.services import ServiceError
 
 FAULTS = ("app_killed", "app_stopped", "renderer_killed")
 START = {"id": "soak", "goal": "wander", "max_steps": 50,

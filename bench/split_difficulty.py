@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from admindesk.verifiers.task_model import load_tasks
+from admindesk.schema.task_model import load_tasks
 
 TOLERANCE = 0.20
 

@@ -31,13 +31,13 @@ import threading
 import time
 from pathlib import Path
 
-from admindesk.harness import faults
-from admindesk.harness.app_zygote import ZYGOTE_MODULE
-from admindesk.harness.cli_run import select_tasks
-from admindesk.harness.run_pool import Job, LocalBackend, LocalWorker, drive
-from admindesk.harness.run_worker import WorkerConfig
-from admindesk.harness.services import APP_NAMES
-from admindesk.verifiers.task_model import load_tasks
+from admindesk.harness.env import faults
+from admindesk.harness.env.app_zygote import ZYGOTE_MODULE
+from admindesk.harness.cli.run import select_tasks
+from admindesk.harness.running.pool import Job, LocalBackend, LocalWorker, drive
+from admindesk.harness.running.worker import WorkerConfig
+from admindesk.harness.env.services import APP_NAMES
+from admindesk.schema.task_model import load_tasks
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 RATIO_TARGET = 1.6

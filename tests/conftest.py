@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.harness.browser import CHROMIUM_ARGS, CHROMIUM_PATH
+from admindesk.harness.env.browser import CHROMIUM_ARGS, CHROMIUM_PATH
 
 
 @pytest.fixture(scope="session")
@@ -20,7 +20,7 @@ def playwright():
     The sync API allows one driver per thread; without sharing, a worker that ran a
     browser test could not start an Env afterwards (and the other way round).
     """
-    from admindesk.harness.browser import acquire_playwright, release_playwright
+    from admindesk.harness.env.browser import acquire_playwright, release_playwright
 
     yield acquire_playwright()
     release_playwright()

@@ -13,12 +13,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from admindesk.verifiers.case_ids import case_values
+from admindesk.schema.case_ids import case_values
+from admindesk.verifiers.checks import run_check
 from admindesk.verifiers.episode import EpisodeView
 from admindesk.verifiers.judge import Judge
 from admindesk.verifiers.judge.usage import JudgeUsage, RecordingJudge
 from admindesk.verifiers.records import CheckResult, EpisodeRecord
-from admindesk.verifiers.task_model import Task, order_subtasks
+from admindesk.schema.task_model import Task, order_subtasks
 
 Outcome = Literal["pass", "unjudged", "error", "fail"]
 
@@ -84,10 +85,10 @@ def score_task(task: Task, record: EpisodeRecord, judge: Judge | None = None) ->
     subtasks = []
     for subtask in order_subtasks(task.subtasks):
         checks = [NamedResult(id=check.id, kind=check.kind, deterministic=check.deterministic,
-                              result=check.run(view)) for check in subtask.checks]
+                              result=run_check(check, view)) for check in subtask.checks]
         subtasks.append(SubtaskResult(id=subtask.id, category=subtask.category,
                                       outcome=_outcome(checks), checks=checks))
-    guards = [NamedResult(id=guard.id, kind=guard.kind, deterministic=True, result=guard.run(view))
+    guards = [NamedResult(id=guard.id, kind=guard.kind, deterministic=True, result=run_check(guard, view))
               for guard in task.guards]
     everything = [item for subtask in subtasks for item in subtask.checks] + guards
     checks = [item for subtask in subtasks for item in subtask.checks]

@@ -12,14 +12,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from admindesk.verifiers.case_ids import case_values
-from admindesk.verifiers.check_base import AppQuery, CheckBase
-from admindesk.verifiers.checks_state import StateDiffCheck
+from admindesk.schema.case_ids import case_values
+from admindesk.schema.check_base import AppQuery, CheckBase
+from admindesk.schema.checks_state import StateDiffCheck
 from admindesk.verifiers.episode import QueryError, compile_query, fill_params
-from admindesk.verifiers.guards import CollateralGuard, _RowsGuard, RecipientGuard
+from admindesk.schema.guards import CollateralGuard, RecipientGuard, RowsGuard
 from admindesk.verifiers.snapshot_schema import SnapshotSchema, load_schema
-from admindesk.verifiers.task_model import Task, describe_errors
-from admindesk.verifiers.values import CaseRef, CaseReferenceError, normalise_text, resolve
+from admindesk.schema.task_model import Task, describe_errors
+from admindesk.schema.values import CaseRef, CaseReferenceError, resolve
+from admindesk.verifiers.values import normalise_text
 
 META_FIELDS = {"_meta", "app", "now", "schema_version"}
 # A case value shorter than this (a unit count, "F") may match a literal by chance.
@@ -77,7 +78,7 @@ def _named_tables(item: CheckBase, schema: SnapshotSchema, what: str) -> list[st
     if isinstance(item, (StateDiffCheck, CollateralGuard)):
         for table, row_filter in item.allowed.items():
             problems += _table_fields(item.app, table, list(row_filter or {}), schema, what)
-    if isinstance(item, _RowsGuard):
+    if isinstance(item, RowsGuard):
         extra = [item.field] if isinstance(item, RecipientGuard) else []
         problems += _table_fields(item.app, item.table, list(item.where) + extra, schema, what)
     return problems

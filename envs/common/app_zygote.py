@@ -24,7 +24,7 @@ import signal
 import sys
 import threading
 
-from admindesk.envs.common.allocator import limit_arenas
+from admindesk.process_memory import limit_arenas
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NAME = 15
@@ -70,7 +70,7 @@ def _become_app(name: str, package, argv: list[str], log_path: str, zygote_pid: 
     os.dup2(log, 2)
     os.close(log)
     os.close(devnull)
-    from .serve import serve_main
+    from admindesk.envs.common.serve import serve_main
 
     code = 0
     try:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from flask import current_app, g, request, session
 
-from . import clock
-from .kit_models import AuditEvent
+from admindesk.envs.common import clock
+from admindesk.envs.common.state.kit_models import AuditEvent
 
 # Asset requests say nothing about what the user looked at.
 STATIC_ENDPOINTS = {"static", "common.static", "favicon"}

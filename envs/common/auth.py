@@ -8,9 +8,9 @@ from flask import (Blueprint, current_app, g, redirect, render_template, request
 from sqlalchemy import select
 from werkzeug.security import check_password_hash
 
-from .audit import describe
-from .kit_models import StaffUser
-from .messages import message
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.state.kit_models import StaffUser
+from admindesk.envs.common.messages import message
 
 auth = Blueprint("auth", __name__)
 PUBLIC_ENDPOINTS = {"auth.login", "static", "common.static", "favicon"}

@@ -5,7 +5,7 @@ from datetime import date, datetime
 
 from flask import current_app, g
 
-from .kit_models import BenchState
+from admindesk.envs.common.state.kit_models import BenchState
 
 CLOCK_KEY = "clock_now"
 # The world's WORLD_ANCHOR, not imported: importing the world (Faker) slows app start.

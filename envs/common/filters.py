@@ -5,7 +5,7 @@ from datetime import date, datetime
 
 from flask import Flask
 
-from . import clock
+from admindesk.envs.common import clock
 
 
 def register_filters(app: Flask, date_format: str) -> None:

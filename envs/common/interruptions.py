@@ -10,7 +10,7 @@ import json
 
 from flask import current_app, g
 
-from .kit_models import BenchState
+from admindesk.envs.common.state.kit_models import BenchState
 
 INTERRUPTIONS_KEY = "interruptions"
 

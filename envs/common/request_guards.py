@@ -17,7 +17,7 @@ from urllib.parse import unquote
 from flask import abort, current_app, flash, g, redirect, render_template, request, session
 from werkzeug.routing import IntegerConverter
 
-from .messages import message
+from admindesk.envs.common.messages import message
 
 BENCH_SEGMENT = "_bench"
 BENCH_PATHS = frozenset({"/_bench/reset", "/_bench/prepare", "/_bench/snapshot", "/_bench/health"})

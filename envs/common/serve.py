@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from .factory import AppConfig
+from admindesk.envs.common.factory import AppConfig
 
 
 def default_cache_dir() -> Path:

@@ -12,9 +12,9 @@ from flask import Flask
 from admindesk.envs.common.factory import AppConfig, AppSpec
 from admindesk.envs.common.factory import create_app as create_kit_app
 
-from .models import Base
-from .seed import seed
-from .views import BLUEPRINTS
+from admindesk.envs.ehr_web.models import Base
+from admindesk.envs.ehr_web.seeding.seed import seed
+from admindesk.envs.ehr_web.views import BLUEPRINTS
 
 # The kit's messages in this vendor's words.
 KIT_MESSAGES = {

@@ -1,7 +1,7 @@
 """Serve the EHR: `python -m admindesk.envs.ehr_web --port P --data-dir D --token T`."""
 from admindesk.envs.common.serve import serve_main
 
-from . import create_app
+from admindesk.envs.ehr_web import create_app
 
 if __name__ == "__main__":
     serve_main("ehr_web", create_app)

@@ -20,10 +20,10 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
 
-from .forms_changes import AuthorizationChangeForm
-from .models import OrderAuthorization
-from .models_history import AuthorizationEvent
-from .vocab import PENDING_AUTH_STATUSES
+from admindesk.envs.ehr_web.forms_changes import AuthorizationChangeForm
+from admindesk.envs.ehr_web.models import OrderAuthorization
+from admindesk.envs.ehr_web.models_history import AuthorizationEvent
+from admindesk.envs.ehr_web.vocab import PENDING_AUTH_STATUSES
 
 _NEEDS_ACTIVE_APPROVAL = ("Extension", "Units increase", "Date change")
 

@@ -19,9 +19,9 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
 
-from .models import COVERAGE_RANKS, Coverage
-from .models_history import CoverageEvent
-from .vocab import VERIFICATION_RESULTS
+from admindesk.envs.ehr_web.models import COVERAGE_RANKS, Coverage
+from admindesk.envs.ehr_web.models_history import CoverageEvent
+from admindesk.envs.ehr_web.vocab import VERIFICATION_RESULTS
 
 
 def _fmt(day: date | None) -> str:

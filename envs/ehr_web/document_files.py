@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-from admindesk.envs.common.pdf import RenderedPdf, layout_pdf
+from admindesk.envs.common.documents.pdf import RenderedPdf, layout_pdf
 
-from .models import Document, Patient
+from admindesk.envs.ehr_web.models import Document, Patient
 
 ORGANIZATION = "Susquehanna Valley Health"
 LETTERHEAD = f"{ORGANIZATION}\nHealth Information Management"

@@ -10,10 +10,10 @@ import io
 
 from pypdf import PdfReader
 
-from admindesk.envs.common.scan_pages import ScanSource, text_pages
+from admindesk.envs.common.documents.scan_pages import ScanSource, text_pages
 
-from .document_files import ORGANIZATION, document_layout
-from .models import Document, Patient
+from admindesk.envs.ehr_web.document_files import ORGANIZATION, document_layout
+from admindesk.envs.ehr_web.models import Document, Patient
 
 _CACHE_SIZE = 256
 # Keyed by document id and the sha256 of its PDF: a document whose content changed is a new entry.

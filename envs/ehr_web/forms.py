@@ -13,7 +13,7 @@ from flask_wtf.file import FileField
 from wtforms import SelectChoice, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length, Optional, ValidationError
 
-from .vocab import AUTH_STATUSES, NOTE_MAX_LENGTH, UPLOAD_KINDS
+from admindesk.envs.ehr_web.vocab import AUTH_STATUSES, NOTE_MAX_LENGTH, UPLOAD_KINDS
 
 DATE_FORMATS = ("%m/%d/%Y", "%Y-%m-%d")
 # Payer authorization and reference numbers: 6-20 letters, digits or dashes, starting

@@ -10,9 +10,9 @@ from flask_wtf import FlaskForm
 from wtforms import SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length, Optional, ValidationError
 
-from .forms import MAX_UNITS, NOTE_MAX_LENGTH, DateText, auth_number_check, date_kwargs, options, strip
-from .models import COVERAGE_RANKS
-from .vocab import AUTH_CHANGES, VERIFICATION_RESULTS
+from admindesk.envs.ehr_web.forms import MAX_UNITS, NOTE_MAX_LENGTH, DateText, auth_number_check, date_kwargs, options, strip
+from admindesk.envs.ehr_web.models import COVERAGE_RANKS
+from admindesk.envs.ehr_web.vocab import AUTH_CHANGES, VERIFICATION_RESULTS
 
 _NOTE_LENGTH = Length(max=NOTE_MAX_LENGTH, message=f"Notes are limited to {NOTE_MAX_LENGTH} characters.")
 

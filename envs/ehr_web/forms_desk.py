@@ -5,7 +5,7 @@ from flask_wtf import FlaskForm
 from wtforms import HiddenField, SelectField, StringField
 from wtforms.validators import DataRequired, InputRequired, Length
 
-from .forms import options, strip
+from admindesk.envs.ehr_web.forms import options, strip
 
 BULK_ACTIONS = (("assign", "Assign selected to"), ("status", "Set status of selected to"))
 

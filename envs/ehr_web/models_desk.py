@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import DateTime, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from .models import Base, Patient
+from admindesk.envs.ehr_web.models import Base, Patient
 
 # In-basket folders: letters and calls from payers, and messages between staff.
 PAYER_CORRESPONDENCE = "Payer Correspondence"

@@ -11,7 +11,7 @@ from datetime import date, datetime
 from sqlalchemy import Date, DateTime, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .models import Base
+from admindesk.envs.ehr_web.models import Base
 
 
 class AuthorizationEvent(Base):

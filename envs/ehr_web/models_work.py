@@ -7,7 +7,7 @@ from datetime import date, datetime
 from sqlalchemy import Date, DateTime, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from .models import Base, Order, Patient, Payer, Supplier
+from admindesk.envs.ehr_web.models import Base, Order, Patient, Payer, Supplier
 
 
 # ---- billing --------------------------------------------------------------------------

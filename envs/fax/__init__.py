@@ -8,9 +8,9 @@ from flask import Flask
 from admindesk.envs.common.factory import AppConfig, AppSpec
 from admindesk.envs.common.factory import create_app as create_kit_app
 
-from .models import Base
-from .seed import seed
-from .views import compose, directory, helpers, inbox, outbox
+from admindesk.envs.fax.models import Base
+from admindesk.envs.fax.seed import seed
+from admindesk.envs.fax.views import compose, directory, helpers, inbox, outbox
 
 # The kit's messages in this vendor's words.
 KIT_MESSAGES = {

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy import Select, and_, func, select
 from sqlalchemy.orm import Session
 
-from .models import DirectoryContact
+from admindesk.envs.fax.models import DirectoryContact
 
 
 @dataclass(frozen=True)

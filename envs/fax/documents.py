@@ -11,11 +11,11 @@ from datetime import datetime
 
 from fpdf import FPDF
 
-from admindesk.envs.common.pdf import PINNED_CREATION_DATE, render_pdf
+from admindesk.envs.common.documents.pdf import PINNED_CREATION_DATE, render_pdf
 
-from .cover_templates import template
-from .models import FaxLine, OutboundFax
-from .numbers import format_fax_number
+from admindesk.envs.fax.cover_templates import template
+from admindesk.envs.fax.models import FaxLine, OutboundFax
+from admindesk.envs.fax.numbers import format_fax_number
 
 CONFIDENTIALITY = ("CONFIDENTIALITY NOTICE: This facsimile contains protected health information that is "
                    "privileged and confidential under HIPAA. It is intended only for the recipient named "

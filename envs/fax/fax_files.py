@@ -9,7 +9,7 @@ from typing import Protocol
 
 from pypdf import PdfReader
 
-from .documents import received_fax_name, received_fax_pdf
+from admindesk.envs.fax.documents import received_fax_name, received_fax_pdf
 
 
 class ArrivingFax(Protocol):

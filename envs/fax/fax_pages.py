@@ -2,10 +2,10 @@
 sending machine's transmit header, the sender's letterhead where a page opens with it."""
 from __future__ import annotations
 
-from admindesk.envs.common.scan_pages import ScanSource, text_pages
+from admindesk.envs.common.documents.scan_pages import ScanSource, text_pages
 
-from .documents import transmit_header
-from .models import InboundFax
+from admindesk.envs.fax.documents import transmit_header
+from admindesk.envs.fax.models import InboundFax
 
 # Senders sign their organization's name with a department ("... Utilization Management");
 # the organization is the name before it, the part a letterhead and logo carry.

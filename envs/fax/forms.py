@@ -5,9 +5,9 @@ from flask_wtf import FlaskForm
 from wtforms import BooleanField, FileField, SelectChoice, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length, Optional, ValidationError
 
-from .cover_templates import DEFAULT_TEMPLATE, TEMPLATES
-from .models import CONTACT_TYPES
-from .numbers import FaxNumberError, parse_fax_number
+from admindesk.envs.fax.cover_templates import DEFAULT_TEMPLATE, TEMPLATES
+from admindesk.envs.fax.models import CONTACT_TYPES
+from admindesk.envs.fax.numbers import FaxNumberError, parse_fax_number
 
 NOTE_MAX = 500
 COMMENTS_MAX = 2000

@@ -20,14 +20,14 @@ from datetime import datetime, time, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from admindesk.envs.common.kit_models import StaffUser
-from admindesk.envs.common.pdf import layout_pdf
+from admindesk.envs.common.state.kit_models import StaffUser
+from admindesk.envs.common.documents.pdf import layout_pdf
 
-from .documents import cover_sheet_pdf
-from .models import (ACTIVE, DIALING, DISCONNECTED, FAILED, LINE_BUSY, QUEUED, SENT, DirectoryContact,
+from admindesk.envs.fax.documents import cover_sheet_pdf
+from admindesk.envs.fax.models import (ACTIVE, DIALING, DISCONNECTED, FAILED, LINE_BUSY, QUEUED, SENT, DirectoryContact,
                      FaxAttachment, FaxLine, OutboundFax, TransmissionEvent)
-from .numbers import format_fax_number
-from .transmission import DIAL_DELAY, RETRIES, RETRY_INTERVAL, SECONDS_PER_PAGE, retry_note
+from admindesk.envs.fax.numbers import format_fax_number
+from admindesk.envs.fax.transmission import DIAL_DELAY, RETRIES, RETRY_INTERVAL, SECONDS_PER_PAGE, retry_note
 
 # Why a first attempt failed, chosen by the fax's number (every third job fails once).
 FAILURES = (

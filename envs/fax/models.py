@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from admindesk.envs.common.stored_files import StoredFileColumns
+from admindesk.envs.common.documents.stored_files import StoredFileColumns
 
 # Inbound fax read states, outbound job states, directory line states.
 UNREAD, READ = "Unread", "Read"

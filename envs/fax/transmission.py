@@ -29,10 +29,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from .models import (ACTIVE, DIALING, DISCONNECTED, FAILED, LINE_BUSY, QUEUED, RETRYING, SENT,
+from admindesk.envs.fax.models import (ACTIVE, DIALING, DISCONNECTED, FAILED, LINE_BUSY, QUEUED, RETRYING, SENT,
                      DirectoryContact, FaxLine, InboundFax, OutboundFax, TransmissionEvent)
-from .numbers import format_fax_number
-from .supplier_replies import reply_to_order
+from admindesk.envs.fax.numbers import format_fax_number
+from admindesk.envs.fax.supplier_replies import reply_to_order
 
 DIAL_DELAY = timedelta(seconds=12)
 SECONDS_PER_PAGE = 35

@@ -13,10 +13,10 @@ from flask import Flask
 from admindesk.envs.common.factory import AppConfig, AppSpec
 from admindesk.envs.common.factory import create_app as create_kit_app
 
-from .models import Base
-from . import lifecycle_models, notice_models  # noqa: F401  (their tables join Base's metadata before the template build)
-from .seed import seed
-from .views import BLUEPRINTS
+from admindesk.envs.payer_portal_a.models import Base
+from admindesk.envs.payer_portal_a import lifecycle_models, notice_models  # noqa: F401  (their tables join Base's metadata before the template build)
+from admindesk.envs.payer_portal_a.seeding.seed import seed
+from admindesk.envs.payer_portal_a.views import BLUEPRINTS
 
 # The kit's messages in this vendor's words.
 KIT_MESSAGES = {

@@ -15,10 +15,10 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
 
-from . import numbering
-from .lifecycle_models import ClaimEvent, CorrectedClaim, CorrectedClaimLine
-from .models import Claim, Member
-from .payer_rules import rules_for
+from admindesk.envs.payer_portal_a import numbering
+from admindesk.envs.payer_portal_a.lifecycle_models import ClaimEvent, CorrectedClaim, CorrectedClaimLine
+from admindesk.envs.payer_portal_a.models import Claim, Member
+from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for
 
 ADJUDICATED = ("Paid", "Partially Paid", "Denied")
 COB_REASON = ("OA-22: this care may be covered by another payer per coordination of benefits. The member's "

@@ -5,10 +5,10 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.documents.pdf import render_pdf
 
-from . import numbering
-from .models import Appeal, Letter, PaRequest, Payer
+from admindesk.envs.payer_portal_a import numbering
+from admindesk.envs.payer_portal_a.models import Appeal, Letter, PaRequest, Payer
 
 PENDED_CATEGORY = "Request for Additional Information"
 APPROVAL_CATEGORY = "Authorization Approval"

@@ -7,8 +7,8 @@ from wtforms import DecimalField, Form, IntegerField, RadioField, SelectField, S
 from wtforms.fields import FieldList, FormField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp
 
-from .auth_lifecycle import CHANGE_KINDS
-from .forms import PROCEDURE_CODE, USDateField
+from admindesk.envs.payer_portal_a.auth_lifecycle import CHANGE_KINDS
+from admindesk.envs.payer_portal_a.forms import PROCEDURE_CODE, USDateField
 
 PHONE = Regexp(r"^\D*(\d\D*){10}$", message="Enter a 10-digit phone number.")
 URGENCY_CHOICES = {"Standard": "Standard", "Expedited": "Expedited (life, health or function at risk)"}

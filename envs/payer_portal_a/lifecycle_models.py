@@ -10,7 +10,7 @@ from datetime import date, datetime
 from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from .models import Base, PaRequest
+from admindesk.envs.payer_portal_a.models import Base, PaRequest
 
 
 class ClaimEvent(Base):

@@ -13,7 +13,7 @@ from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Integer, String,
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from admindesk.envs.common.code_sets import declare_code_sets
-from admindesk.envs.common.stored_files import StoredFileColumns
+from admindesk.envs.common.documents.stored_files import StoredFileColumns
 
 
 class Base(DeclarativeBase):

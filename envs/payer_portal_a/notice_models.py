@@ -6,7 +6,7 @@ from datetime import datetime
 from sqlalchemy import DateTime, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .models import Base
+from admindesk.envs.payer_portal_a.models import Base
 
 
 class NoticeDismissal(Base):

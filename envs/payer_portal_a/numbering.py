@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from admindesk.envs.common import clock, sequences
+from admindesk.envs.common import clock
+from admindesk.envs.common.state import sequences
 
 # Counter name -> first value issued after a reset.
 SEQUENCE_STARTS = {"case": 3000001, "auth": 1, "appeal": 1, "letter": 1, "auth_lookup": 1, "eligibility": 1,

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from admindesk.envs.common.web import db
 
-from .models import Provider
+from admindesk.envs.payer_portal_a.models import Provider
 
 REQUEST_TYPES = ("Outpatient", "Inpatient", "Referral")
 SERVICE_TYPES = (

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from .models import Payer
-from .payer_rules import rules_for, timing
+from admindesk.envs.payer_portal_a.models import Payer
+from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for, timing
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from flask_wtf import FlaskForm
 from wtforms import DecimalField, IntegerField, SelectField, StringField, TextAreaField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
-from .forms import USDateField
-from .policy import Question, Questionnaire
+from admindesk.envs.payer_portal_a.forms import USDateField
+from admindesk.envs.payer_portal_a.policy import Question, Questionnaire
 
 
 def _field(question: Question):

@@ -6,7 +6,7 @@ import re
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from .models import DiagnosisCode
+from admindesk.envs.payer_portal_a.models import DiagnosisCode
 
 MAX_DIAGNOSES = 4
 

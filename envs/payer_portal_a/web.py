@@ -5,9 +5,9 @@ from sqlalchemy import select
 
 from admindesk.envs.common.web import db
 
-from .forms import AttachmentForm
-from .models import Payer, Plan
-from .policy import load_policy
+from admindesk.envs.payer_portal_a.forms import AttachmentForm
+from admindesk.envs.payer_portal_a.models import Payer, Plan
+from admindesk.envs.payer_portal_a.policy import load_policy
 
 
 def payer_choices() -> dict[str, str]:

@@ -12,13 +12,13 @@ from flask import Flask
 from admindesk.envs.common.factory import AppConfig, AppSpec
 from admindesk.envs.common.factory import create_app as create_kit_app
 
-from .fields import DATE_FORMAT, format_phone
-from . import claim_models, workflow_models  # noqa: F401  (register their tables on Base)
-from .models import Base
-from .seed import seed
-from .session_timeout import count_page_view, session_bp
-from .views import BLUEPRINTS
-from .whats_new import show_whats_new, whats_new_bp
+from admindesk.envs.payer_portal_b.fields import DATE_FORMAT, format_phone
+from admindesk.envs.payer_portal_b import claim_models, workflow_models  # noqa: F401  (register their tables on Base)
+from admindesk.envs.payer_portal_b.models import Base
+from admindesk.envs.payer_portal_b.seeding.seed import seed
+from admindesk.envs.payer_portal_b.session_timeout import count_page_view, session_bp
+from admindesk.envs.payer_portal_b.views import BLUEPRINTS
+from admindesk.envs.payer_portal_b.whats_new import show_whats_new, whats_new_bp
 
 # The kit's messages in this vendor's words.
 KIT_MESSAGES = {

@@ -6,7 +6,7 @@ from datetime import date, datetime
 from sqlalchemy import JSON, Date, DateTime, Float, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .models import Base
+from admindesk.envs.payer_portal_b.models import Base
 
 
 class CorrectedClaim(Base):

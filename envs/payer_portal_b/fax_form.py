@@ -7,10 +7,10 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.documents.pdf import render_pdf
 
-from .fields import DATE_FORMAT, format_phone
-from .models import MedicalPolicy, PayerProfile, PolicyCode, ProcedureCode
+from admindesk.envs.payer_portal_b.fields import DATE_FORMAT, format_phone
+from admindesk.envs.payer_portal_b.models import MedicalPolicy, PayerProfile, PolicyCode, ProcedureCode
 
 BLANK = "______________________________"
 

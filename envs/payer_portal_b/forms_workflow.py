@@ -5,9 +5,9 @@ from flask_wtf import FlaskForm
 from wtforms import IntegerField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
-from .fields import PortalDateField
-from .forms import PHONE, with_prompt
-from .precert_rules import CHANGE_TYPES, P2P_OUTCOMES
+from admindesk.envs.payer_portal_b.fields import PortalDateField
+from admindesk.envs.payer_portal_b.forms import PHONE, with_prompt
+from admindesk.envs.payer_portal_b.rules.precert_rules import CHANGE_TYPES, P2P_OUTCOMES
 
 
 

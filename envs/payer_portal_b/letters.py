@@ -9,14 +9,14 @@ from typing import Sequence
 from pypdf import PdfReader
 from sqlalchemy.orm import Session
 
-from admindesk.envs.common.pdf import render_pdf
-from admindesk.envs.common.stored_files import stored_file_values
-from admindesk.envs.common.uploads import PdfUpload
+from admindesk.envs.common.documents.pdf import render_pdf
+from admindesk.envs.common.documents.stored_files import stored_file_values
+from admindesk.envs.common.documents.uploads import PdfUpload
 
-from .fields import format_phone
-from .models import PayerProfile
-from .numbering import next_letter_id
-from .workflow_models import Correspondence
+from admindesk.envs.payer_portal_b.fields import format_phone
+from admindesk.envs.payer_portal_b.models import PayerProfile
+from admindesk.envs.payer_portal_b.numbering import next_letter_id
+from admindesk.envs.payer_portal_b.workflow_models import Correspondence
 
 
 def issue_letter(session: Session, *, letter_type: str, subscriber_id: str, claim_number: str | None,

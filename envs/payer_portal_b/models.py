@@ -12,7 +12,7 @@ from sqlalchemy import JSON, Boolean, Date, DateTime, Float, ForeignKey, Integer
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from admindesk.envs.common.code_sets import declare_code_sets
-from admindesk.envs.common.stored_files import StoredFileColumns
+from admindesk.envs.common.documents.stored_files import StoredFileColumns
 
 
 class Base(DeclarativeBase):

@@ -11,7 +11,8 @@ from datetime import date
 
 from sqlalchemy.orm import Session
 
-from admindesk.envs.common import clock, sequences
+from admindesk.envs.common import clock
+from admindesk.envs.common.state import sequences
 
 SEQUENCES = {"precert": 1, "authorization": 900001, "appeal": 1, "dme": 1, "eligibility": 1,
              "letter": 1, "p2p": 1, "corrected_claim": 1}

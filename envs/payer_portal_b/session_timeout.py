@@ -17,7 +17,7 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db
 
-from .models import SessionActivity
+from admindesk.envs.payer_portal_b.models import SessionActivity
 
 WARNING_AFTER_PAGE_VIEWS = 10
 # File downloads are not page views: the browser stays on the page it was on.

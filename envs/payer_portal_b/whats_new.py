@@ -15,8 +15,8 @@ from admindesk.envs.common import clock, interruptions
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db
 
-from .session_timeout import is_page_view, safe_return
-from .workflow_models import WhatsNewNotice
+from admindesk.envs.payer_portal_b.session_timeout import is_page_view, safe_return
+from admindesk.envs.payer_portal_b.workflow_models import WhatsNewNotice
 
 INTERRUPTION = "whats_new"
 whats_new_bp = Blueprint("whats_new", __name__)

@@ -8,9 +8,9 @@ from datetime import date, datetime
 from sqlalchemy import JSON, Date, DateTime, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from admindesk.envs.common.stored_files import StoredFileColumns
+from admindesk.envs.common.documents.stored_files import StoredFileColumns
 
-from .models import Base
+from admindesk.envs.payer_portal_b.models import Base
 
 
 class Correspondence(StoredFileColumns, Base):

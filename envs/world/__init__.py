@@ -14,15 +14,15 @@ from functools import lru_cache
 
 from faker import Faker
 
-from . import scenarios_dme, scenarios_drugs, scenarios_imaging
-from .claims import SUPPLIER_CATEGORY, PayerHistory
-from .clinical import DONE, ChartBuilder
-from .codes import load_codes
-from .faxes import FaxInbox
-from .identifiers import UniqueIds
-from .org import build_facilities, build_payers, build_providers, build_staff, build_suppliers
-from .people import CoverageBuilder, build_patients
-from .world import World
+from admindesk.envs.world import scenarios_dme, scenarios_drugs, scenarios_imaging
+from admindesk.envs.world.claims import SUPPLIER_CATEGORY, PayerHistory
+from admindesk.envs.world.clinical import DONE, ChartBuilder
+from admindesk.envs.world.codes import load_codes
+from admindesk.envs.world.faxes import FaxInbox
+from admindesk.envs.world.identifiers import UniqueIds
+from admindesk.envs.world.org import build_facilities, build_payers, build_providers, build_staff, build_suppliers
+from admindesk.envs.world.people import CoverageBuilder, build_patients
+from admindesk.envs.world.world import World
 
 __all__ = ["build_world", "generate_world", "World", "WORLD_ANCHOR", "DEFAULT_SEED"]
 

@@ -17,13 +17,13 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from . import DEFAULT_SEED, WORLD_ANCHOR, build_world
-from .claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
-from .claims import DENIED_ALTHOUGH_MET, SUPPLIER_CATEGORY
-from .models import Claim
-from .retired_codes import NOT_BILLABLE_2026, not_billable
-from .review_rules import MEDICARE_PRODUCTS, MET, NOT_REVIEWED, family_of, review, service_rule
-from .world import World
+from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world
+from admindesk.envs.world.claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
+from admindesk.envs.world.claims import DENIED_ALTHOUGH_MET, SUPPLIER_CATEGORY
+from admindesk.envs.world.models import Claim
+from admindesk.envs.world.retired_codes import NOT_BILLABLE_2026, not_billable
+from admindesk.envs.world.review_rules import MEDICARE_PRODUCTS, MET, NOT_REVIEWED, family_of, review, service_rule
+from admindesk.envs.world.world import World
 
 # Inconsistency kinds, in report order, with what each one means.
 KINDS = {

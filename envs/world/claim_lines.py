@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from .models import Adjustment, ClaimLine
-from .review_rules import MEDICARE_PRODUCTS
+from admindesk.envs.world.models import Adjustment, ClaimLine
+from admindesk.envs.world.review_rules import MEDICARE_PRODUCTS
 
 BASE_CHARGE = {"imaging": (850, 3200), "procedure": (1200, 9000), "drug": (18, 95), "dme": (180, 1400),
                "sleep": (900, 2600), "therapy": (45, 90), "lab": (25, 140), "office": (110, 320)}

@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
-from .documents import progress_note
-from .models import Coverage, Document, Encounter, Facility, Order, Patient, Provider
-from .people import billing_coverage
+from admindesk.envs.world.documents import progress_note
+from admindesk.envs.world.models import Coverage, Document, Encounter, Facility, Order, Patient, Provider
+from admindesk.envs.world.people import billing_coverage
 
 # Scenario orders are either still open (the PA work queue), done (they get a claim),
 # or cancelled.

@@ -10,7 +10,7 @@ import csv
 from functools import lru_cache
 from pathlib import Path
 
-from .models import CodeSets, Procedure
+from admindesk.envs.world.models import CodeSets, Procedure
 
 DATA_DIR = Path(__file__).parent / "data"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from datetime import date
 
-from .models import Patient, Provider
+from admindesk.envs.world.models import Patient, Provider
 
 ALLERGIES = ("No known drug allergies.", "Penicillin (rash).", "Sulfa drugs (hives).",
              "Codeine (nausea).", "Latex (contact dermatitis).", "No known drug allergies.")

@@ -11,11 +11,11 @@ from __future__ import annotations
 import random
 from datetime import date, datetime, time, timedelta
 
-from .documents import us_date
-from .identifiers import phone_number
-from .models import Authorization, Facility, InboundFax, Order, Patient, Payer, Provider, Supplier
-from .org import AREA_CODES
-from .review_rules import service_rule
+from admindesk.envs.world.documents import us_date
+from admindesk.envs.world.identifiers import phone_number
+from admindesk.envs.world.models import Authorization, Facility, InboundFax, Order, Patient, Payer, Provider, Supplier
+from admindesk.envs.world.org import AREA_CODES
+from admindesk.envs.world.review_rules import service_rule
 
 _MISC = (
     ("Medical records request", "Records request from {org} for date of service {day}: please send office notes "

@@ -7,8 +7,8 @@ import random
 
 from faker import Faker
 
-from .identifiers import UniqueIds, make_npi, phone_number
-from .models import Facility, Payer, Plan, Provider, StaffAccount, Supplier
+from admindesk.envs.world.identifiers import UniqueIds, make_npi, phone_number
+from admindesk.envs.world.models import Facility, Payer, Plan, Provider, StaffAccount, Supplier
 
 # The health system sits in south-central Pennsylvania; local numbers use its area codes.
 AREA_CODES = ("717", "223", "610", "484")

@@ -7,9 +7,9 @@ from datetime import date, timedelta
 
 from faker import Faker
 
-from .identifiers import UniqueIds, phone_number
-from .models import Coverage, Patient, Plan
-from .org import AREA_CODES, CITIES, STATE
+from admindesk.envs.world.identifiers import UniqueIds, phone_number
+from admindesk.envs.world.models import Coverage, Patient, Plan
+from admindesk.envs.world.org import AREA_CODES, CITIES, STATE
 
 PATIENT_COUNT = 340
 _LANGUAGES = (("English", 85), ("Spanish", 8), ("Vietnamese", 2), ("Nepali", 2),

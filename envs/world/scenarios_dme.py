@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from .clinical import ChartBuilder
-from .documents import progress_note, report, us_date
-from .models import Encounter, Order, Provider
+from admindesk.envs.world.clinical import ChartBuilder
+from admindesk.envs.world.documents import progress_note, report, us_date
+from admindesk.envs.world.models import Encounter, Order, Provider
 
 
 def _dme_paperwork(cb: ChartBuilder, doc: Provider, enc: Encounter, order: Order,

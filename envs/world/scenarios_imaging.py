@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from .clinical import ChartBuilder
-from .documents import progress_note, report, us_date
+from admindesk.envs.world.clinical import ChartBuilder
+from admindesk.envs.world.documents import progress_note, report, us_date
 
 LUMBAR_RED_FLAGS = ("progressive left foot weakness", "new urinary retention",
                     "saddle anesthesia", "history of cancer with night pain")

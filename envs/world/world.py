@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from .models import (Appeal, Authorization, Claim, CodeSets, Coverage, Document, Encounter, Facility,
+from admindesk.envs.world.models import (Appeal, Authorization, Claim, CodeSets, Coverage, Document, Encounter, Facility,
                      InboundFax, Order, Patient, Payer, Plan, Provider, Remittance, StaffAccount,
                      Supplier)
 

@@ -10,9 +10,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from admindesk.harness.actions import Action
-from admindesk.harness.observation import Observation
-from admindesk.verifiers.task_model import Task
+from admindesk.harness.env.actions import Action
+from admindesk.harness.env.observation import Observation
+from admindesk.schema.task_model import Task
 
 
 class AgentError(RuntimeError):

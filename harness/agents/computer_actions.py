@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from admindesk.harness.actions import Action, parse_action
+from admindesk.harness.env.actions import Action, parse_action
 from admindesk.harness.agents.keys import UnknownKey, playwright_combo
 from admindesk.harness.agents.model_agent import MalformedReply
 

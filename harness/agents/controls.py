@@ -17,9 +17,9 @@ from playwright.sync_api import Error as PlaywrightError
 from admindesk.harness.agents.reference import SOLUTIONS, ehr_steps, solution_for
 from admindesk.harness.agents.reference.portal_a import payer_name
 from admindesk.harness.agents.reference.work import Work
-from admindesk.harness.env import Env
-from admindesk.harness.scripted import ScriptFailed
-from admindesk.verifiers.task_model import Task
+from admindesk.harness.env.environment import Env
+from admindesk.harness.agents.scripted import ScriptFailed
+from admindesk.schema.task_model import Task
 
 # What do-it-anyway runs: the solution of the template that files at this payer, by workflow
 # (Keystone Mutual has its own portal; the other payers are on portal A).

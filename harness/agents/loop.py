@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from admindesk.harness.agents.base import Agent, AgentError, Usage, total_usage
-from admindesk.harness.env import Env
+from admindesk.harness.env.environment import Env
 from admindesk.verifiers.records import EpisodeRecord
-from admindesk.verifiers.task_model import Task
+from admindesk.schema.task_model import Task
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from admindesk.verifiers.task_model import TASKS_ROOT, Task
+from admindesk.schema.task_model import TASKS_ROOT, Task
 
 PromptMode = Literal["zero_shot", "general", "task_specific"]
 PROMPT_MODES: tuple[str, ...] = ("zero_shot", "general", "task_specific")

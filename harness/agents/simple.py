@@ -9,10 +9,10 @@ import random
 import re
 import string
 
-from admindesk.harness.actions import Action, Done, parse_action
+from admindesk.harness.env.actions import Action, Done, parse_action
 from admindesk.harness.agents.base import StepNote
-from admindesk.harness.observation import Observation
-from admindesk.verifiers.task_model import Task
+from admindesk.harness.env.observation import Observation
+from admindesk.schema.task_model import Task
 
 _REF = re.compile(r"\[ref=((?:f\d+)?e\d+)\]")
 RANDOM_KEYS = ("Enter", "Tab", "Shift+Tab", "Escape", "Backspace", "ArrowDown", "ArrowUp", "Space")

@@ -23,14 +23,14 @@ from typing import Any
 
 import jinja2
 
-from admindesk.harness import run_metrics
+from admindesk.harness.running import metrics as run_metrics
 from admindesk.harness.leaderboard.rejudge import RubricReview, rejudged_run
 from admindesk.harness.leaderboard.splits import SplitCatalog
 from admindesk.harness.leaderboard.submission import SUBMISSION_FILE, SubmissionMeta, Verdict, validate_submission
 from admindesk.harness.report.build import TEMPLATES as REPORT_TEMPLATES
 from admindesk.harness.report.build import write_assets, write_report
 from admindesk.harness.report.run_data import load_run
-from admindesk.harness.splits.manifest import PUBLIC_SPLIT
+from admindesk.harness.task_tools.splits.manifest import PUBLIC_SPLIT
 from admindesk.verifiers.judge import Judge
 
 TEMPLATES = Path(__file__).with_name("templates")

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import jinja2
 from plotly.offline import get_plotlyjs
 
-from admindesk.harness import run_metrics
+from admindesk.harness.running import metrics as run_metrics
 from admindesk.harness.report import charts
 from admindesk.harness.report.run_data import Episode, RunData, load_run
 

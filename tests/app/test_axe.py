@@ -1,6 +1,6 @@
 """axe-core finds no serious or critical accessibility violation on any app's main screens.
 
-The screens are those the screen audit judges (admindesk.harness.screen_survey), at
+The screens are those the screen audit judges (admindesk.harness.task_tools.screen_survey), at
 1280x720, signed in as the coordinator on a fresh bare world.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from admindesk.harness.screen_survey import VIEWPORT, discover_screens, open_screen, sign_in
+from admindesk.harness.task_tools.screen_survey import VIEWPORT, discover_screens, open_screen, sign_in
 
 from .conftest import build_app
 

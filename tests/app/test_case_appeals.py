@@ -14,10 +14,10 @@ import yaml
 from pypdf import PdfReader
 
 from admindesk.envs.common.factory import AppConfig
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.world import build_world
 from admindesk.envs.world.cases import build_case
-from admindesk.verifiers.task_model import load_task_file
+from admindesk.schema.task_model import load_task_file
 from tests.cases.examples import TASKS_DIR
 
 from .conftest import TEMPLATE_CACHE, TOKEN, FormClient

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from admindesk.harness.cli import main
+from admindesk.harness.cli.main import main
 from tests.cases.examples import TASKS_DIR
 
 from .conftest import TEMPLATE_CACHE

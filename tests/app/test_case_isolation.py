@@ -11,7 +11,7 @@ import pytest
 from admindesk.envs.common.factory import AppConfig
 from admindesk.envs.world import build_world
 from admindesk.envs.world.cases import build_case
-from admindesk.verifiers.task_model import load_tasks
+from admindesk.schema.task_model import load_tasks
 from tests.cases.examples import EXAMPLE_TASK_IDS, TASKS_DIR
 
 from .conftest import TEMPLATE_CACHE, TOKEN, FormClient

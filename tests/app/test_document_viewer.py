@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from pypdf import PdfReader
 from sqlalchemy import select
 
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.ehr_web import create_app as create_ehr
 from admindesk.envs.ehr_web.document_pages import document_scan
 from admindesk.envs.ehr_web.models import Document, Patient

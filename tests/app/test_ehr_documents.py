@@ -11,7 +11,7 @@ import pytest
 from pypdf import PdfReader
 from sqlalchemy import select
 
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.ehr_web import create_app
 from admindesk.envs.ehr_web.models import Document
 

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 from playwright.sync_api import expect
 
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.fax import create_app
 
 from .conftest import FormClient, build_app, login_in_browser

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.fax import create_app
 from admindesk.envs.world import build_world
 

@@ -6,7 +6,7 @@ import hashlib
 import io
 import itertools
 
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.documents.pdf import render_pdf
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 _PRESSES = itertools.count(1)

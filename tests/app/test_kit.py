@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from admindesk.envs.common import sequences
+from admindesk.envs.common.state import sequences
 from admindesk.envs.common.factory import AppConfig
 
 from . import kit_demo

@@ -9,7 +9,7 @@ import pytest
 from pypdf import PdfReader
 
 from admindesk.envs.payer_portal_a import create_app
-from admindesk.envs.payer_portal_a.payer_rules import rules_for
+from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for
 
 from .conftest import build_app
 

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.payer_portal_a import create_app
 from admindesk.envs.payer_portal_a.models import Member, PaRequest, Provider
 from admindesk.envs.payer_portal_a.organizations import tax_id

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 import pytest
 
 from admindesk.envs.payer_portal_a import create_app
-from admindesk.envs.payer_portal_a.payer_rules import rules_for
+from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for
 
 from .conftest import build_app
 from .test_portal_a_support import NOW, pdf_file

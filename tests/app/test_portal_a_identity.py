@@ -10,7 +10,7 @@ import yaml
 
 from admindesk.envs.common.factory import AppConfig
 from admindesk.envs.payer_portal_a import create_app
-from admindesk.envs.payer_portal_a.payer_rules import rules_for
+from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for
 
 from .conftest import TEMPLATE_CACHE, TOKEN, FormClient
 

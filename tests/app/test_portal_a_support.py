@@ -6,7 +6,7 @@ import io
 import re
 from datetime import date
 
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.payer_portal_a.organizations import tax_id
 
 NOW = date(2026, 11, 16)  # the kit's default frozen clock

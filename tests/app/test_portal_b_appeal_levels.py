@@ -9,9 +9,9 @@ import pytest
 from pypdf import PdfReader
 from sqlalchemy import select
 
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.payer_portal_b import create_app
-from admindesk.envs.payer_portal_b.appeal_rules import decide
+from admindesk.envs.payer_portal_b.rules.appeal_rules import decide
 from admindesk.envs.payer_portal_b.models import Appeal, Claim, ClaimLine, ExplanationOfBenefits
 
 from .conftest import build_app

@@ -7,7 +7,7 @@ import re
 import pytest
 from sqlalchemy import select
 
-from admindesk.envs.common.pdf import render_pdf
+from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.payer_portal_b import create_app
 from admindesk.envs.payer_portal_b.models import (Appeal, Claim, ExplanationOfBenefits, Provider, Subscriber,
                                                   Supplier)

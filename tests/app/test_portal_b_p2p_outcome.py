@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from admindesk.envs.common.clock import CLOCK_KEY
-from admindesk.envs.common.kit_models import BenchState
+from admindesk.envs.common.state.kit_models import BenchState
 from admindesk.envs.payer_portal_b import create_app
 
 from .conftest import build_app

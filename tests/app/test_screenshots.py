@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageStat
 
-from admindesk.harness.screen_survey import VIEWPORT, sign_in
+from admindesk.harness.task_tools.screen_survey import VIEWPORT, sign_in
 
 from .conftest import build_app
 

@@ -9,8 +9,8 @@ from datetime import datetime, timedelta
 import pytest
 
 from admindesk.envs.payer_portal_a.organizations import tax_id
-from admindesk.harness.scripted import ScriptedActor
-from admindesk.harness.services import available_apps
+from admindesk.harness.agents.scripted import ScriptedActor
+from admindesk.harness.env.services import available_apps
 from tests.e2e.prior_auth_case import (PORTAL_A_DOCUMENT_TYPE, PriorAuthCase, find_approvable_case,
                                        load_portal_a_policy, us_date)
 
@@ -26,7 +26,7 @@ REQUESTED_DAYS = 60  # the span asked for: the planned date and the weeks after 
 @pytest.fixture(scope="module")
 def env():
     """One Env over the real apps for the module (they take ~10-15 s to start)."""
-    from admindesk.harness.env import Env
+    from admindesk.harness.env.environment import Env
 
     with Env("screenshot", apps=["ehr_web", "payer_portal_a"]) as shared:
         yield shared

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from admindesk.harness.services import Services
+from admindesk.harness.env.services import Services
 
 FIXTURE_APP = Path(__file__).with_name("fixture_app.py")
 FIXTURE_APPS = ["ehr_web", "fax"]
@@ -27,7 +27,7 @@ def adhoc(path: str = "/", app: str = "ehr_web", login: bool = True, max_steps: 
 @pytest.fixture(scope="module")
 def fixture_env():
     """One Env (one Chromium, fixture apps) shared by a test module; reset per test."""
-    from admindesk.harness.env import Env
+    from admindesk.harness.env.environment import Env
 
     with Env("both", services=fixture_services()) as env:
         yield env

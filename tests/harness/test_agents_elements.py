@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.harness.executor import ELEMENT_TIMEOUT_MS
+from admindesk.harness.env.executor import ELEMENT_TIMEOUT_MS
 from tests.harness.agent_support import element_id
 from tests.harness.conftest import adhoc
 

@@ -15,7 +15,7 @@ import pytest
 
 from admindesk.harness.agents import make_agent
 from admindesk.harness.agents.loop import run_episode
-from admindesk.harness.services import available_apps
+from admindesk.harness.env.services import available_apps
 from tests.harness.agent_support import (INBOX_TASK, SIGN_IN_TASK, computer_call, element_id,
                                          final_message, responses_reply, sign_in_targets,
                                          trajectory_actions)
@@ -30,7 +30,7 @@ SIGN_IN_ACTIONS = ["click", "type", "click", "type", "key", "done"]
 
 @pytest.fixture(scope="module")
 def fax_env():
-    from admindesk.harness.env import Env
+    from admindesk.harness.env.environment import Env
 
     with Env("both", apps=["fax"]) as env:
         yield env

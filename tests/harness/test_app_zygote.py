@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from admindesk.harness.app_zygote import ForkedApp, Zygote, ZygoteError
-from admindesk.harness.services import APP_NAMES, ServiceError, Services, available_apps
+from admindesk.harness.env.app_zygote import ForkedApp, Zygote, ZygoteError
+from admindesk.harness.env.services import APP_NAMES, ServiceError, Services, available_apps
 from tests.harness.process_checks import app_dies_with_killed_harness
 
 pytestmark = [pytest.mark.slow,
@@ -98,7 +98,7 @@ def test_the_zygote_refuses_an_app_it_did_not_load(tmp_path):
 def test_forked_apps_die_with_a_killed_harness():
     # harness dies -> zygote gets SIGTERM -> app gets SIGTERM
     assert app_dies_with_killed_harness("""
-        from admindesk.harness.services import Services
+        from admindesk.harness.env.services import Services
         services = Services(apps=["fax"]).start()
     """, "fax")
 

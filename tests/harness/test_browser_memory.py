@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from admindesk.harness import faults
-from admindesk.harness.browser import DRIVER_NODE_OPTIONS, Browser
+from admindesk.harness.env import faults
+from admindesk.harness.env.browser import DRIVER_NODE_OPTIONS, Browser
 from tests.harness.conftest import fixture_services
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

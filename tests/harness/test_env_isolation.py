@@ -128,7 +128,7 @@ def test_a_grown_renderer_is_replaced_at_the_next_reset(fixture_env, monkeypatch
 
     The Env's Chromium lists its own renderers (the test process may hold other browsers);
     one of them, for Chromium's own UI, has no tab and stays."""
-    from admindesk.harness import episode_browser
+    from admindesk.harness.env import episode_browser
 
     renderers = fixture_env.browser.renderer_pids
     fixture_env.reset(adhoc("/"))
@@ -163,7 +163,7 @@ def test_same_actions_from_the_same_reset_give_the_same_snapshot(fixture_env):
 
 
 def test_trajectory_is_recorded_to_disk(tmp_path):
-    from admindesk.harness.env import Env
+    from admindesk.harness.env.environment import Env
     from tests.harness.conftest import fixture_services
 
     with Env("screenshot", services=fixture_services(["ehr_web"]), record_dir=tmp_path) as env:

@@ -8,9 +8,9 @@ import urllib.request
 
 import pytest
 
-from admindesk.harness.faults import kill_app, kill_renderers, stop_app
-from admindesk.harness.services import RESET_TIMEOUT, SNAPSHOT_TIMEOUT
-from admindesk.verifiers.task_model import Task
+from admindesk.harness.env.faults import kill_app, kill_renderers, stop_app
+from admindesk.harness.env.services import RESET_TIMEOUT, SNAPSHOT_TIMEOUT
+from admindesk.schema.task_model import Task
 from tests.harness.conftest import adhoc, fixture_services
 
 
@@ -103,7 +103,7 @@ def test_record_with_an_app_down_is_partial_and_the_next_reset_recovers(fixture_
 @pytest.mark.browser
 @pytest.mark.slow
 def test_a_crashed_page_is_replaced_mid_episode_and_at_reset(fixture_env):
-    from admindesk.harness.env import PAGE_CRASHED
+    from admindesk.harness.env.environment import PAGE_CRASHED
 
     for when in ("mid-episode", "before reset"):
         fixture_env.reset(adhoc("/"))

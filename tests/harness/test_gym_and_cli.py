@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def test_gym_wrapper_passes_check_env():
     from gymnasium.utils.env_checker import check_env
 
-    from admindesk.harness.gym import AdminDeskGymEnv
+    from admindesk.harness.integrations.gym import AdminDeskGymEnv
 
     env = AdminDeskGymEnv(adhoc("/"), services=fixture_services(["ehr_web"]))
     try:
@@ -31,7 +31,7 @@ def test_gym_wrapper_passes_check_env():
 
 
 def test_cli_lists_its_commands():
-    from admindesk.harness.cli import main
+    from admindesk.harness.cli.main import main
 
     result = CliRunner().invoke(main, ["--help"])
     assert result.exit_code == 0 and "serve" in result.output and "demo" in result.output
@@ -43,7 +43,7 @@ def test_cli_lists_its_commands():
     (["demo"], "Missing option '--out'"),
 ])
 def test_cli_refuses_bad_flags_with_a_clear_message(args, message):
-    from admindesk.harness.cli import main
+    from admindesk.harness.cli.main import main
 
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2 and message in result.output

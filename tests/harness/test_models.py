@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from admindesk.harness.actions import ACTION_TYPES, Click, parse_action
-from admindesk.harness.sandbox import NavigationBlocked, blocked_request_pattern, check_navigation
-from admindesk.harness.chrome import CHROME_HEIGHT, ChromeState
+from admindesk.harness.env.actions import ACTION_TYPES, Click, parse_action
+from admindesk.harness.env.sandbox import NavigationBlocked, blocked_request_pattern, check_navigation
+from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
 from admindesk.verifiers.records import EpisodeRecord
-from admindesk.verifiers.task_model import Task, load_tasks
+from admindesk.schema.task_model import Task, load_tasks
 
 PORTS = [5101, 5102]
 
@@ -151,7 +151,7 @@ def test_fast_png_encoding_is_lossless():
 
     from PIL import Image, ImageDraw
 
-    from admindesk.harness.observation import encode_png
+    from admindesk.harness.env.observation import encode_png
 
     image = Image.new("RGB", (37, 23), (250, 250, 250))
     ImageDraw.Draw(image).rectangle((3, 4, 20, 18), fill=(12, 200, 99))

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from admindesk.harness.services import available_apps
+from admindesk.harness.env.services import available_apps
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(not {"ehr_web", "fax"} <= set(available_apps()),
@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow,
 
 
 def test_demo_faxes_exactly_the_downloaded_document(tmp_path):
-    from admindesk.harness.demo import run_demo
+    from admindesk.harness.agents.demo import run_demo
 
     result = run_demo(tmp_path)
     assert result.hashes_match, (result.downloaded_sha256, result.faxed_sha256)

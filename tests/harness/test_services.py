@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from admindesk.harness.services import ServiceError, bench_call
+from admindesk.harness.env.services import ServiceError, bench_call
 from tests.harness.conftest import fixture_services
 from tests.harness.process_checks import app_dies_with_killed_harness, gone
 

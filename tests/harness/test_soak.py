@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from admindesk.harness.services import APP_NAMES, available_apps
+from admindesk.harness.env.services import APP_NAMES, available_apps
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(set(available_apps()) != set(APP_NAMES),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from admindesk.harness.services import free_port
+from admindesk.harness.env.services import free_port
 
 SERVE_START_TIMEOUT = 240.0
 

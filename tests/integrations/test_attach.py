@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.harness.attach import AttachSpec
-from admindesk.harness.env import Env
-from admindesk.harness.services import ServiceError, bench_call
+from admindesk.harness.env.attach import AttachSpec
+from admindesk.harness.env.environment import Env
+from admindesk.harness.env.services import ServiceError, bench_call
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -12,8 +12,8 @@ import yaml
 from click.testing import CliRunner
 
 from admindesk.envs.payer_portal_a.policy import POLICY_FILE, _service
-from admindesk.harness.cli import main
-from admindesk.verifiers.task_model import TASKS_ROOT, load_tasks
+from admindesk.harness.cli.main import main
+from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "authoring.md"
 EXAMPLE = re.compile(r"<!-- example: (\w+)(?: ([\w.-]+))? -->\n```\w+\n(.*?)```", re.DOTALL)

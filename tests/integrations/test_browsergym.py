@@ -8,7 +8,7 @@ pytest.importorskip("browsergym.core")
 
 import gymnasium  # noqa: E402
 
-from admindesk.harness import browsergym_adapter  # noqa: E402  (registers the tasks)
+from admindesk.harness.integrations import browsergym as browsergym_adapter
 from tests.integrations.comment_task import COMMENT, write_comment_task  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.harness.env import DEFAULT_PASSWORD, DEFAULT_USERNAME
-from admindesk.harness.play import PlaySession, find_task, result_lines
-from admindesk.harness.services import Services, free_port
+from admindesk.harness.env.environment import DEFAULT_PASSWORD, DEFAULT_USERNAME
+from admindesk.harness.integrations.play import PlaySession, find_task, result_lines
+from admindesk.harness.env.services import Services, free_port
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import score_task
 from tests.integrations.comment_task import COMMENT, write_comment_task
@@ -53,6 +53,6 @@ def test_done_on_the_task_card_gives_the_harness_verdict_for_the_end_state(tmp_p
 def test_play_refuses_an_unknown_task_before_starting_anything(tmp_path):
     from click.testing import CliRunner
 
-    from admindesk.harness.cli import main
+    from admindesk.harness.cli.main import main
     result = CliRunner().invoke(main, ["play", "no-such-task", "--tasks-dir", str(tmp_path), "--no-open"])
     assert result.exit_code == 1 and "no task 'no-such-task'" in result.output

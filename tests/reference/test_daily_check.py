@@ -14,9 +14,9 @@ from datetime import date
 
 import pytest
 
-from admindesk.harness.services import available_apps
-from admindesk.harness.task_check import check_task, format_row, one_per_workflow, stratified_sample
-from admindesk.verifiers.task_model import load_tasks
+from admindesk.harness.env.services import available_apps
+from admindesk.harness.task_tools.check import check_task, format_row, one_per_workflow, stratified_sample
+from admindesk.schema.task_model import load_tasks
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(len(available_apps()) < 4, reason="needs the four apps")]
@@ -29,7 +29,7 @@ DEEP = {task.id for task in one_per_workflow(SAMPLE, DAY)}
 
 @pytest.fixture(scope="module")
 def env():
-    from admindesk.harness.env import Env
+    from admindesk.harness.env.environment import Env
 
     with Env("screenshot") as shared:
         yield shared

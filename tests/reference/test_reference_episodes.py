@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from admindesk.harness import runner_local
-from admindesk.harness.services import available_apps
+from admindesk.harness.running import local as runner_local
+from admindesk.harness.env.services import available_apps
 from admindesk.verifiers.record_files import RECORD_FILE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
@@ -19,7 +19,7 @@ REFERENCE_SAMPLE = ["pa-easy-01"]  # portal_b_precert x easy
 
 @pytest.fixture(scope="module")
 def env():
-    from admindesk.harness.env import Env
+    from admindesk.harness.env.environment import Env
 
     with Env("screenshot") as shared:
         yield shared
@@ -27,7 +27,7 @@ def env():
 
 @pytest.fixture(scope="module")
 def tasks():
-    from admindesk.verifiers.task_model import load_tasks
+    from admindesk.schema.task_model import load_tasks
 
     return {task.id: task for task in load_tasks()}
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.harness.cli_run import select_tasks
-from admindesk.harness.runner_local import EpisodeSummary, metrics
-from admindesk.harness.task_check import dependents, files_nothing
-from admindesk.verifiers.task_model import load_tasks
+from admindesk.harness.cli.run import select_tasks
+from admindesk.harness.running.local import EpisodeSummary, metrics
+from admindesk.harness.task_tools.check import dependents, files_nothing
+from admindesk.schema.task_model import load_tasks
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,10 @@ from datetime import date
 
 import pytest
 
-from admindesk.harness.services import available_apps
-from admindesk.harness.splits.generate import write_split
-from admindesk.harness.task_check import check_task, format_row
-from admindesk.verifiers.task_model import load_tasks
+from admindesk.harness.env.services import available_apps
+from admindesk.harness.task_tools.splits.generate import write_split
+from admindesk.harness.task_tools.check import check_task, format_row
+from admindesk.schema.task_model import load_tasks
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(len(available_apps()) < 4, reason="needs the four apps")]
@@ -33,7 +33,7 @@ def split_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def env(split_dir):
-    from admindesk.harness.env import Env
+    from admindesk.harness.env.environment import Env
 
     with Env("screenshot", tasks_dir=split_dir) as shared:
         yield shared

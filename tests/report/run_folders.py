@@ -17,13 +17,13 @@ from typing import Callable
 import yaml
 from PIL import Image, ImageDraw
 
-from admindesk.harness import runner_local
-from admindesk.harness.splits.manifest import SPLIT_FILE, seed_digest, tasks_digest
-from admindesk.harness.task_folders import split_record
-from admindesk.harness.runner_local import EpisodeSummary
+from admindesk.harness.running import local as runner_local
+from admindesk.harness.task_tools.splits.manifest import SPLIT_FILE, seed_digest, tasks_digest
+from admindesk.harness.task_tools.folders import split_record
+from admindesk.harness.running.local import EpisodeSummary
 from admindesk.verifiers.record_files import write_record
 from admindesk.verifiers.scoring import score_task
-from admindesk.verifiers.task_model import Task
+from admindesk.schema.task_model import Task
 from tests.unit.fixtures.episodes import good_record, task_data, untouched_record
 from tests.unit.fixtures.judges import KeywordJudge
 
@@ -63,7 +63,7 @@ def write_tasks(folder: Path, split: str | None = None, *, seed: int | None = 11
 
 
 def tasks_by_id(tasks_dir: Path) -> dict[str, Task]:
-    from admindesk.verifiers.task_model import load_tasks
+    from admindesk.schema.task_model import load_tasks
     return {task.id: task for task in load_tasks(tasks_dir)}
 
 

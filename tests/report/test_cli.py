@@ -5,7 +5,7 @@ import json
 
 from click.testing import CliRunner
 
-from admindesk.harness.cli import main
+from admindesk.harness.cli.main import main
 from tests.report.conftest import write_submission
 from tests.report.run_folders import write_run
 

@@ -13,7 +13,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from admindesk.harness.cli import main
+from admindesk.harness.cli.main import main
 from admindesk.harness.leaderboard import build_site, validate_submission
 from admindesk.verifiers.judge import load_judge
 from admindesk.verifiers.judge.spec import JudgeSettings

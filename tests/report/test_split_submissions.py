@@ -12,7 +12,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from admindesk.harness.cli import main
+from admindesk.harness.cli.main import main
 from admindesk.harness.leaderboard import build_site, validate_submission
 from admindesk.harness.leaderboard.splits import SplitCatalog
 from tests.report.conftest import write_submission

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from admindesk.harness.splits.manifest import seed_digest, tasks_digest
-from admindesk.verifiers.task_model import TASKS_ROOT, load_task_file
+from admindesk.harness.task_tools.splits.manifest import seed_digest, tasks_digest
+from admindesk.schema.task_model import TASKS_ROOT, load_task_file
 
 
 def write_split(folder: Path, name: str, task_files: dict[str, Path], *, seed: int | None = 7,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from admindesk.harness.run_pool import Job, WorkerLost, drive
-from admindesk.verifiers.task_model import Task
+from admindesk.harness.running.pool import Job, WorkerLost, drive
+from admindesk.schema.task_model import Task
 
 
 class StandInWorker:

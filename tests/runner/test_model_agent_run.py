@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from admindesk.harness.cli import main
+from admindesk.harness.cli.main import main
 from admindesk.verifiers.record_files import RECORD_FILE, load_record
 from tests.unit.protocol_servers import ProtocolServer, chat_completion, json_reply
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.harness.run_metrics import pass_at_k, pass_hat_k, run_metrics
+from admindesk.harness.running.metrics import pass_at_k, pass_hat_k, run_metrics
 
 
 def episode(task_id: str, result: str, **extra):

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from admindesk.harness import runner_local
-from admindesk.harness.run_pool import run_parallel
-from admindesk.harness.run_worker import WorkerConfig
+from admindesk.harness.running import local as runner_local
+from admindesk.harness.running.pool import run_parallel
+from admindesk.harness.running.worker import WorkerConfig
 from admindesk.verifiers.record_files import RECORD_FILE
-from admindesk.verifiers.task_model import load_tasks
+from admindesk.schema.task_model import load_tasks
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

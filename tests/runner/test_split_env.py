@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from admindesk.harness.env import Env
-from admindesk.verifiers.case_ids import case_values
+from admindesk.harness.env.environment import Env
+from admindesk.schema.case_ids import case_values
 from tests.runner.split_folders import write_public_copy_split
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -9,9 +9,9 @@ import pytest
 
 from admindesk.envs.world import build_world
 from admindesk.envs.world.cases import build_case
-from admindesk.harness.task_suite import suite_summary, task_row
-from admindesk.verifiers.case_ids import case_values
-from admindesk.verifiers.task_model import TASKS_ROOT, load_tasks
+from admindesk.harness.task_tools.suite import suite_summary, task_row
+from admindesk.schema.case_ids import case_values
+from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 
 APPEAL_CHALLENGES = {"none", "deadline_passed", "secondary_payer", "conflicting_documents", "lookalike_patient",
                      "fax_only_payer", "wrong_code_on_order", "duplicate_on_file"}

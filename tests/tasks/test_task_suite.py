@@ -9,12 +9,12 @@ from collections import Counter
 import pytest
 
 from admindesk.envs.common.factory import AppConfig
-from admindesk.harness.services import APP_NAMES
-from admindesk.harness.task_generation import Generator
-from admindesk.harness.task_suite import suite_problems, suite_summary, task_row
+from admindesk.harness.env.services import APP_NAMES
+from admindesk.harness.task_tools.generation import Generator
+from admindesk.harness.task_tools.suite import suite_problems, suite_summary, task_row
 from admindesk.verifiers import score_task
 from admindesk.verifiers.records import EpisodeRecord
-from admindesk.verifiers.task_model import TASKS_ROOT, load_tasks
+from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 from tests.app.conftest import TEMPLATE_CACHE, TOKEN
 
 PA_CHALLENGES = {"none", "no_auth_required", "duplicate_on_file", "coverage_termed", "fax_only_payer",
@@ -103,5 +103,5 @@ def test_no_task_passes_or_waits_on_a_judge_in_its_initial_state(suite, initial_
 
 
 def _mrn(task) -> str:
-    from admindesk.verifiers.case_ids import case_values
+    from admindesk.schema.case_ids import case_values
     return case_values(task)["ids"]["mrn"]

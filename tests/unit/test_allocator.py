@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 
-from admindesk.envs.common.allocator import release_free_memory
+from admindesk.process_memory import release_free_memory
 
 
 def _rss_kb() -> int:

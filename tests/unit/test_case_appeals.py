@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from admindesk.envs.world import build_world
 from admindesk.envs.world.cases import CaseError, build_case
-from admindesk.verifiers.case_model import Case
+from admindesk.schema.case_model import Case
 from tests.cases.examples import TASKS_DIR
 
 TASK_FILE = TASKS_DIR / "appeals-on-file.yaml"

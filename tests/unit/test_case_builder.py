@@ -5,7 +5,7 @@ import pytest
 
 from admindesk.envs.world import build_world
 from admindesk.envs.world.cases import CaseError, build_case
-from admindesk.verifiers.task_model import load_tasks
+from admindesk.schema.task_model import load_tasks
 from tests.cases.examples import TASKS_DIR
 
 RECORD_IDS = {

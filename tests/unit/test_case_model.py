@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from admindesk.verifiers.task_model import (TaskFileError, _ExplainingTextDatesLoader, load_task_file, load_tasks,
+from admindesk.schema.task_model import (TaskFileError, _ExplainingTextDatesLoader, load_task_file, load_tasks,
                                              parse_task_text)
 from tests.cases.examples import EXAMPLE_TASK_IDS, TASKS_DIR
 

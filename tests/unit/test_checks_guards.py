@@ -2,8 +2,9 @@
 import pytest
 from pydantic import TypeAdapter
 
+from admindesk.schema.guards import GUARD_KINDS, Guard
+from admindesk.verifiers.checks import run_check
 from admindesk.verifiers.episode import EpisodeView
-from admindesk.verifiers.guards import GUARD_KINDS, Guard
 from tests.unit.fixtures.episodes import (CASE, DISCONNECTED_FAX, LOOKALIKE_MEMBER_ID, LOOKALIKE_MRN,
                                           LOOKALIKE_NOTE_SHA, MEMBER_ID, PA_FAX, good_record, untouched_record)
 
@@ -11,7 +12,7 @@ GUARD = TypeAdapter(Guard)
 
 
 def run(spec: dict, record):
-    return GUARD.validate_python(spec).run(EpisodeView(record=record, case=CASE))
+    return run_check(GUARD.validate_python(spec), EpisodeView(record=record, case=CASE))
 
 
 def broken(mutate):

@@ -2,7 +2,9 @@
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from admindesk.verifiers.check_kinds import CHECK_KINDS, Check
+from admindesk.schema.check_kinds import CHECK_KINDS, Check
+from admindesk.schema.guards import GUARD_KINDS
+from admindesk.verifiers.checks import EVALUATORS, run_check
 from admindesk.verifiers.episode import EpisodeView, QueryError
 from tests.unit.fixtures.episodes import (AUTH_NUMBER, DISCONNECTED_FAX, INBOUND_SHA, LOOKALIKE_MEMBER_ID,
                                           LOOKALIKE_NOTE_SHA, MEMBER, PA_FAX, TITLE, CASE, good_record,
@@ -12,7 +14,7 @@ CHECK = TypeAdapter(Check)
 
 
 def run(spec: dict, record=None):
-    return CHECK.validate_python(spec).run(EpisodeView(record=record or good_record(), case=CASE))
+    return run_check(CHECK.validate_python(spec), EpisodeView(record=record or good_record(), case=CASE))
 
 
 def broken(mutate) -> object:
@@ -30,6 +32,12 @@ def test_every_kind_is_registered_in_the_union():
     assert set(CHECK_KINDS) == {"query", "cross_app", "file", "audit", "state_diff", "answer", "rubric"}
     with pytest.raises(ValidationError, match="does not match any of the expected tags"):
         CHECK.validate_python({"kind": "sql", "query": "select 1"})
+
+
+def test_every_declared_kind_and_guard_has_an_evaluator():
+    declared = set(CHECK_KINDS.values()) | set(GUARD_KINDS.values())
+    assert set(EVALUATORS) == declared
+
 
 
 def test_date_equals_passes_across_formats_and_fails_off_by_one_day():

@@ -3,8 +3,8 @@ from datetime import date
 
 import pytest
 
-from admindesk.verifiers.values import (CaseRef, CaseReferenceError, normalise_text, parse_date, resolve,
-                                        text_contains, values_equal)
+from admindesk.schema.values import CaseRef, CaseReferenceError, resolve
+from admindesk.verifiers.values import normalise_text, parse_date, text_contains, values_equal
 from tests.unit.fixtures.episodes import CASE, MEMBER_ID
 
 

@@ -6,11 +6,11 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from admindesk.harness.cli import main
+from admindesk.harness.cli.main import main
 from admindesk.verifiers.judge.calibration import (CalibrationError, ItemOutcome, agreement, load_calibration,
                                                    rubric_family)
 from admindesk.verifiers.judge.prompt import evidence_fence
-from admindesk.verifiers.task_model import load_tasks
+from admindesk.schema.task_model import load_tasks
 from tests.unit.protocol_servers import ProtocolServer, chat_completion, json_reply
 
 ITEMS = load_calibration()

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from admindesk.harness.cli import main
+from admindesk.harness.cli.main import main
 from admindesk.verifiers.judge import load_judge
 from admindesk.verifiers.judge.spec import JudgeSettings
 from admindesk.verifiers.scoring import score_task

@@ -9,9 +9,9 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from admindesk.envs.common import scan_pages
-from admindesk.envs.common.pdf import PageLine, layout_pdf, render_pdf
-from admindesk.envs.common.scan_pages import PAGE_SIZE, ScanSource, render_page, text_pages
+from admindesk.envs.common.documents import scan_pages
+from admindesk.envs.common.documents.pdf import PageLine, layout_pdf, render_pdf
+from admindesk.envs.common.documents.scan_pages import PAGE_SIZE, ScanSource, render_page, text_pages
 from admindesk.envs.world import build_world
 from admindesk.envs.world.documents import us_date
 

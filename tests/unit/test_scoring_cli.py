@@ -5,7 +5,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from admindesk.harness.cli import main
+from admindesk.harness.cli.main import main
 from admindesk.verifiers.record_files import write_record
 from tests.unit.fixtures.episodes import good_record, task_data, untouched_record
 

@@ -1,7 +1,7 @@
 """The determinism digest: concurrent sub-requests may arrive in any order, nothing else may differ."""
 from __future__ import annotations
 
-from admindesk.harness.runner_local import snapshot_hash
+from admindesk.harness.running.local import snapshot_hash
 
 
 def event(n: int, endpoint: str, path: str, at: str = "2026-11-16T09:00:00") -> dict:

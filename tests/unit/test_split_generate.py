@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from admindesk.harness.cli import main
-from admindesk.harness.splits.manifest import read_split, seed_digest
-from admindesk.verifiers.case_ids import case_record_ids
-from admindesk.verifiers.task_model import load_tasks
+from admindesk.harness.cli.main import main
+from admindesk.harness.task_tools.splits.manifest import read_split, seed_digest
+from admindesk.schema.case_ids import case_record_ids
+from admindesk.schema.task_model import load_tasks
 
 pytestmark = pytest.mark.slow
 

@@ -5,9 +5,9 @@ import contextlib
 
 import pytest
 
-from admindesk.harness import task_check
-from admindesk.harness.task_check import TaskCheck, check_tasks
-from admindesk.verifiers.task_model import load_tasks
+from admindesk.harness.task_tools import check as task_check
+from admindesk.harness.task_tools.check import TaskCheck, check_tasks
+from admindesk.schema.task_model import load_tasks
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ from datetime import date, timedelta
 import pytest
 from click.testing import CliRunner
 
-from admindesk.harness.cli import main
-from admindesk.harness.task_check import one_per_workflow, stratified_sample
-from admindesk.verifiers.task_model import load_tasks
+from admindesk.harness.cli.main import main
+from admindesk.harness.task_tools.check import one_per_workflow, stratified_sample
+from admindesk.schema.task_model import load_tasks
 
 DAYS = [date(2026, 12, 1) + timedelta(days=n) for n in range(20)]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from admindesk.envs.payer_portal_a.policy import condition_holds, load_policy
-from admindesk.envs.payer_portal_a.seed_answers import answers_from_facts
+from admindesk.envs.payer_portal_a.seeding.seed_answers import answers_from_facts
 from admindesk.envs.world import build_world
 from admindesk.envs.world.review_rules import service_rule
 

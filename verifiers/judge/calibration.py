@@ -18,9 +18,9 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from admindesk.verifiers.checks_text import RubricCheck
+from admindesk.schema.checks_text import RubricCheck
 from admindesk.verifiers.judge import Judge, JudgeError, RubricRequest
-from admindesk.verifiers.task_model import TASKS_ROOT
+from admindesk.schema.task_model import TASKS_ROOT
 
 CALIBRATION_ROOT = TASKS_ROOT / "judge_calibration"
 Label = Literal["pass", "fail"]

@@ -1,18 +1,18 @@
 """The EHR's blueprints, one per area of the product."""
 from __future__ import annotations
 
-from .alerts import alerts, refuse_edits_to_a_locked_chart
-from .billing import billing
-from .chart import chart
-from .chart_more import chart_more
-from .coverage import coverage
-from .documents import documents
-from .home import home
-from .inbasket import inbasket
-from .orders import orders
-from .patients import patients
-from .queue_desk import queue_desk
-from .queues import queues
+from admindesk.envs.ehr_web.views.alerts import alerts, refuse_edits_to_a_locked_chart
+from admindesk.envs.ehr_web.views.billing import billing
+from admindesk.envs.ehr_web.views.chart import chart
+from admindesk.envs.ehr_web.views.chart_more import chart_more
+from admindesk.envs.ehr_web.views.coverage import coverage
+from admindesk.envs.ehr_web.views.documents import documents
+from admindesk.envs.ehr_web.views.home import home
+from admindesk.envs.ehr_web.views.inbasket import inbasket
+from admindesk.envs.ehr_web.views.orders import orders
+from admindesk.envs.ehr_web.views.patients import patients
+from admindesk.envs.ehr_web.views.queue_desk import queue_desk
+from admindesk.envs.ehr_web.views.queues import queues
 
 BLUEPRINTS = (alerts, home, inbasket, patients, chart, chart_more, coverage, orders, documents, billing, queues, queue_desk)
 # The chart's own blueprints: their edits are refused while another user holds the chart.

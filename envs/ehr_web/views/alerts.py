@@ -15,13 +15,13 @@ from sqlalchemy import select
 
 from admindesk.envs.common import clock, interruptions
 from admindesk.envs.common.audit import describe
-from admindesk.envs.common.kit_models import StaffUser
+from admindesk.envs.common.state.kit_models import StaffUser
 from admindesk.envs.common.web import current_username, db
 
-from ..models import Order, OrderAuthorization, Patient
-from ..models_desk import AlertResponse, ChartLockEvent
-from ..models_work import Claim
-from .common import patient_or_404
+from admindesk.envs.ehr_web.models import Order, OrderAuthorization, Patient
+from admindesk.envs.ehr_web.models_desk import AlertResponse, ChartLockEvent
+from admindesk.envs.ehr_web.models_work import Claim
+from admindesk.envs.ehr_web.views.common import patient_or_404
 
 alerts = Blueprint("alerts", __name__, url_prefix="/patients/<mrn>")
 DISMISS_REASONS = ("Already addressed", "Not applicable to this patient", "Will address before scheduling",

@@ -8,10 +8,10 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db
 
-from ..models import Coverage, Patient, Provider
-from ..models_work import WorkItem
-from .alerts import chart_interruptions
-from .common import open_in_any_queue
+from admindesk.envs.ehr_web.models import Coverage, Patient, Provider
+from admindesk.envs.ehr_web.models_work import WorkItem
+from admindesk.envs.ehr_web.views.alerts import chart_interruptions
+from admindesk.envs.ehr_web.views.common import open_in_any_queue
 
 # (tab key, label, endpoint) in display order.
 CHART_TABS = (

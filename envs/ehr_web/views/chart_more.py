@@ -8,11 +8,11 @@ from sqlalchemy import select
 
 from admindesk.envs.common.web import db
 
-from ..document_pages import document_scan
-from ..models import Document
-from ..models_desk import PAYER_CORRESPONDENCE, InBasketMessage
-from .chart_base import render_chart
-from .common import patient_or_404
+from admindesk.envs.ehr_web.document_pages import document_scan
+from admindesk.envs.ehr_web.models import Document
+from admindesk.envs.ehr_web.models_desk import PAYER_CORRESPONDENCE, InBasketMessage
+from admindesk.envs.ehr_web.views.chart_base import render_chart
+from admindesk.envs.ehr_web.views.common import patient_or_404
 
 chart_more = Blueprint("chart_more", __name__, url_prefix="/patients/<mrn>")
 RESULT_KINDS = ("Lab Result", "Imaging Report", "Sleep Study")

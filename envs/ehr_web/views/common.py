@@ -4,12 +4,12 @@ from __future__ import annotations
 from flask import g
 from sqlalchemy import and_, or_, select
 
-from admindesk.envs.common.kit_models import StaffUser
+from admindesk.envs.common.state.kit_models import StaffUser
 from admindesk.envs.common.web import db, get_or_404
 
-from ..models import Patient
-from ..models_work import WorkItem
-from ..vocab import QUEUES, Queue
+from admindesk.envs.ehr_web.models import Patient
+from admindesk.envs.ehr_web.models_work import WorkItem
+from admindesk.envs.ehr_web.vocab import QUEUES, Queue
 
 
 def patient_or_404(mrn: str) -> Patient:

@@ -9,13 +9,13 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
 
-from .. import coverage_changes
-from ..forms import options
-from ..forms_changes import RANK_CHOICES, CoordinationOfBenefitsForm, VerifyCoverageForm
-from ..models import Patient
-from ..models_history import CoverageEvent
-from .chart_base import render_chart
-from .common import patient_or_404
+from admindesk.envs.ehr_web import coverage_changes
+from admindesk.envs.ehr_web.forms import options
+from admindesk.envs.ehr_web.forms_changes import RANK_CHOICES, CoordinationOfBenefitsForm, VerifyCoverageForm
+from admindesk.envs.ehr_web.models import Patient
+from admindesk.envs.ehr_web.models_history import CoverageEvent
+from admindesk.envs.ehr_web.views.chart_base import render_chart
+from admindesk.envs.ehr_web.views.common import patient_or_404
 
 coverage = Blueprint("coverage", __name__, url_prefix="/patients/<mrn>/coverage")
 

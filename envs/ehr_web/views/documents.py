@@ -9,17 +9,17 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort
-from admindesk.envs.common.scan_pages import render_page
-from admindesk.envs.common.sequences import next_value
-from admindesk.envs.common.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.documents.scan_pages import render_page
+from admindesk.envs.common.state.sequences import next_value
+from admindesk.envs.common.documents.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
-from ..document_files import document_pdf, download_name
-from ..document_pages import document_scan
-from ..forms import DocumentUploadForm
-from ..models import Document
-from .chart_base import render_chart
-from .common import patient_or_404
+from admindesk.envs.ehr_web.document_files import document_pdf, download_name
+from admindesk.envs.ehr_web.document_pages import document_scan
+from admindesk.envs.ehr_web.forms import DocumentUploadForm
+from admindesk.envs.ehr_web.models import Document
+from admindesk.envs.ehr_web.views.chart_base import render_chart
+from admindesk.envs.ehr_web.views.common import patient_or_404
 
 documents = Blueprint("documents", __name__)
 SORT_COLUMNS = {"date": Document.document_date, "type": Document.kind, "title": Document.title,

@@ -8,8 +8,8 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
 
-from ..forms import NoteForm
-from ..models_work import Note
+from admindesk.envs.ehr_web.forms import NoteForm
+from admindesk.envs.ehr_web.models_work import Note
 
 
 def notes_for(subject_type: str, subject_id: str) -> list[Note]:

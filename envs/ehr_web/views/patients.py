@@ -9,10 +9,10 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db
 
-from ..forms import PatientSearchForm
-from ..models import Coverage, Patient
-from .chart_base import active_coverages
-from .common import patient_or_404
+from admindesk.envs.ehr_web.forms import PatientSearchForm
+from admindesk.envs.ehr_web.models import Coverage, Patient
+from admindesk.envs.ehr_web.views.chart_base import active_coverages
+from admindesk.envs.ehr_web.views.common import patient_or_404
 
 patients = Blueprint("patients", __name__)
 PER_PAGE = 25

@@ -12,12 +12,12 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
 
-from ..forms import options
-from ..forms_desk import BulkActionForm, SavedViewForm
-from ..models_desk import SavedQueueView
-from ..models_work import WorkItem, WorkItemEvent
-from ..vocab import QUEUES, Queue
-from .common import open_items_filter, staff_names
+from admindesk.envs.ehr_web.forms import options
+from admindesk.envs.ehr_web.forms_desk import BulkActionForm, SavedViewForm
+from admindesk.envs.ehr_web.models_desk import SavedQueueView
+from admindesk.envs.ehr_web.models_work import WorkItem, WorkItemEvent
+from admindesk.envs.ehr_web.vocab import QUEUES, Queue
+from admindesk.envs.ehr_web.views.common import open_items_filter, staff_names
 
 queue_desk = Blueprint("queue_desk", __name__, url_prefix="/queues")
 QUEUE_TABS = {"active": "Active", "deferred": "Deferred", "completed": "Completed"}

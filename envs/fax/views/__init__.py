@@ -6,13 +6,13 @@ from wtforms import SelectChoice
 from sqlalchemy import func, select
 
 from admindesk.envs.common import interruptions
-from admindesk.envs.common.kit_models import StaffUser
+from admindesk.envs.common.state.kit_models import StaffUser
 from admindesk.envs.common.web import db
 
-from ..forms import options
-from ..models import FAILED, OPEN, UNREAD, ComposeDraft, FaxLine, InboundFax, OutboundFax
-from ..numbers import format_fax_number
-from ..transmission import PENDING, transmit, transmit_queued
+from admindesk.envs.fax.forms import options
+from admindesk.envs.fax.models import FAILED, OPEN, UNREAD, ComposeDraft, FaxLine, InboundFax, OutboundFax
+from admindesk.envs.fax.numbers import format_fax_number
+from admindesk.envs.fax.transmission import PENDING, transmit, transmit_queued
 
 # Jinja filters and globals of the fax server (registered once on the app).
 helpers = Blueprint("fax_helpers", __name__)

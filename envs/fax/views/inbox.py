@@ -10,14 +10,14 @@ from sqlalchemy.orm import defer
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
-from admindesk.envs.common.scan_pages import render_page
+from admindesk.envs.common.documents.scan_pages import render_page
 from admindesk.envs.common.web import current_username, db, get_or_404
 
-from ..fax_pages import fax_scan
-from ..forms import AssignFaxForm, FileFaxForm, ReadStateForm
-from ..models import INBOX_FOLDERS, READ, UNREAD, InboundFax, InboundFaxEvent
-from ..numbers import digits_only
-from . import assignee_choices, send_pending, staff_names
+from admindesk.envs.fax.fax_pages import fax_scan
+from admindesk.envs.fax.forms import AssignFaxForm, FileFaxForm, ReadStateForm
+from admindesk.envs.fax.models import INBOX_FOLDERS, READ, UNREAD, InboundFax, InboundFaxEvent
+from admindesk.envs.fax.numbers import digits_only
+from admindesk.envs.fax.views import assignee_choices, send_pending, staff_names
 
 bp = Blueprint("inbox", __name__)
 

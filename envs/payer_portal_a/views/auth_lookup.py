@@ -8,11 +8,11 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
 
-from .. import numbering
-from ..forms import AuthLookupForm
-from ..models import AuthLookup, PaRequest, Plan, ProcedureCode
-from ..policy import NEVER_REVIEWED_CATEGORIES, load_policy
-from ..web import payer_choices, plan_choices
+from admindesk.envs.payer_portal_a import numbering
+from admindesk.envs.payer_portal_a.forms import AuthLookupForm
+from admindesk.envs.payer_portal_a.models import AuthLookup, PaRequest, Plan, ProcedureCode
+from admindesk.envs.payer_portal_a.policy import NEVER_REVIEWED_CATEGORIES, load_policy
+from admindesk.envs.payer_portal_a.web import payer_choices, plan_choices
 
 auth_lookup = Blueprint("auth_lookup", __name__, url_prefix="/authorizations")
 

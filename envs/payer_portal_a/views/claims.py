@@ -13,10 +13,10 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db, get_or_404
 
-from ..forms import MEMBER_ID_FORMAT, USDateField
-from ..lifecycle_models import ClaimEvent, CorrectedClaim
-from ..models import AdjustmentCode, Appeal, Claim, Remittance
-from ..web import payer_choices
+from admindesk.envs.payer_portal_a.forms import MEMBER_ID_FORMAT, USDateField
+from admindesk.envs.payer_portal_a.lifecycle_models import ClaimEvent, CorrectedClaim
+from admindesk.envs.payer_portal_a.models import AdjustmentCode, Appeal, Claim, Remittance
+from admindesk.envs.payer_portal_a.web import payer_choices
 
 claims = Blueprint("claims", __name__, url_prefix="/claims")
 CLAIM_TABS = ("summary", "remittance", "appeals", "timeline")

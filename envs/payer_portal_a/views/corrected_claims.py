@@ -6,14 +6,14 @@ from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
-from admindesk.envs.common.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.documents.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
-from ..corrected_claims import correction_refusal, file_correction
-from ..lifecycle_forms import CorrectedClaimForm
-from ..lifecycle_models import CorrectedClaim
-from ..models import Claim, ProcedureCode
-from ..validation import parse_diagnoses
+from admindesk.envs.payer_portal_a.corrected_claims import correction_refusal, file_correction
+from admindesk.envs.payer_portal_a.lifecycle_forms import CorrectedClaimForm
+from admindesk.envs.payer_portal_a.lifecycle_models import CorrectedClaim
+from admindesk.envs.payer_portal_a.models import Claim, ProcedureCode
+from admindesk.envs.payer_portal_a.validation import parse_diagnoses
 
 corrected_claims = Blueprint("corrected_claims", __name__, url_prefix="/claims")
 

@@ -9,9 +9,9 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db
 
-from ..letters import APPEAL_CATEGORY, APPROVAL_CATEGORY, DENIAL_CATEGORY, PENDED_CATEGORY, letter_pdf
-from ..models import Letter
-from ..web import payer_choices
+from admindesk.envs.payer_portal_a.letters import APPEAL_CATEGORY, APPROVAL_CATEGORY, DENIAL_CATEGORY, PENDED_CATEGORY, letter_pdf
+from admindesk.envs.payer_portal_a.models import Letter
+from admindesk.envs.payer_portal_a.web import payer_choices
 
 correspondence = Blueprint("correspondence", __name__, url_prefix="/correspondence")
 CATEGORIES = (PENDED_CATEGORY, APPROVAL_CATEGORY, DENIAL_CATEGORY, APPEAL_CATEGORY)

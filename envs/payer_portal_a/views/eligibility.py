@@ -8,10 +8,10 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
 
-from .. import numbering
-from ..forms import EligibilityForm
-from ..models import EligibilityCheck, Member, PlanBenefit
-from ..web import payer_choices
+from admindesk.envs.payer_portal_a import numbering
+from admindesk.envs.payer_portal_a.forms import EligibilityForm
+from admindesk.envs.payer_portal_a.models import EligibilityCheck, Member, PlanBenefit
+from admindesk.envs.payer_portal_a.web import payer_choices
 
 eligibility = Blueprint("eligibility", __name__, url_prefix="/eligibility")
 

@@ -12,12 +12,12 @@ from admindesk.envs.common.web import db, get_or_404
 
 from admindesk.envs.common import clock
 
-from ..lifecycle_models import AuthAppeal
-from ..models import Appeal, Letter, PaRequest, Payer, Plan, ProcedureCode
-from ..payer_space import manual, news, phone_text, resources
-from ..policy import load_policy
-from ..preservice_decisions import settle_due_preservice_appeals
-from ..rules import AUTHORIZED_STATUSES
+from admindesk.envs.payer_portal_a.lifecycle_models import AuthAppeal
+from admindesk.envs.payer_portal_a.models import Appeal, Letter, PaRequest, Payer, Plan, ProcedureCode
+from admindesk.envs.payer_portal_a.payer_space import manual, news, phone_text, resources
+from admindesk.envs.payer_portal_a.policy import load_policy
+from admindesk.envs.payer_portal_a.rules.preservice_decisions import settle_due_preservice_appeals
+from admindesk.envs.payer_portal_a.rules.determination import AUTHORIZED_STATUSES
 
 home = Blueprint("home", __name__)
 PAYER_TABS = ("overview", "news", "resources", "manual", "policies")

@@ -12,10 +12,10 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
 
-from .. import auth_lifecycle as lifecycle
-from ..lifecycle_forms import AuthChangeForm, PeerToPeerForm, PreServiceAppealForm, SlotForm, WithdrawForm
-from ..lifecycle_models import PeerToPeer
-from ..models import PaRequest
+from admindesk.envs.payer_portal_a import auth_lifecycle as lifecycle
+from admindesk.envs.payer_portal_a.lifecycle_forms import AuthChangeForm, PeerToPeerForm, PreServiceAppealForm, SlotForm, WithdrawForm
+from admindesk.envs.payer_portal_a.lifecycle_models import PeerToPeer
+from admindesk.envs.payer_portal_a.models import PaRequest
 
 pa_actions = Blueprint("pa_actions", __name__, url_prefix="/authorizations")
 

@@ -11,17 +11,17 @@ from wtforms.validators import Length, Optional, Regexp
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
-from admindesk.envs.common.stored_files import stored_file_values
-from admindesk.envs.common.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.documents.stored_files import stored_file_values
+from admindesk.envs.common.documents.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
 
-from ..forms import MEMBER_ID_FORMAT, AttachmentForm
-from ..lifecycle_models import AuthAppeal, AuthChange, PeerToPeer
-from ..models import Letter, PaAttachment, PaRequest
-from ..policy import load_policy
-from ..preservice_decisions import settle_due_preservice_appeals
-from ..submission import reevaluate_after_documents
-from ..web import attachment_form, payer_choices
+from admindesk.envs.payer_portal_a.forms import MEMBER_ID_FORMAT, AttachmentForm
+from admindesk.envs.payer_portal_a.lifecycle_models import AuthAppeal, AuthChange, PeerToPeer
+from admindesk.envs.payer_portal_a.models import Letter, PaAttachment, PaRequest
+from admindesk.envs.payer_portal_a.policy import load_policy
+from admindesk.envs.payer_portal_a.rules.preservice_decisions import settle_due_preservice_appeals
+from admindesk.envs.payer_portal_a.submission import reevaluate_after_documents
+from admindesk.envs.payer_portal_a.web import attachment_form, payer_choices
 
 pa_cases = Blueprint("pa_cases", __name__, url_prefix="/authorizations")
 CASE_TABS = ("summary", "documents", "history", "letters")

@@ -8,8 +8,8 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import paginate
 from admindesk.envs.common.web import db, get_or_404
 
-from ..portal import pdf_response, requested_page_size, status_counts
-from ..workflow_models import Correspondence
+from admindesk.envs.payer_portal_b.portal import pdf_response, requested_page_size, status_counts
+from admindesk.envs.payer_portal_b.workflow_models import Correspondence
 
 correspondence = Blueprint("correspondence", __name__, url_prefix="/correspondence")
 

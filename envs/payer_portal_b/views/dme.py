@@ -9,15 +9,15 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
 
-from ..dme_rules import DmeSubmission, evaluate, requirement_text
-from ..fields import split_codes
-from ..forms import DmeForm, options
-from ..models import DmeRequest, DmeRequirement, Plan, ProcedureCode, Provider, Supplier
-from ..numbering import next_authorization_number, next_dme_request_id
-from ..portal import (attachment_response, attachments_of, check_uploads, has_errors, payer, requested_page_size,
+from admindesk.envs.payer_portal_b.rules.dme_rules import DmeSubmission, evaluate, requirement_text
+from admindesk.envs.payer_portal_b.fields import split_codes
+from admindesk.envs.payer_portal_b.forms import DmeForm, options
+from admindesk.envs.payer_portal_b.models import DmeRequest, DmeRequirement, Plan, ProcedureCode, Provider, Supplier
+from admindesk.envs.payer_portal_b.numbering import next_authorization_number, next_dme_request_id
+from admindesk.envs.payer_portal_b.portal import (attachment_response, attachments_of, check_uploads, has_errors, payer, requested_page_size,
                       status_counts, store_attachment)
-from ..precert_service import check_diagnoses, check_provider, check_subscriber
-from ..rules import policy_for_code
+from admindesk.envs.payer_portal_b.precert_service import check_diagnoses, check_provider, check_subscriber
+from admindesk.envs.payer_portal_b.rules.precert_determination import policy_for_code
 
 dme = Blueprint("dme", __name__, url_prefix="/dme")
 STATUSES = ("Approved", "Pended", "Denied", "Duplicate")

@@ -8,9 +8,9 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db, get_or_404
 
-from ..forms import EligibilityForm
-from ..models import EligibilityInquiry, Plan, Subscriber
-from ..numbering import next_inquiry_id
+from admindesk.envs.payer_portal_b.forms import EligibilityForm
+from admindesk.envs.payer_portal_b.models import EligibilityInquiry, Plan, Subscriber
+from admindesk.envs.payer_portal_b.numbering import next_inquiry_id
 
 eligibility = Blueprint("eligibility", __name__, url_prefix="/eligibility")
 NOT_FOUND = "No subscriber matches this Subscriber ID and date of birth. Check the member's card."

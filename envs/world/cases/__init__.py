@@ -6,7 +6,7 @@
 
 Ids come from a range the background world never uses (see ids.py).
 """
-from .builder import CaseError, CaseRecords, build_case
-from .ids import CaseIds, case_slot
+from admindesk.envs.world.cases.builder import CaseError, CaseRecords, build_case
+from admindesk.envs.world.cases.ids import CaseIds, case_slot
 
 __all__ = ["CaseError", "CaseIds", "CaseRecords", "build_case", "case_slot"]

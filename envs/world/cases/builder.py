@@ -21,11 +21,11 @@ from admindesk.envs.world.models import (Adjustment, Authorization, Claim, Claim
                                          Encounter, InboundFax, Order, Patient, Remittance)
 from admindesk.envs.world.org import AREA_CODES, CITIES, STATE
 from admindesk.envs.world.world import World
-from admindesk.verifiers.case_model import Case
+from admindesk.schema.case_model import Case
 
-from . import documents as text
-from .appeals import appeals_on_file
-from .ids import CaseIds
+from admindesk.envs.world.cases import documents as text
+from admindesk.envs.world.cases.appeals import appeals_on_file
+from admindesk.envs.world.cases.ids import CaseIds
 
 # Document types written during a visit: they share the visit's encounter.
 VISIT_DOCUMENTS = frozenset({"progress_note", "face_to_face", "written_order"})

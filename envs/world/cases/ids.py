@@ -1,4 +1,4 @@
-"""Identifiers of case records (see admindesk.verifiers.case_ids, which the verifiers share).
+"""Identifiers of case records (see admindesk.schema.case_ids, which the verifiers share).
 
 The numbering lives with the verifiers, which must not import the world, so that a check
 can name a case's rows; the world adds the payer-portal case number format it owns.
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from datetime import date
 
-from admindesk.verifiers.case_ids import SLOTS, case_slot
-from admindesk.verifiers.case_ids import CaseIds as _SharedCaseIds
+from admindesk.schema.case_ids import SLOTS, case_slot
+from admindesk.schema.case_ids import CaseIds as _SharedCaseIds
 
-from ..identifiers import case_number_format
+from admindesk.envs.world.identifiers import case_number_format
 
 __all__ = ["SLOTS", "CaseIds", "case_slot"]
 

@@ -8,27 +8,27 @@ from __future__ import annotations
 import importlib
 
 from admindesk.harness.agents.reference.work import SkippedPhase, Work
-from admindesk.harness.env import Env
-from admindesk.verifiers.task_model import Task
+from admindesk.harness.env.environment import Env
+from admindesk.schema.task_model import Task
 
 # Template ("workflow/name") -> module with `solve(work)`. A template missing here has no solution yet.
 SOLUTIONS = {
-    "prior_auth/portal_b_precert": "admindesk.harness.agents.reference.portal_b_precert",
-    "prior_auth/portal_a_submit": "admindesk.harness.agents.reference.portal_a_submit",
-    "prior_auth/pended_documents": "admindesk.harness.agents.reference.pended_documents",
-    "prior_auth/stop_and_document": "admindesk.harness.agents.reference.pa_stop_and_document",
-    "prior_auth/no_auth_lookup": "admindesk.harness.agents.reference.no_auth_lookup",
-    "prior_auth/fax_precert": "admindesk.harness.agents.reference.fax_precert",
-    "prior_auth/request_on_file": "admindesk.harness.agents.reference.request_on_file",
-    "appeals/past_deadline": "admindesk.harness.agents.reference.past_deadline",
-    "appeals/duplicate_denial": "admindesk.harness.agents.reference.duplicate_denial",
-    "appeals/fax_appeal": "admindesk.harness.agents.reference.fax_appeal",
-    "appeals/portal_appeal": "admindesk.harness.agents.reference.portal_appeal",
-    "appeals/corrected_claim": "admindesk.harness.agents.reference.corrected_claim",
-    "appeals/cob_corrected_claim": "admindesk.harness.agents.reference.cob_corrected_claim",
-    "dme/portal_b_request": "admindesk.harness.agents.reference.portal_b_request",
-    "dme/stop_and_document": "admindesk.harness.agents.reference.dme_stop_and_document",
-    "dme/supplier_packet": "admindesk.harness.agents.reference.supplier_packet",
+    "prior_auth/portal_b_precert": "admindesk.harness.agents.reference.prior_auth.portal_b_precert",
+    "prior_auth/portal_a_submit": "admindesk.harness.agents.reference.prior_auth.portal_a_submit",
+    "prior_auth/pended_documents": "admindesk.harness.agents.reference.prior_auth.pended_documents",
+    "prior_auth/stop_and_document": "admindesk.harness.agents.reference.prior_auth.stop_and_document",
+    "prior_auth/no_auth_lookup": "admindesk.harness.agents.reference.prior_auth.no_auth_lookup",
+    "prior_auth/fax_precert": "admindesk.harness.agents.reference.prior_auth.fax_precert",
+    "prior_auth/request_on_file": "admindesk.harness.agents.reference.prior_auth.request_on_file",
+    "appeals/past_deadline": "admindesk.harness.agents.reference.appeals.past_deadline",
+    "appeals/duplicate_denial": "admindesk.harness.agents.reference.appeals.duplicate_denial",
+    "appeals/fax_appeal": "admindesk.harness.agents.reference.appeals.fax_appeal",
+    "appeals/portal_appeal": "admindesk.harness.agents.reference.appeals.portal_appeal",
+    "appeals/corrected_claim": "admindesk.harness.agents.reference.appeals.corrected_claim",
+    "appeals/cob_corrected_claim": "admindesk.harness.agents.reference.appeals.cob_corrected_claim",
+    "dme/portal_b_request": "admindesk.harness.agents.reference.dme.portal_b_request",
+    "dme/stop_and_document": "admindesk.harness.agents.reference.dme.stop_and_document",
+    "dme/supplier_packet": "admindesk.harness.agents.reference.dme.supplier_packet",
 }
 
 

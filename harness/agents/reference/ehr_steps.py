@@ -4,7 +4,7 @@ chart documents, record the authorization, set the work item, add an order comme
 from __future__ import annotations
 
 from admindesk.harness.agents.reference.work import Work, us_date
-from admindesk.harness.scripted import ScriptFailed
+from admindesk.harness.agents.scripted import ScriptFailed
 
 ORDER_PAGE_TAB = 0  # the EHR stays in the first tab; portals and fax open in new tabs
 

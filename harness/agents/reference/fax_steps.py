@@ -17,7 +17,7 @@ import re
 
 from admindesk.harness.agents.reference.ehr_steps import click_to_download
 from admindesk.harness.agents.reference.work import Work
-from admindesk.harness.scripted import ScriptFailed
+from admindesk.harness.agents.scripted import ScriptFailed
 
 FAX_TAB = "Fax"
 ACTIVE = "Active"

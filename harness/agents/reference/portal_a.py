@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
-from admindesk.harness.scripted import ScriptFailed
+from admindesk.harness.agents.scripted import ScriptFailed
 
 PORTAL_A_TAB = "Payer Portal A"
 PAYER_NAMES = {"PYR-ACH": "Atlas Choice Health", "PYR-CSH": "Cascade Summit Health",

@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from admindesk.harness.agents.reference.work import Work, parse_us_date
-from admindesk.harness.scripted import ScriptFailed
+from admindesk.harness.agents.scripted import ScriptFailed
 
 REQUESTED_DAYS = 60  # the span asked for: the planned date and the weeks after it
 PORTAL_B_TAB = "Payer Portal B"

@@ -11,10 +11,10 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from admindesk.harness.env import Env
-from admindesk.harness.scripted import ScriptedActor, ScriptFailed
-from admindesk.verifiers.case_ids import case_values
-from admindesk.verifiers.task_model import Task
+from admindesk.harness.env.environment import Env
+from admindesk.harness.agents.scripted import ScriptedActor, ScriptFailed
+from admindesk.schema.case_ids import case_values
+from admindesk.schema.task_model import Task
 
 
 class SkippedPhase(ScriptFailed):

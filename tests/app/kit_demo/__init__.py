@@ -11,7 +11,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.factory import AppConfig, AppSpec, create_app as kit_create_app
-from admindesk.envs.common.seeding import seed_staff
+from admindesk.envs.common.state.seeding import seed_staff
 
 
 class Base(DeclarativeBase):

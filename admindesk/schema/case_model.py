@@ -1,0 +1,414 @@
+"""The `case:` section of a task file: the task's situation, in domain terms.
+
+A case names a patient (and look-alikes), coverages (with what each payer has on file,
+which may differ from the EHR), orders, chart documents with typed facts, the payer's
+history (requests and appeals on file), claims with their adjustments and remittances, and faxes
+waiting in the inbox. The world's generators (admindesk.envs.world.cases) turn it into
+rows in every app.
+
+This module imports pydantic (and the id slots of case_ids) only: the harness, the verifiers and the app kit all read
+task files, and none of them should pull in the world (Faker) or an app to do so.
+Checks that need the world (a payer exists, a code is in the code set) are made when
+the case is built.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from admindesk.schema.case_ids import SLOTS
+
+Key = str
+Sex = Literal["F", "M"]
+Suffix = Literal["Jr", "Sr", "II", "III"]
+YesNo = Literal["yes", "no"]
+
+
+class CaseModel(BaseModel):
+    """Base of every case part: unknown keys are errors, values are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PatientSpec(CaseModel):
+    """The patient the task is about; unset contact details are drawn from the case's seed."""
+
+    first_name: str = Field(min_length=1)
+    last_name: str = Field(min_length=1)
+    suffix: Suffix | None = None
+    dob: date
+    sex: Sex
+    address: str | None = None
+    city: str | None = None
+    zip: str | None = Field(default=None, pattern=r"^\d{5}$")
+    phone: str | None = Field(default=None, pattern=r"^\d{10}$")
+    language: str = "English"
+
+
+class LookalikeSpec(CaseModel):
+    """Another patient easily confused with the case's: unset fields copy the patient's."""
+
+    first_name: str | None = None
+    last_name: str | None = None
+    suffix: Suffix | None = None
+    dob: date | None = None
+    sex: Sex | None = None
+
+
+class PayerRecordSpec(CaseModel):
+    """What the payer has on file where it differs from the EHR's coverage."""
+
+    member_id: str | None = Field(default=None, min_length=4)
+    effective: date | None = None
+    termination: date | None = None
+
+
+class CoverageSpec(CaseModel):
+    """An enrollment as the EHR records it; `at_payer` overrides what the payer holds."""
+
+    key: Key
+    payer: str = Field(description="payer id, e.g. PYR-NWH")
+    plan: str | None = Field(default=None, description="plan id; default: the payer's first plan")
+    rank: Literal[1, 2] = 1
+    effective: date
+    termination: date | None = None
+    member_id: str | None = Field(default=None, min_length=4)
+    relationship: Literal["Self", "Spouse", "Child"] = "Self"
+    subscriber_name: str | None = None
+    at_payer: PayerRecordSpec | None = None
+
+
+class OrderSpec(CaseModel):
+    """A service ordered in the EHR; providers are an NPI or a specialty (its first clinician)."""
+
+    key: Key
+    code: str
+    units: int = Field(default=1, ge=1)
+    laterality: Literal["left", "right", "bilateral"] | None = None
+    diagnoses: list[str] = Field(min_length=1)
+    ordering_provider: str
+    facility: str = Field(description="facility id, e.g. FAC-OPI")
+    supplier: str | None = Field(default=None, description="DME supplier id, e.g. SUP-BRH")
+    coverage: Key
+    ordered_on: date
+    planned_date: date
+    status: Literal["Ordered", "Scheduled", "Completed", "Cancelled"] = "Ordered"
+    priority: Literal["Routine", "Urgent"] = "Routine"
+    needs_auth: bool = True
+    description: str | None = None
+
+    @model_validator(mode="after")
+    def _planned_after_ordered(self):
+        if self.planned_date < self.ordered_on:
+            raise ValueError("planned_date is before ordered_on")
+        return self
+
+
+class DocumentFacts(CaseModel):
+    """The clinical facts a document states, typed; each one is written into its text."""
+
+    conservative_therapy_weeks: int | None = Field(default=None, ge=0)
+    physical_therapy_weeks: int | None = Field(default=None, ge=0)
+    physical_therapy_sessions: int | None = Field(default=None, ge=0)
+    nsaid_trial: str | None = None
+    red_flags: str | None = None
+    prior_imaging_date: date | None = None
+    mcmurray_test: Literal["positive", "negative"] | None = None
+    symptom_duration_months: int | None = Field(default=None, ge=0)
+    focal_neurologic_deficit: str | None = None
+    study_date: date | None = None
+    ahi: float | None = Field(default=None, ge=0)
+    lowest_spo2: int | None = Field(default=None, ge=50, le=100)
+    epworth_score: int | None = Field(default=None, ge=0, le=24)
+    qualifying_symptoms: str | None = None
+    face_to_face_date: date | None = None
+    length_of_need: str | None = None
+    spo2_rest: int | None = Field(default=None, ge=50, le=100)
+    spo2_exertion: int | None = Field(default=None, ge=50, le=100)
+    hba1c: float | None = Field(default=None, ge=3, le=20)
+    insulin_injections_per_day: int | None = Field(default=None, ge=0)
+    can_use_cane_safely: YesNo | None = None
+    tb_screen: Literal["negative", "positive", "indeterminate"] | None = None
+    tb_screen_date: date | None = None
+    prior_therapy: str | None = None
+    prior_therapy_weeks: int | None = Field(default=None, ge=0)
+    prior_therapy_start: date | None = None
+    prior_therapy_outcome: str | None = None
+
+
+DocumentType = Literal["progress_note", "pt_note", "imaging_report", "sleep_study", "face_to_face",
+                       "written_order", "lab_result", "medication_history", "addendum"]
+
+
+class DocumentSpec(CaseModel):
+    """A chart document. An addendum `corrects` an earlier one; `contradicts` marks a
+    document whose facts disagree with another's on purpose (a trap for the reader)."""
+
+    key: Key
+    type: DocumentType
+    date: date
+    author: str | None = Field(default=None, description="NPI or specialty; none for unsigned reports")
+    title: str | None = None
+    order: Key | None = None
+    facts: DocumentFacts = Field(default_factory=DocumentFacts)
+    narrative: str | None = Field(default=None, description="extra sentences written into the text")
+    corrects: Key | None = None
+    contradicts: Key | None = None
+
+    @model_validator(mode="after")
+    def _addendum_corrects(self):
+        if (self.type == "addendum") != (self.corrects is not None):
+            raise ValueError("an addendum (and only an addendum) names the document it `corrects`")
+        return self
+
+
+class RequestOnFileSpec(CaseModel):
+    """A prior-auth request already at the payer, with its determination."""
+
+    key: Key
+    order: Key
+    status: Literal["Approved", "Pended", "Denied", "Cancelled"]
+    start: date | None = Field(default=None, description="default: 3 days before the order's planned date")
+    end: date | None = Field(default=None, description="default: 90 days after the start")
+    units: int | None = Field(default=None, ge=1)
+
+
+AppealLevel = Literal[1, 2, "external"]
+# The level each later level needs decided first.
+PRIOR_LEVEL: dict[AppealLevel, AppealLevel] = {2: 1, "external": 2}
+
+
+class AppealOnFileSpec(CaseModel):
+    """An appeal already at the payer on one of the case's adjudicated claims, at any stage.
+
+    In review: it waits for a decision (`due_on` defaults to the payer's review time).
+    Decided: `decision` and `decided_on` say how it ended; `reason` is what the payer
+    wrote (default: a sentence for the decision). A partial overturn names the claim
+    lines it paid (`paid_lines`, numbered from 1); a full one pays every unpaid line.
+    Only the portal of the claim's payer holds it, as that portal's own appeal rows.
+    """
+
+    key: Key
+    claim: Key
+    level: AppealLevel
+    kind: Literal["reconsideration", "formal", "clinical"]
+    filed_on: date
+    status: Literal["in_review", "decided"]
+    due_on: date | None = None
+    decision: Literal["upheld", "overturned", "partially_overturned"] | None = None
+    decided_on: date | None = None
+    reason: str | None = Field(default=None, min_length=1)
+    paid_lines: list[int] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _stage_is_consistent(self):
+        decided = self.status == "decided"
+        for name in ("decision", "decided_on"):
+            if decided and getattr(self, name) is None:
+                raise ValueError(f"a decided appeal has a `{name}`")
+            if not decided and getattr(self, name) is not None:
+                raise ValueError(f"an appeal in review has no `{name}` (set status: decided)")
+        if not decided and self.reason is not None:
+            raise ValueError("an appeal in review has no decision `reason`")
+        if self.decided_on is not None and self.decided_on < self.filed_on:
+            raise ValueError("decided_on is before filed_on")
+        if self.due_on is not None and self.due_on < self.filed_on:
+            raise ValueError("due_on is before filed_on")
+        if self.kind == "reconsideration" and self.level != 1:
+            raise ValueError("a reconsideration is a level 1 request; choose formal or clinical for later levels")
+        if self.level == "external" and self.kind != "clinical":
+            raise ValueError("an external review is a clinical (medical necessity) appeal")
+        if (self.decision == "partially_overturned") != bool(self.paid_lines):
+            raise ValueError("a partially overturned appeal (and only one) names the `paid_lines` it paid")
+        if any(line < 1 for line in self.paid_lines) or len(set(self.paid_lines)) != len(self.paid_lines):
+            raise ValueError("paid_lines are distinct claim line numbers, from 1")
+        return self
+
+
+class PayerHistorySpec(CaseModel):
+    """What the payer already holds about this patient beyond enrollment."""
+
+    requests: list[RequestOnFileSpec] = Field(default_factory=list)
+    appeals: list[AppealOnFileSpec] = Field(default_factory=list)
+
+
+class AdjustmentSpec(CaseModel):
+    """One CAS adjustment: group code, CARC, optional RARC; amount defaults to the unpaid rest."""
+
+    group: Literal["CO", "PR", "OA", "PI"]
+    carc: str
+    rarc: str | None = None
+    amount: float | None = Field(default=None, ge=0)
+
+
+class ClaimLineSpec(CaseModel):
+    """A service line; diagnoses default to the claim's order's."""
+
+    code: str
+    units: int = Field(default=1, ge=1)
+    modifiers: list[str] = Field(default_factory=list)
+    charge: float = Field(gt=0)
+    paid: float = Field(default=0.0, ge=0)
+    diagnoses: list[str] | None = None
+    adjustments: list[AdjustmentSpec] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _paid_within_charge(self):
+        if self.paid > self.charge:
+            raise ValueError("paid is more than the charge")
+        return self
+
+
+class RemittanceSpec(CaseModel):
+    """The remittance (ERA/EOB); the appeal deadline defaults to the payer's filing limit.
+    Paid amount and patient responsibility follow from the claim's lines."""
+
+    paid_on: date
+    appeal_deadline: date | None = None
+
+
+class ClaimSpec(CaseModel):
+    """A claim as the payer adjudicated it. `auth` names a request on file whose number
+    the claim carries; leave it out for a claim sent without one."""
+
+    key: Key
+    order: Key | None = None
+    coverage: Key
+    service_date: date
+    submitted_on: date
+    status: Literal["Paid", "Denied", "Partially Paid", "Pending"]
+    auth: Key | None = None
+    lines: list[ClaimLineSpec] = Field(min_length=1)
+    remittance: RemittanceSpec | None = None
+
+    @model_validator(mode="after")
+    def _pending_has_no_remittance(self):
+        if (self.status == "Pending") == (self.remittance is not None):
+            raise ValueError("a Pending claim has no remittance; an adjudicated claim has one")
+        return self
+
+
+class FaxSpec(CaseModel):
+    """A fax in the inbox. `about` makes it the payer's letter on a request on file
+    (pages written by the world's fax generator); otherwise give `from_name`,
+    `from_number`, `subject` and `pages`, or a `supplier` for an order confirmation."""
+
+    key: Key
+    received_at: datetime
+    about: Key | None = None
+    supplier: str | None = None
+    order: Key | None = None
+    from_name: str | None = None
+    from_number: str | None = Field(default=None, pattern=r"^\d{10}$")
+    subject: str | None = None
+    kind: Literal["determination_letter", "request_for_information", "supplier_confirmation", "misc"] = "misc"
+    pages: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_source(self):
+        sources = [self.about is not None, self.supplier is not None, self.from_number is not None]
+        if sum(sources) != 1:
+            raise ValueError("a fax is `about` a request on file, from a `supplier`, or from a `from_number`")
+        if self.from_number is not None and not (self.from_name and self.subject and self.pages):
+            raise ValueError("a fax from a `from_number` needs `from_name`, `subject` and `pages`")
+        if self.supplier is not None and self.order is None:
+            raise ValueError("a supplier's confirmation names the `order` it confirms")
+        return self
+
+
+class Case(CaseModel):
+    """A task's situation. Keys name parts within the case; references must resolve."""
+
+    slot: int | None = Field(default=None, ge=0, lt=SLOTS,
+                             description="the four-digit id slot (admindesk/schema/case_ids.py); default: from the task id. "
+                                         "Generated splits set it so that no two of their cases share ids")
+    patient: PatientSpec
+    lookalikes: list[LookalikeSpec] = Field(default_factory=list)
+    coverages: list[CoverageSpec] = Field(min_length=1)
+    orders: list[OrderSpec] = Field(default_factory=list)
+    documents: list[DocumentSpec] = Field(default_factory=list)
+    payer_history: PayerHistorySpec = Field(default_factory=PayerHistorySpec)
+    claims: list[ClaimSpec] = Field(default_factory=list)
+    faxes: list[FaxSpec] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _references_resolve(self):
+        coverages = _keys("coverages", self.coverages)
+        orders = _keys("orders", self.orders)
+        documents = _keys("documents", self.documents)
+        requests = _keys("payer_history.requests", self.payer_history.requests)
+        _keys("claims", self.claims)
+        _keys("faxes", self.faxes)
+        for index, lookalike in enumerate(self.lookalikes):
+            if not lookalike.model_fields_set - {"sex"}:
+                raise ValueError(f"lookalikes.{index}: change at least the name, suffix or dob")
+        _refer("orders", "coverage", self.orders, coverages)
+        _refer("documents", "order", self.documents, orders)
+        _refer("documents", "corrects", self.documents, documents)
+        _refer("documents", "contradicts", self.documents, documents)
+        _refer("payer_history.requests", "order", self.payer_history.requests, orders)
+        _refer("claims", "coverage", self.claims, coverages)
+        _refer("claims", "order", self.claims, orders)
+        _refer("claims", "auth", self.claims, requests)
+        _refer("faxes", "about", self.faxes, requests)
+        _refer("faxes", "order", self.faxes, orders)
+        _appeals_follow_their_claims(self.payer_history.appeals, {c.key: c for c in self.claims})
+        return self
+
+
+def _keys(section: str, parts: list) -> set[str]:
+    seen: set[str] = set()
+    for index, part in enumerate(parts):
+        if part.key in seen:
+            raise ValueError(f"{section}.{index}.key: {part.key!r} is used twice")
+        seen.add(part.key)
+    return seen
+
+
+def _refer(section: str, field: str, parts: list, known: set[str]) -> None:
+    for index, part in enumerate(parts):
+        value = getattr(part, field)
+        if value is not None and value not in known:
+            choices = ", ".join(sorted(known)) or "none defined"
+            raise ValueError(f"{section}.{index}.{field}: no {value!r} in this case (known: {choices})")
+
+
+def _appeals_follow_their_claims(appeals: list[AppealOnFileSpec], claims: dict[str, ClaimSpec]) -> None:
+    """Each appeal is on an adjudicated claim of the case, after its remittance, and in level
+    order: a later level only after the level below was decided (not overturned in full),
+    one appeal per level and at most one in review per claim, the open one the last."""
+    section = "payer_history.appeals"
+    _keys(section, appeals)
+    _refer(section, "claim", appeals, set(claims))
+    by_claim: dict[str, dict] = {}
+    for index, appeal in enumerate(appeals):
+        field = f"{section}.{index}"
+        claim = claims[appeal.claim]
+        if claim.remittance is None:
+            raise ValueError(f"{field}.claim: claim {appeal.claim!r} is Pending; only an adjudicated claim is appealed")
+        if appeal.filed_on < claim.remittance.paid_on:
+            raise ValueError(f"{field}.filed_on: is before the remittance of claim {appeal.claim!r} "
+                             f"({claim.remittance.paid_on})")
+        if any(line > len(claim.lines) for line in appeal.paid_lines):
+            raise ValueError(f"{field}.paid_lines: claim {appeal.claim!r} has {len(claim.lines)} line(s)")
+        levels = by_claim.setdefault(appeal.claim, {})
+        if appeal.level in levels:
+            raise ValueError(f"{field}.level: claim {appeal.claim!r} already has a level {appeal.level} appeal")
+        levels[appeal.level] = (index, appeal)
+    for levels in by_claim.values():
+        for level, (index, appeal) in levels.items():
+            field = f"{section}.{index}"
+            if level not in PRIOR_LEVEL:
+                continue
+            below = levels.get(PRIOR_LEVEL[level])
+            if below is None or below[1].status != "decided":
+                raise ValueError(f"{field}.level: a level {level} appeal needs a decided level "
+                                 f"{PRIOR_LEVEL[level]} appeal on claim {appeal.claim!r}")
+            if below[1].decision == "overturned":
+                raise ValueError(f"{field}.level: {below[1].key!r} overturned the denial in full; "
+                                 "there is nothing left to appeal")
+            if appeal.filed_on < below[1].decided_on:
+                raise ValueError(f"{field}.filed_on: is before the level {PRIOR_LEVEL[level]} decision "
+                                 f"({below[1].decided_on})")

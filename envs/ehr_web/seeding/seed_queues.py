@@ -1,0 +1,92 @@
+"""Work-queue items seeded from the chart: open orders needing auth (Prior Auth),
+claims with a denied line (Denials), open DME orders (DME).
+
+Due dates follow how these desks run: a PA must be done a few days before the
+service, an appeal well before the payer's deadline, a DME referral within two weeks.
+About a third of the items are already assigned, spread over the desk's staff.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from admindesk.envs.common.clock import DEFAULT_NOW
+
+from admindesk.envs.ehr_web import models as m
+from admindesk.envs.ehr_web import models_work as w
+from admindesk.envs.ehr_web.vocab import NON_DENIAL_CARCS, OPEN_ORDER_STATUSES
+
+PA_STAFF = ("coordinator", "mreyes")
+DENIAL_STAFF = ("tnguyen", "rwhitman")
+DME_STAFF = ("kbrooks", "coordinator")
+RESOLVED_AFTER_DAYS = 240
+FOLLOW_UP_DAYS = 5
+
+
+def _assignee(index: int, staff: tuple[str, ...]) -> str | None:
+    """Every third item is assigned, alternating over the desk's staff."""
+    return staff[(index // 3) % len(staff)] if index % 3 == 0 else None
+
+
+def seed_work_queues(session: Session, world) -> None:
+    """Add the queue items in a stable order: PA, then Denials, then DME."""
+    auth_status = {a.order_id: a.status for a in session.scalars(select(m.OrderAuthorization))}
+    payer_of = {c.id: c.payer_id for c in world.coverages}
+    open_orders = [o for o in world.orders if o.status in OPEN_ORDER_STATUSES]
+
+    anchor = DEFAULT_NOW.date()
+    for index, order in enumerate(o for o in open_orders if o.needs_auth):
+        assignee = _assignee(index, PA_STAFF)
+        submitted = auth_status.get(order.id) == "Submitted - Pending"
+        status = "Submitted - Pending" if submitted else ("In Progress" if assignee and index % 2 else "New")
+        lead = 2 if order.priority == "Urgent" else 5
+        # A coordinator waiting on the payer sets a date to check back: the item is deferred till then.
+        follow_up = anchor + timedelta(days=FOLLOW_UP_DAYS) if submitted and index % 2 == 0 else None
+        session.add(w.WorkItem(queue="Prior Auth", mrn=order.mrn, order_id=order.id,
+                               payer_id=payer_of.get(order.coverage_id), status=status, priority=order.priority,
+                               assignee=assignee, due_date=max(order.ordered_on + timedelta(days=1),
+                                                               order.planned_date - timedelta(days=lead)),
+                               created_on=order.ordered_on, follow_up_date=follow_up))
+    _seed_worked_items(session, world, auth_status, payer_of)
+
+    remittances = {r.claim_number: r for r in world.remittances}
+    denied = [c for c in world.claims if c.claim_number in remittances and any(
+        line.paid == 0 and any(a.carc not in NON_DENIAL_CARCS for a in line.adjustments) for line in c.lines)]
+    for index, claim in enumerate(denied):
+        remit = remittances[claim.claim_number]
+        due = remit.appeal_deadline - timedelta(days=14)
+        # Denials remitted long ago were worked back then; the queue keeps them as closed history.
+        worked = remit.paid_on < anchor - timedelta(days=RESOLVED_AFTER_DAYS)
+        session.add(w.WorkItem(queue="Denials", mrn=claim.mrn, order_id=claim.order_id,
+                               claim_number=claim.claim_number, payer_id=claim.payer_id,
+                               status="Resolved" if worked else "New",
+                               priority="Urgent" if due <= anchor + timedelta(days=30) else "Routine",
+                               assignee=_assignee(index, DENIAL_STAFF), due_date=max(due, remit.paid_on),
+                               created_on=remit.paid_on))
+
+    for index, order in enumerate(o for o in open_orders if o.category == "dme"):
+        assignee = _assignee(index, DME_STAFF)
+        session.add(w.WorkItem(queue="DME", mrn=order.mrn, order_id=order.id,
+                               payer_id=payer_of.get(order.coverage_id),
+                               status="In Progress" if assignee and index % 2 else "New",
+                               priority=order.priority, assignee=assignee,
+                               due_date=order.ordered_on + timedelta(days=14), created_on=order.ordered_on))
+
+
+def _seed_worked_items(session: Session, world, auth_status: dict, payer_of: dict) -> None:
+    """The desk's history: items for orders already performed, closed when their work was done
+    (auth obtained, or the supplier confirmed the DME order)."""
+    done = [o for o in world.orders if o.status == "Completed"]
+    for order in done:
+        if order.needs_auth and auth_status.get(order.id) == "Approved":
+            queue, status = "Prior Auth", "Auth Obtained"
+        elif order.category == "dme":
+            queue, status = "DME", "Supplier Confirmed"
+        else:
+            continue
+        session.add(w.WorkItem(queue=queue, mrn=order.mrn, order_id=order.id,
+                               payer_id=payer_of.get(order.coverage_id), status=status, priority=order.priority,
+                               assignee=(PA_STAFF if queue == "Prior Auth" else DME_STAFF)[1],
+                               due_date=order.ordered_on + timedelta(days=5), created_on=order.ordered_on))

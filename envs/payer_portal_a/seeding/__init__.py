@@ -1,0 +1,1 @@
+"""Seeding portal A from the world: requests, answers and appeals on file."""

@@ -1,0 +1,159 @@
+"""Keystone Mutual's DME request evaluation, from the stored DME requirements.
+
+Checked in order, first match decides:
+
+1. Duplicate (same or similar equipment): an Approved or Pended DME request, or a
+   precertification on file, for the subscriber and a code of the same medical policy
+   (E0601 and E0470 are both PAP devices), dated within the equipment's 5-year reasonable
+   useful lifetime before the order date. An older one does not block a replacement.
+2. Denied: coverage not active on the order date.
+3. Denied: no diagnosis code under the policy's covered diagnoses.
+4. Denied: the face-to-face evaluation is more than `face_to_face_days` (6 months)
+   before the order date.
+5. Qualifying test: value missing -> Pended; then the clinical criteria of the
+   requirement's `clinical_rule` (dme_clinical.py: PAP sleep test and comorbidities,
+   oxygen Group I at rest / with exertion and Group II) -> Denied quoting the failed one.
+   A PAP continued-coverage request skips the duplicate check (it continues an approved
+   trial) and is decided on adherence alone.
+6. Pended: a document type the policy requires (besides the detailed written order,
+   which the form itself requires) is not attached.
+7. Approved for the requirement's rental months (0 = purchase). A non-contracted supplier
+   is refused on an HMO plan (no out-of-network DME benefit) and processed out of network
+   on the other plans (see views/dme.py, which records `supplier_network`).
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from admindesk.envs.payer_portal_b.rules.dme_clinical import oxygen_problem, pap_continued_problem, pap_initial_problem
+from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
+from admindesk.envs.payer_portal_b.models import DmeRequest, DmeRequirement, MedicalPolicy, PrecertRequest, Subscriber
+from admindesk.envs.payer_portal_b.rules.precert_determination import ACTIVE_STATUSES, diagnosis_covered
+
+TEST_LABELS = {"ahi": "Apnea-Hypopnea Index (AHI)", "spo2_rest": "Resting SpO2 (%)"}
+_OPERATORS = {">=": operator.ge, "<=": operator.le}
+SAME_OR_SIMILAR_YEARS = 5
+PAP_CONTINUED_MONTHS = 10  # the rest of the 13-month rental after the 3-month trial
+
+
+@dataclass(frozen=True)
+class DmeSubmission:
+    """The facts of a DME request the evaluation looks at."""
+
+    subscriber_id: str
+    hcpcs_code: str
+    diagnosis_codes: tuple[str, ...]
+    face_to_face_date: date
+    order_date: date
+    test_values: dict
+    document_types: frozenset[str]
+    # Clinical facts: sleep_test_date, comorbidities, spo2_exertion, spo2_on_oxygen, pao2,
+    # oxygen_conditions, hematocrit; continued coverage: device_setup_date, adherence_start, nights_4h.
+    clinical: dict = field(default_factory=dict)
+    request_kind: str = "Initial"
+
+
+@dataclass(frozen=True)
+class DmeDecision:
+    """Status, its reason, and the approved rental months when approved."""
+
+    status: str
+    reason: str
+    approved_months: int | None = None
+
+
+def requirement_text(requirement: DmeRequirement) -> str:
+    """The qualifying test in words, e.g. 'Apnea-Hypopnea Index (AHI) >= 15'."""
+    if not requirement.test_field:
+        return "No qualifying test value"
+    return f"{TEST_LABELS[requirement.test_field]} {requirement.test_operator} {requirement.test_threshold:g}"
+
+
+def same_or_similar_on_file(session: Session, submission: DmeSubmission,
+                            requirement: DmeRequirement) -> str | None:
+    """The DME request or precertification on file that makes this one a duplicate, named."""
+    similar = list(session.scalars(select(DmeRequirement.code).where(
+        DmeRequirement.policy_number == requirement.policy_number)))
+    since = submission.order_date - timedelta(days=365 * SAME_OR_SIMILAR_YEARS)
+    request = session.scalars(
+        select(DmeRequest).where(DmeRequest.subscriber_id == submission.subscriber_id,
+                                 DmeRequest.hcpcs_code.in_(similar), DmeRequest.status.in_(ACTIVE_STATUSES),
+                                 DmeRequest.order_date >= since)
+        .order_by(DmeRequest.request_id)).first()
+    if request is not None:
+        return f"DME request {request.request_id} ({request.status}, {request.hcpcs_code})"
+    precert = session.scalars(
+        select(PrecertRequest).where(PrecertRequest.subscriber_id == submission.subscriber_id,
+                                     PrecertRequest.service_code.in_(similar),
+                                     PrecertRequest.status.in_(ACTIVE_STATUSES),
+                                     PrecertRequest.end_date >= since)
+        .order_by(PrecertRequest.reference_number)).first()
+    if precert is not None:
+        return f"Precertification {precert.reference_number} ({precert.status}, {precert.service_code})"
+    return None
+
+
+def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber,
+             requirement: DmeRequirement) -> DmeDecision:
+    """Apply the rules in the module docstring, in order."""
+    policy = session.get(MedicalPolicy, requirement.policy_number)
+    if submission.request_kind == "Continued coverage":
+        facts = submission.clinical
+        problem = pap_continued_problem(facts["device_setup_date"], facts["adherence_start"], facts["nights_4h"],
+                                        submission.order_date)
+        if problem is not None:
+            return DmeDecision("Denied", f"Continued coverage denied: {problem}")
+        return DmeDecision("Approved", f"Adherence meets medical policy {policy.policy_number}; continued coverage "
+                           f"approved for {PAP_CONTINUED_MONTHS} more rental months.", PAP_CONTINUED_MONTHS)
+    duplicate = same_or_similar_on_file(session, submission, requirement)
+    if duplicate is not None:
+        return DmeDecision("Duplicate", f"{duplicate} is already on file for this subscriber and the same or "
+                           f"similar equipment (policy {requirement.policy_number}) within "
+                           f"{SAME_OR_SIMILAR_YEARS} years. No new request was opened.")
+    if not subscriber.active_on(submission.order_date):
+        return DmeDecision("Denied", "Subscriber coverage is not active on the order date "
+                           f"{submission.order_date.strftime(DATE_FORMAT)}.")
+    if not diagnosis_covered(policy, submission.diagnosis_codes):
+        return DmeDecision("Denied", f"The diagnosis codes {', '.join(submission.diagnosis_codes)} are not covered "
+                           f"indications under medical policy {policy.policy_number}.")
+    earliest = submission.order_date - timedelta(days=requirement.face_to_face_days)
+    if submission.face_to_face_date < earliest:
+        return DmeDecision("Denied", f"The face-to-face evaluation on {submission.face_to_face_date.strftime(DATE_FORMAT)} "
+                           "is more than 6 months before the order date.")
+    if requirement.test_field:
+        value = submission.test_values.get(requirement.test_field)
+        problem = _clinical_problem(requirement, submission, value)
+        if problem == "missing":
+            return DmeDecision("Pended", f"Qualifying test result required: {requirement_text(requirement)}.")
+        if problem is not None:
+            return DmeDecision("Denied", problem)
+    missing = [kind for kind in policy.required_document_types if kind not in submission.document_types]
+    if missing:
+        return DmeDecision("Pended", f"Pended for documentation. Upload: {', '.join(missing)}.")
+    months = requirement.rental_months
+    term = f"a {months}-month rental" if months else "purchase"
+    return DmeDecision("Approved", f"Meets medical policy {policy.policy_number}; approved for {term}.",
+                       approved_months=months)
+
+
+def _clinical_problem(requirement: DmeRequirement, submission: DmeSubmission, value) -> str | None:
+    """The failed criterion, "missing" when the qualifying value is not given, or None."""
+    facts = {**submission.test_values, **submission.clinical}
+    if requirement.clinical_rule == "oxygen":
+        given = [facts.get(key) for key in ("spo2_rest", "spo2_exertion", "pao2")]
+        return "missing" if all(v is None for v in given) else oxygen_problem(facts)
+    if value is None:
+        return "missing"
+    if requirement.clinical_rule == "pap":
+        if facts.get("sleep_test_date") is None:
+            return "missing"
+        return pap_initial_problem(value, facts.get("comorbidities") or [], submission.face_to_face_date,
+                                   facts["sleep_test_date"])
+    if not _OPERATORS[requirement.test_operator](value, requirement.test_threshold):
+        return f"The qualifying test value {value:g} does not meet the requirement {requirement_text(requirement)}."
+    return None

@@ -1,0 +1,188 @@
+"""Seed Keystone Mutual's portal from the world: only what this payer's own system holds.
+
+The world's payer with `portal == "b"` is this portal's payer. Its subscribers, claims,
+EOBs and authorizations on file are copied; policies, DME requirements, benefits and
+announcements come from the YAML files in `data/`.
+"""
+from __future__ import annotations
+
+from datetime import datetime, time
+from pathlib import Path
+
+import yaml
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from admindesk.envs.common.code_sets import seed_code_sets
+from admindesk.envs.common.state.seeding import WorldSeed
+from admindesk.envs.common.state.sequences import seed_sequences
+
+from admindesk.envs.payer_portal_b import models as m
+from admindesk.envs.payer_portal_b.seeding.appeals_on_file import seed_appeals_on_file
+from admindesk.envs.payer_portal_b.numbering import SEQUENCES
+from admindesk.envs.payer_portal_b.seeding.seed_history import dme_on_file, seed_history
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+PORTAL_KEY = "b"
+
+
+def load_yaml(name: str):
+    """One of the package's data files."""
+    return yaml.safe_load((DATA_DIR / name).read_text(encoding="utf-8"))
+
+
+def _payer(world):
+    return next(p for p in world.payers if p.portal == PORTAL_KEY)
+
+
+def _reference_data(session: Session, world) -> None:
+    """The payer's profile and plans, providers, code sets, policies, announcements."""
+    payer = _payer(world)
+    session.add(m.PayerProfile(payer_id=payer.id, name=payer.name, payer_code=payer.payer_code,
+                               phone=payer.phone, precert_fax=payer.pa_fax, appeals_fax=payer.appeals_fax,
+                               appeal_filing_days=payer.timely_appeal_days))
+    benefits = load_yaml("benefits.yaml")
+    for plan in world.plans:
+        if plan.payer_id == payer.id:
+            session.add(m.Plan(plan_id=plan.id, name=plan.name, product=plan.product,
+                               benefits=benefits[plan.product]))
+    session.flush()
+    _seed_providers(session, world)
+    seed_code_sets(session, world, m.CODE_SET_MODELS)
+    _seed_policies(session)
+    for index, note in enumerate(load_yaml("announcements.yaml"), start=1):
+        session.add(m.Announcement(id=index, **note))
+    seed_sequences(session, SEQUENCES)
+    session.flush()
+
+
+def seed_records(session: Session, world) -> None:
+    """This payer's subscribers, requests on file, claims, EOBs and appeals among the patients of
+    `world` (the background world's, or a task's case as the payer has it)."""
+    payer_id = _payer(world).id
+    _seed_subscribers(session, world, payer_id)
+    session.flush()
+    _seed_authorizations(session, world, payer_id)
+    _seed_claims(session, world, payer_id)
+    seed_history(session, world)
+    seed_appeals_on_file(session, world, payer_id)
+    session.flush()
+
+
+# A case touches this portal when one of its patients is enrolled with this payer.
+seed = WorldSeed(reference=_reference_data, records=seed_records, view="payer",
+                 touches=lambda world: any(c.payer_id == _payer(world).id for c in world.coverages))
+
+
+def _seed_subscribers(session: Session, world, payer_id: str) -> None:
+    for coverage in world.coverages:
+        if coverage.payer_id != payer_id:
+            continue
+        patient = world.patient(coverage.mrn)
+        session.add(m.Subscriber(
+            subscriber_id=coverage.member_id, first_name=patient.first_name, last_name=patient.last_name,
+            dob=patient.dob, sex=patient.sex, plan_id=coverage.plan_id, group_number=coverage.group_number,
+            policy_holder=coverage.subscriber_name, relationship=coverage.relationship,
+            effective=coverage.effective, termination=coverage.termination,
+            address=f"{patient.address}, {patient.city}, {patient.state} {patient.zip}"))
+
+
+def _seed_providers(session: Session, world) -> None:
+    for provider in world.providers:
+        session.add(m.Provider(npi=provider.npi, name=provider.display_name, kind="Individual",
+                               specialty=provider.specialty, phone=provider.phone, fax=provider.fax,
+                               network_status="In Network"))
+    for facility in world.facilities:
+        session.add(m.Provider(npi=facility.npi, name=facility.name, kind="Organization",
+                               specialty=f"Place of service {facility.place_of_service}",
+                               phone=facility.phone, fax=facility.fax, network_status="In Network"))
+    for supplier in world.suppliers:
+        session.add(m.Supplier(npi=supplier.npi, name=supplier.name, phone=supplier.phone, fax=supplier.fax))
+
+
+def _seed_policies(session: Session) -> None:
+    for policy in load_yaml("policies.yaml"):
+        codes = policy.pop("codes")
+        session.add(m.MedicalPolicy(**policy))
+        session.flush()
+        for code in codes:
+            session.add(m.PolicyCode(code=code, policy_number=policy["policy_number"]))
+    for requirement in load_yaml("dme_requirements.yaml"):
+        test = requirement.pop("test") or (None, None, None)
+        session.add(m.DmeRequirement(**requirement, test_field=test[0], test_operator=test[1],
+                                     test_threshold=test[2]))
+
+
+def _seed_authorizations(session: Session, world, payer_id: str) -> None:
+    """Requests already on file (made before this portal's history starts) keep their case numbers;
+    DME items are listed with the DME requests, everything else with the precertifications."""
+    policy_of = dict(session.execute(select(m.PolicyCode.code, m.PolicyCode.policy_number)).all())
+    dme_codes = set(session.scalars(select(m.DmeRequirement.code)))
+    subscribers = {c.member_id: world.patient(c.mrn) for c in world.coverages if c.payer_id == payer_id}
+    for auth in world.authorizations:
+        if auth.payer_id != payer_id:
+            continue
+        if auth.code in dme_codes and auth.order_id:
+            session.add(dme_on_file(world, auth, subscribers[auth.member_id].full_name,
+                                    _ON_FILE_REASONS[auth.status]))
+            continue
+        order = world.order(auth.order_id) if auth.order_id else None
+        approved = auth.status == "Approved"
+        # Requests are decided within days of the order, so the order date stands in.
+        decided_at = datetime.combine(order.ordered_on if order else auth.start, time(10, 0))
+        session.add(m.PrecertRequest(
+            reference_number=auth.case_number, subscriber_id=auth.member_id,
+            patient_name=subscribers[auth.member_id].full_name, service_code=auth.code, units=auth.units,
+            diagnosis_codes=list(order.diagnosis_codes) if order else [],
+            rendering_npi=order.ordering_npi if order else None, referring_npi=None,
+            place_of_service=order.place_of_service if order else None, urgency="Standard",
+            start_date=auth.start, end_date=auth.end, clinical={}, clinical_summary="",
+            contact_name="", contact_phone="", policy_number=policy_of.get(auth.code),
+            status=auth.status, decision_reason=_ON_FILE_REASONS[auth.status],
+            authorization_number=auth.auth_number if approved else None,
+            approved_units=auth.units if approved else None, approved_start=auth.start if approved else None,
+            approved_end=auth.end if approved else None, duplicate_of=None, source="On file",
+            submitted_by=None, submitted_at=decided_at, updated_at=decided_at))
+
+
+_ON_FILE_REASONS = {
+    "Approved": "Meets medical policy criteria.",
+    "Pended": "Additional clinical information requested: office notes documenting the medical necessity.",
+    "Denied": "Does not meet medical policy criteria.",
+    "Cancelled": "Cancelled at the provider's request.",
+}
+
+
+def _seed_claims(session: Session, world, payer_id: str) -> None:
+    # Line and adjustment ids continue after rows already there (a case lands on the world's).
+    line_id = session.scalar(select(func.max(m.ClaimLine.id))) or 0
+    adjustment_id = session.scalar(select(func.max(m.ClaimAdjustment.id))) or 0
+    for claim in world.claims:
+        if claim.payer_id != payer_id:
+            continue
+        patient = world.patient(claim.mrn)
+        session.add(m.Claim(
+            claim_number=claim.claim_number, subscriber_id=claim.member_id, patient_name=patient.full_name,
+            service_date=claim.service_date, billing_npi=claim.billing_npi, rendering_npi=claim.rendering_npi,
+            received_on=claim.submitted_on, billed_amount=claim.total_charge, paid_amount=claim.paid_amount,
+            status=claim.status, authorization_number=claim.auth_number))
+        session.flush()
+        for line in claim.lines:
+            line_id += 1
+            session.add(m.ClaimLine(id=line_id, claim_number=claim.claim_number, line_no=line.line_no,
+                                    code=line.code, modifiers=",".join(line.modifiers), units=line.units,
+                                    billed=line.charge, paid=line.paid,
+                                    diagnosis_codes=",".join(line.diagnosis_codes)))
+            for adjustment in line.adjustments:
+                adjustment_id += 1
+                session.add(m.ClaimAdjustment(id=adjustment_id, claim_number=claim.claim_number,
+                                              line_no=line.line_no, group_code=adjustment.group,
+                                              carc=adjustment.carc, rarc=adjustment.rarc,
+                                              amount=adjustment.amount))
+        remittance = world.remittance_for(claim.claim_number)
+        if remittance is not None:
+            session.add(m.ExplanationOfBenefits(
+                eob_id=remittance.id, claim_number=claim.claim_number, paid_on=remittance.paid_on,
+                check_number=remittance.check_number, paid_amount=remittance.paid_amount,
+                patient_responsibility=remittance.patient_responsibility,
+                appeal_deadline=remittance.appeal_deadline))

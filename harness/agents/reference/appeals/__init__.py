@@ -1,0 +1,1 @@
+"""Reference solutions of the appeals & denials templates, and the denial gestures they share."""

@@ -1,0 +1,1 @@
+"""Reference solutions of the DME templates, and the DME gestures they share."""

@@ -1,0 +1,1 @@
+"""Reference solutions of the prior-authorization templates (module name = template name)."""

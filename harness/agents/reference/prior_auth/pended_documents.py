@@ -1,0 +1,87 @@
+"""Reference solution of template pended_documents: a request on file at portal A is pended
+for information; read the payer's fax and the pended case, add the chart document it asks
+for to that case (no new request), and record the result in the EHR."""
+from __future__ import annotations
+
+from admindesk.harness.agents.reference import ehr_steps, fax_steps, portal_a
+from admindesk.harness.agents.reference.prior_auth.portal_a_submit import download_document
+from admindesk.harness.agents.reference.work import Work
+from admindesk.harness.agents.scripted import ScriptFailed
+
+# The EHR work item status that matches the payer's decision after the pend is answered.
+WORK_ITEM_STATUS = {"Approved": "Auth Obtained", "Denied": "Denied"}
+
+
+def read_pend(work: Work) -> None:
+    """The case number on the order's authorization, the payer's fax about it in the inbox,
+    then the pended case on portal A: notes the case number and what the case is missing."""
+    case_number = work.actor.read("#authorization input[name=reference_number]").input_value().strip()
+    if not case_number:
+        raise ScriptFailed("the order's authorization names no payer case")
+    faxes = [row for row in fax_steps.search_inbox(work, case_number) if case_number in row["subject"]]
+    if not faxes:
+        raise ScriptFailed(f"no received fax mentions case {case_number}")
+    work.notes["fax_subject"] = fax_steps.open_inbox_fax(work, faxes[0]["fax_id"])
+    decision = portal_a.open_case(work, case_number)
+    if decision["status"] != "Pended":
+        raise ScriptFailed(f"case {case_number} is {decision['status']}, not pended")
+    coverage = work.case["coverages"][0]
+    work.notes.update(case_number=case_number, missing=decision.get("missing", ""), payer_id=coverage["payer"])
+
+
+def requested_document(work: Work) -> dict:
+    """The chart document of the order whose portal document type is the one the pend names."""
+    missing = work.need("missing")
+    for document in work.case.get("documents", []):
+        if portal_a.DOCUMENT_TYPES.get(document["type"], "") and portal_a.DOCUMENT_TYPES[document["type"]] in missing:
+            return document
+    raise ScriptFailed(f"no chart document answers the pend ({missing!r})")
+
+
+def send_document(work: Work) -> dict[str, str]:
+    """Download the requested document from the order, add it to the pended case's
+    Documents tab; returns the case's determination after the new review."""
+    document = requested_document(work)
+    document_type = portal_a.DOCUMENT_TYPES[document["type"]]
+    ehr_steps.back_to_order(work)
+    file_name = download_document(work, document["key"])
+    portal_a.open_case(work, work.notes["case_number"], tab="Documents")
+    portal_a.attach_to_request(work, file_name, document_type, button="Upload and send for review")
+    decision = portal_a.case_decision(work)
+    work.notes.update(sent=f"{file_name} ({document_type})", status=decision["status"])
+    return decision
+
+
+def solve(work: Work) -> None:
+    """The template's subtasks in order; each one's actions under `work.doing`."""
+    if work.doing("read_request"):
+        ehr_steps.open_chart(work)
+        ehr_steps.open_order(work)
+        read_pend(work)
+    decision: dict[str, str] = {}
+    if work.doing("send_document"):
+        decision = send_document(work)
+        if decision["status"] not in WORK_ITEM_STATUS:
+            raise ScriptFailed(f"the case is {decision['status']} after the document was added: {decision}")
+    payer = portal_a.payer_name(work.need("payer_id"))
+    if work.doing("record_result"):
+        status = work.need("status")
+        ehr_steps.back_to_order(work)
+        ehr_steps.record_authorization(
+            work, status=status, payer=payer, auth_number=decision.get("auth_number", ""),
+            reference=work.notes["case_number"], units=decision.get("units", ""), start=decision.get("start", ""),
+            end=decision.get("end", ""))
+        work.notes["recorded"] = status
+    if work.doing("close_item"):
+        status = work.need("recorded")
+        ehr_steps.back_to_order(work)
+        approval = (f" Auth {decision['auth_number']}, {decision['units']} unit(s), {decision['start']} to "
+                    f"{decision['end']}." if decision.get("auth_number") else f" Reason: {decision.get('reason')}.")
+        ehr_steps.add_order_comment(
+            work, f"{payer} pended case {work.notes['case_number']} for information (fax "
+                  f"\"{work.notes['fax_subject']}\"): it asked for {work.notes['missing']}. Added "
+                  f"{work.notes['sent']} from the chart to the pended case on Payer Portal A (no new request "
+                  f"filed). The case was reviewed again: {status}.{approval}")
+        ehr_steps.set_work_item(work, WORK_ITEM_STATUS[status])
+    work.finish(f"Sent {work.notes.get('sent', 'no document')} to {payer} case {work.need('case_number')} to "
+                f"answer the pend; the case is now {work.notes.get('status', 'unchanged')}.")

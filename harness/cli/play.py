@@ -1,0 +1,57 @@
+"""`admindesk play TASK_ID`: the apps in a task's state, a task card with a Done button, and
+the check-by-check verdict on Done (see harness/integrations/play.py)."""
+from __future__ import annotations
+
+import signal
+import threading
+import webbrowser
+from pathlib import Path
+
+import click
+
+from admindesk.harness.env.environment import APP_LABELS
+from admindesk.harness.env.services import APP_NAMES, ServiceError
+from admindesk.schema.task_model import TASKS_ROOT
+
+
+@click.command("play")
+@click.argument("task_id")
+@click.option("--base-port", default=5100, show_default=True,
+              type=click.IntRange(1024, 65535 - len(APP_NAMES) + 1),
+              help="First app port; the apps take consecutive ports from here.")
+@click.option("--card-port", default=5099, show_default=True, type=click.IntRange(1024, 65535),
+              help="Port of the task card page.")
+@click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
+              show_default=True, help="Folder of task files (a designer's draft folder works).")
+@click.option("--judge", "judge_spec", default=None, metavar="SPEC",
+              help="Judge for rubric checks (as in `admindesk score --judge`); without one they stay unjudged.")
+@click.option("--open/--no-open", "open_card", default=True, show_default=True,
+              help="Open the card in the default web browser.")
+def play(task_id: str, base_port: int, card_port: int, tasks_dir: Path, judge_spec: str | None,
+         open_card: bool) -> None:
+    """Serve the apps in TASK_ID's state with a task card; Done prints the check-by-check result."""
+    from admindesk.harness.integrations.play import PlaySession, find_task
+    from admindesk.verifiers.judge import JudgeSpecError, load_judge
+    try:
+        task = find_task(task_id, tasks_dir)
+        judge = load_judge(judge_spec) if judge_spec else None
+    except (KeyError, JudgeSpecError) as exc:
+        raise click.ClickException(str(exc.args[0] if isinstance(exc, KeyError) else exc)) from exc
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        with PlaySession(task, base_port=base_port, card_port=card_port, judge=judge,
+                         echo=lambda line: click.echo(line)) as session:
+            for name in session.services.processes:
+                click.echo(f"{APP_LABELS.get(name, name):<16} {session.services.url(name)}")
+            click.echo(f"bench token: {session.services.token}")
+            click.echo(f"task card: {session.card_url}  (press Done there; Ctrl-C stops)")
+            if open_card:
+                webbrowser.open(session.card_url)
+            while not stop.wait(1.0):
+                pass
+    except KeyboardInterrupt:
+        pass
+    except (ServiceError, OSError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo("stopped")

@@ -1,0 +1,134 @@
+"""`admindesk report RUN_DIR [RUN_DIR ...] [-o OUT]`: a static HTML report of a run (or a
+comparison of several), and `admindesk leaderboard build|validate` for submissions.
+
+Every input is read and checked before anything is written: a broken run folder or a
+rejected submission is a clear error that writes nothing. With `--judge SPEC` (as for
+`admindesk score`) the leaderboard commands re-judge rubric checks with the maintainers'
+judge instead of replaying the submitter's verdicts.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from admindesk.harness.cli.judge import judge_from_options, judge_options
+from admindesk.schema.task_model import TASKS_ROOT
+
+RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
+
+
+def split_dirs_option(command):
+    """`--split-dir DIR` (repeatable): the maintainers' copies of held-out splits."""
+    return click.option(
+        "--split-dir", "split_dirs", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help="The maintainers' copy of a held-out split (a folder with split.json), or a folder of such "
+             "folders; repeatable. A held-out submission is re-scored against its split's copy.")(command)
+
+
+def _split_catalog(split_dirs: tuple[Path, ...]):
+    from admindesk.harness.leaderboard.splits import SplitCatalog
+    try:
+        return SplitCatalog.from_dirs(split_dirs)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _split_label(split: dict) -> str:
+    """How validate names the split a submission ran."""
+    if split["name"] == "public":
+        return "public split"
+    return f"held-out split {split['name']}" + (" (private seed)" if split.get("seed") is None else "")
+
+
+def rejudge_option(command):
+    """`--judge SPEC` plus the judge settings `admindesk score` takes."""
+    command = judge_options(command)
+    return click.option(
+        "--judge", "judge_spec", default=None, metavar="SPEC",
+        help="Re-judge rubric checks with this judge (openai:MODEL, openai-compatible:URL#MODEL, "
+             "anthropic:MODEL, comma-separated for a jury, or module:attr; cached). Without one the "
+             "submitter's own rubric verdicts are replayed, and the site says so.")(command)
+
+
+def _review_summary(verdict) -> str:
+    """What re-judging found, for the last line of `validate`."""
+    if verdict.judge is None:
+        return "rubric verdicts are the submitter's own (not re-judged; pass --judge to re-judge)"
+    usage = verdict.judge_usage
+    paid = f"; {usage.votes} votes, {usage.cache_hits} from the cache" if usage is not None else ""
+    return (f"rubric checks re-judged by {verdict.judge}: {len(verdict.disagreements)} overturned, "
+            f"{len(verdict.judge_errors)} judge error(s){paid}")
+
+
+@click.command("report")
+@click.argument("run_dirs", nargs=-1, required=True, type=RUN_DIR)
+@click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Report folder (default: RUN_DIR/report for one run, ./comparison for several).")
+def report(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
+    """Write an HTML report of RUN_DIR (with several, a side-by-side comparison)."""
+    from admindesk.harness.report import RunFolderError, write_report
+
+    out = out_dir or (run_dirs[0] / "report" if len(run_dirs) == 1 else Path("comparison"))
+    try:
+        index = write_report(list(run_dirs), out)
+    except RunFolderError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"report: {index}")
+
+
+@click.group("leaderboard")
+def leaderboard() -> None:
+    """Validate leaderboard submissions and build the leaderboard site."""
+
+
+@leaderboard.command("validate")
+@click.argument("submission", type=RUN_DIR)
+@click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
+              show_default=True, help="Folder of task files the scores are re-computed against.")
+@split_dirs_option
+@rejudge_option
+def validate(submission: Path, tasks_dir: Path, split_dirs: tuple[Path, ...], judge_spec: str | None,
+             **judge_settings) -> None:
+    """Check SUBMISSION (a run folder with submission.json) as the leaderboard would."""
+    from admindesk.harness.leaderboard import validate_submission
+
+    splits = _split_catalog(split_dirs)
+    judge = judge_from_options(judge_spec, **judge_settings) if judge_spec else None
+    verdict = validate_submission(submission, tasks_dir, judge, splits)
+    for review in verdict.reviews:
+        click.echo(f"~ {review.describe()}", err=True)
+    if not verdict.accepted:
+        for problem in verdict.problems:
+            click.echo(f"- {problem}", err=True)
+        raise click.ClickException(f"{submission}: rejected ({len(verdict.problems)} problem(s))")
+    click.echo(f"{submission}: accepted ({verdict.n_episodes} episodes re-scored, every score matches; "
+               f"{_split_label(verdict.split)}; {_review_summary(verdict)})")
+
+
+@leaderboard.command("build")
+@click.argument("submissions_dir", type=RUN_DIR)
+@click.option("-o", "--out", "site_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Site folder (index.html, one report per accepted entry).")
+@click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
+              show_default=True, help="Folder of task files the scores are re-computed against.")
+@split_dirs_option
+@rejudge_option
+def build(submissions_dir: Path, site_dir: Path, tasks_dir: Path, split_dirs: tuple[Path, ...],
+          judge_spec: str | None, **judge_settings) -> None:
+    """Validate every submission under SUBMISSIONS_DIR and build the site: public and held-out
+    results side by side per agent."""
+    from admindesk.harness.leaderboard import build_site
+
+    splits = _split_catalog(split_dirs)
+    judge = judge_from_options(judge_spec, **judge_settings) if judge_spec else None
+    try:
+        site = build_site(submissions_dir, site_dir, tasks_dir, judge, splits)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    for entry in site.accepted:
+        for review in entry.reviews:
+            click.echo(f"~ {entry.name}: {review.describe()}", err=True)
+    for rejected in site.rejected:
+        click.echo(f"rejected {rejected.name}: {'; '.join(rejected.problems)}", err=True)
+    click.echo(f"{len(site.accepted)} listed, {len(site.rejected)} rejected -> {site.index}")

@@ -1,0 +1,121 @@
+"""`admindesk run --agent NAME --tasks SEL --out DIR`: run an agent on a task selection
+with one or more workers and write the run folder (see run_pool, run_folder).
+
+SEL is `all`, task ids (comma separated), or filters `key=value[,key=value]` over task
+fields (workflow, difficulty, challenge, template, feasible), e.g.
+`workflow=prior_auth,difficulty=hard`. `--tasks-dir DIR` runs the tasks of another folder
+of task files (a split `admindesk tasks generate --split` wrote) exactly like the public
+suite; run.json's `split` records which split ran (see task_folders).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from admindesk.harness.agents import make_agent
+from admindesk.schema.task_model import Task
+
+FILTER_FIELDS = ("workflow", "difficulty", "challenge", "template", "feasible")
+
+
+def select_tasks(selection: str, tasks: list[Task]) -> list[Task]:
+    """The tasks SEL names, in suite order; ValueError on an unknown id or filter field."""
+    selection = selection.strip()
+    if selection in ("", "all"):
+        return list(tasks)
+    parts = [part.strip() for part in selection.split(",") if part.strip()]
+    if all("=" in part for part in parts):
+        wanted: dict[str, set[str]] = {}
+        for part in parts:
+            key, value = (piece.strip() for piece in part.split("=", 1))
+            if key not in FILTER_FIELDS:
+                raise ValueError(f"cannot filter on {key!r}; filters: {', '.join(FILTER_FIELDS)}")
+            wanted.setdefault(key, set()).add(value)
+
+        def matches(task: Task) -> bool:
+            for key, values in wanted.items():
+                value = getattr(task, key)
+                value = str(value).lower() if isinstance(value, bool) else (value or "")
+                if key == "template":
+                    value = value.rsplit("/", 1)[-1]
+                if value not in values:
+                    return False
+            return True
+        return [task for task in tasks if matches(task)]
+    if any("=" in part for part in parts):
+        raise ValueError("mix of task ids and filters; give one or the other")
+    by_id = {task.id: task for task in tasks}
+    unknown = [part for part in parts if part not in by_id]
+    if unknown:
+        raise ValueError(f"no task {', '.join(unknown)}")
+    return [by_id[part] for part in parts]
+
+
+@click.command("run")
+@click.option("--agent", "agent_name", required=True, help="Agent name (see harness/agents/registry.py).")
+@click.option("--tasks", "selection", default="all", show_default=True,
+              help="all, ids (comma separated) or filters such as workflow=prior_auth,difficulty=hard.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Run folder (run.json and one folder per episode).")
+@click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder of task files to run, e.g. a generated held-out split (default: the public suite, tasks/).")
+@click.option("--trials", default=1, show_default=True, type=click.IntRange(1, 100))
+@click.option("--prompt-mode", type=click.Choice(["zero_shot", "general", "task_specific"]), default=None,
+              help="Prompt mode for model agents.")
+@click.option("--observation", type=click.Choice(["screenshot", "axtree", "both"]), default="screenshot",
+              show_default=True)
+@click.option("--max-steps", type=click.IntRange(1, 10_000), default=None,
+              help="Override every task's step budget.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 256),
+              help="Workers, each with its own four apps and browser (see run_pool).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: worker processes on this machine; ray: Ray actors (pip install admindesk[ray]).")
+@click.option("--ray-address", default=None, help="Ray cluster to join (default: start a local Ray).")
+@click.option("--episode-timeout", default=1800.0, show_default=True, type=click.FloatRange(1.0),
+              help="Wall-time seconds after which an episode is stopped and scored `timeout`.")
+@click.option("--model", default=None, help="Model agents: the model (else $ADMINDESK_MODEL).")
+@click.option("--base-url", default=None, help="Model agents: the endpoint (else $ADMINDESK_BASE_URL).")
+@click.option("--api-key-env", default=None, help="Model agents: the variable holding the key.")
+@click.option("--action-space", type=click.Choice(["coordinate", "element"]), default=None,
+              help="Model agents: act on pixels or on the accessibility tree's element ids.")
+def run(agent_name: str, selection: str, out_dir: Path, tasks_dir: Path | None, trials: int, prompt_mode: str | None,
+        observation: str, max_steps: int | None, workers: int, backend: str, ray_address: str | None,
+        episode_timeout: float, model: str | None, base_url: str | None, api_key_env: str | None,
+        action_space: str | None) -> None:
+    """Run an agent on a selection of tasks and write DIR/run.json; a rerun into the same DIR
+    skips the episodes already finished there."""
+    from admindesk.harness.running.progress import run_with_progress
+    from admindesk.harness.running.worker import WorkerConfig
+    from admindesk.harness.task_tools.folders import load_task_folder, refuse_other_split, split_record
+    from admindesk.schema.task_model import TASKS_ROOT
+
+    try:
+        chosen = select_tasks(selection, load_task_folder(tasks_dir or TASKS_ROOT))
+        # Refused here already (run_parallel refuses too), before the progress bar is drawn.
+        refuse_other_split(out_dir, split_record(tasks_dir))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if not chosen:
+        raise click.ClickException(f"the selection {selection!r} names no task")
+
+    agent_options = {key: value for key, value in (("model", model), ("base_url", base_url),
+                                                   ("api_key_env", api_key_env), ("action_space", action_space))
+                     if value is not None}
+    try:  # a wrong agent or option is refused here, before any app starts
+        make_agent(agent_name, **agent_options)
+    except (ValueError, TypeError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    config = WorkerConfig(agent_name=agent_name, agent_options=agent_options, observation=observation,
+                          prompt_mode=prompt_mode, max_steps=max_steps,
+                          tasks_dir=tasks_dir.resolve() if tasks_dir is not None else None)
+    try:
+        run_json = run_with_progress(config, chosen, out_dir, trials=trials, workers=workers,
+                                     backend=backend, ray_address=ray_address,
+                                     episode_timeout_s=episode_timeout)
+    except (ValueError, RuntimeError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    metrics = run_json["metrics"]
+    click.echo(f"e2e_success {metrics['e2e_success']:.2f}  subtask_pass_rate {metrics['subtask_pass_rate']:.2f}  "
+               f"pass^k {metrics['pass_hat_k']}  n_episodes {metrics['n_episodes']}  "
+               f"infra retries {len(run_json['infra_retries'])}  -> {out_dir / 'run.json'}")

@@ -1,0 +1,346 @@
+"""`Env`: the benchmark environment an agent steps through (apps + Chromium + observations).
+
+    with Env(observation="screenshot") as env:
+        obs, info = env.reset("pa-easy-01")
+        obs, terminated, truncated, info = env.step({"type": "click", "x": 640, "y": 300})
+        record = env.record()
+
+The Env never scores; it hands an `EpisodeRecord` to whoever does.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from playwright.sync_api import Error as PlaywrightError, Locator
+from pydantic import ValidationError
+
+from admindesk.harness.env.actions import Action, parse_action
+from admindesk.harness.env.attach import AttachSpec, attached_services
+from admindesk.harness.env.browser import Browser
+from admindesk.harness.env.episode_browser import EpisodeBrowser
+from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
+from admindesk.harness.env.executor import ActionExecutor, ActionFailed
+from admindesk.harness.env.observation import (Observation, ObservationMode, TabInfo,
+                                           accessibility_text, compose_frame)
+from admindesk.harness.env.recorder import TrajectoryWriter
+from admindesk.harness.env.services import ServiceError, Services
+from admindesk.verifiers.records import EpisodeRecord, FileDigest
+from admindesk.schema.task_model import Task, load_tasks
+
+DEFAULT_USERNAME, DEFAULT_PASSWORD = "coordinator", "admindesk"
+FIRST_FRAGMENT_JS = """el => {
+  const rect = Array.from(el.getClientRects()).find(r => r.width > 0 && r.height > 0);
+  const box = rect || el.getBoundingClientRect();
+  return {x: box.x, y: box.y, width: box.width, height: box.height};
+}"""
+PAGE_CRASHED = "the page crashed (its renderer died); a blank tab replaced it"
+APP_LABELS = {"ehr_web": "EHR", "payer_portal_a": "Payer Portal A",
+              "payer_portal_b": "Payer Portal B", "fax": "Fax"}
+
+
+class Env:
+    """Four apps, one Chromium, one episode at a time. Use as a context manager."""
+
+    def __init__(self, observation: ObservationMode = "screenshot", *,
+                 frame_size: tuple[int, int] = (1280, 800), record_dir: str | Path | None = None,
+                 services: Services | None = None, apps: list[str] | None = None,
+                 attach: AttachSpec | None = None, tasks_dir: str | Path | None = None,
+                 headless: bool = True, settle_cap: float = 3.0,
+                 credentials: tuple[str, str] = (DEFAULT_USERNAME, DEFAULT_PASSWORD)) -> None:
+        if observation not in ("screenshot", "axtree", "both"):
+            raise ValueError(f"observation must be screenshot, axtree or both, not {observation!r}")
+        self.observation_mode = observation
+        self.frame_size = frame_size
+        self.record_dir = Path(record_dir) if record_dir is not None else None
+        self.settle_cap = settle_cap
+        self.credentials = credentials
+        # Task files outside tasks/ (a generated split): the apps build a named task's case
+        # from this folder, and a task given by id is looked up in it.
+        self.tasks_dir = Path(tasks_dir).resolve() if tasks_dir is not None else None
+        if services is not None and services.tasks_dir is not None:
+            if self.tasks_dir not in (None, Path(services.tasks_dir).resolve()):
+                raise ValueError(f"tasks_dir {self.tasks_dir} is not the folder the given services' apps "
+                                 f"read ({services.tasks_dir})")
+            self.tasks_dir = Path(services.tasks_dir).resolve()
+        elif self.tasks_dir is not None and (services is not None or attach is not None):
+            raise ValueError("tasks_dir starts the apps on that folder; with `services` or `attach` the apps "
+                             "are started elsewhere (give them the folder there, e.g. Services(tasks_dir=...))")
+        self._scratch = Path(tempfile.mkdtemp(prefix="admindesk-env-"))
+        # `attach`: drive apps started elsewhere (`admindesk serve`, play mode); see attach.py.
+        self.services = services if services is not None else (
+            attached_services(attach) if attach is not None else Services(apps=apps, tasks_dir=self.tasks_dir))
+        self.browser: Browser | None = None
+        self._episode: EpisodeBrowser | None = None
+        self._executor: ActionExecutor | None = None
+        self._writer: TrajectoryWriter | None = None
+        self._episodes = 0
+        self._initial_snapshot_cache: dict[str, dict[str, Any]] = {}
+        self.task: Task | None = None
+        self._task_files: dict[str, Task] | None = None  # the folder's task files, read once
+        try:
+            if not self.services.processes:
+                self.services.start()
+            self.browser = Browser(headless=headless)
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> "Env":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ---- episode ------------------------------------------------------------------------
+    def reset(self, task: Task | str | dict, *, seed: int | None = None
+              ) -> tuple[Observation, dict[str, Any]]:
+        """Start an episode: fresh app state (clock at the task's `now`), fresh browser
+        context, the start page open (logged in if the task says so).
+
+        A task given by id or as a `Task` is a task file's: the apps are told its id (they
+        add its case, from the Env's `tasks_dir`: the public suite unless one was given);
+        an ad-hoc dict is not. A dead or hung app is restarted on the way.
+
+        `seed` is accepted for the gymnasium convention; the world is deterministic, so it
+        changes nothing today.
+        """
+        resolved, task_id = self._resolve_task(task)
+        started = time.perf_counter()
+        # The last episode's pages stop first: a request of theirs still in flight when the
+        # apps reset could write into the new episode.
+        if self._episode is not None:
+            self._episode.stop_all_pages()
+        self.task = resolved
+        self._end_episode()
+        self._episodes += 1
+        resets = self.services.reset_futures(self.task.now, task_id)
+        # A reset is deterministic (the apps' contract: same reset, same snapshot bytes), so
+        # the state right after it is fetched once per reset body and reused.
+        cache_key = (task_id, self.task.now.isoformat())
+        cached = self._initial_snapshot_cache.get(cache_key)
+        folder = self._episode_folder()
+        # The apps reset while Chromium wipes the context: neither touches the other.
+        self._episode = self.browser.new_episode(
+            self.services.ports.values(), folder / "Downloads",
+            (self.frame_size[0], self.frame_size[1] - CHROME_HEIGHT))
+        self.services.await_resets(resets)
+        snapshots = self.services.snapshot_futures() if cached is None else None
+        bookmarks = [(APP_LABELS.get(name, name), self.services.url(name))
+                     for name in self.services.processes]
+        self._executor = ActionExecutor(self._episode, self.frame_size, bookmarks)
+        if cached is None:
+            cached = {name: future.result() for name, future in snapshots.items()}
+            self._initial_snapshot_cache = {cache_key: cached}  # keep one: they are large
+        self._initial_snapshots = cached
+        self._open_start_page()
+        self._episode.replace_crashed_pages()
+        self._settle()
+        self._step, self._terminated, self._answer = 0, False, None
+        self._trajectory: list[dict[str, Any]] = []
+        if self.record_dir is not None:
+            self._writer = TrajectoryWriter(folder)
+        obs = self._observe(error=None)
+        reset_ms = (time.perf_counter() - started) * 1000
+        self._log_step(None, obs, {"total_ms": round(reset_ms, 1)})
+        return obs, self._info(reset_ms=reset_ms)
+
+    def step(self, action: Action | dict | str) -> tuple[Observation, bool, bool, dict]:
+        """Apply one action; returns (observation, terminated, truncated, info)."""
+        if self._episode is None or self.task is None:
+            raise RuntimeError("call reset() before step()")
+        if self.episode_over:
+            raise RuntimeError("the episode is over; call reset() to start another")
+        started = time.perf_counter()
+        error, parsed = None, None
+        try:
+            parsed = parse_action(action)
+        except ValidationError as exc:
+            error = "invalid action: " + "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'action'}: {e['msg']}" for e in exc.errors())
+        if parsed is not None:
+            self._episode.begin_action()
+            try:
+                self._executor.apply(parsed)
+            except ActionFailed as exc:
+                error = str(exc)
+            if parsed.type == "done":
+                self._terminated, self._answer = True, parsed.answer
+        acted = time.perf_counter()
+        if self._episode.replace_crashed_pages():
+            error = PAGE_CRASHED
+        if parsed is None or parsed.type != "done":
+            self._settle()
+        if self._episode.replace_crashed_pages():  # crashed while settling
+            error = PAGE_CRASHED
+        settled = time.perf_counter()
+        self._step += 1
+        obs = self._observe(error)
+        finished = time.perf_counter()
+        timing = {"action_ms": round((acted - started) * 1000, 1),
+                  "settle_ms": round((settled - acted) * 1000, 1),
+                  "observe_ms": round((finished - settled) * 1000, 1),
+                  "total_ms": round((finished - started) * 1000, 1)}
+        logged = parsed.model_dump() if parsed is not None else {"invalid": repr(action)[:500]}
+        self._log_step(logged, obs, timing)
+        truncated = not self._terminated and self._step >= self.task.max_steps
+        return obs, self._terminated, truncated, self._info()
+
+    @property
+    def episode_over(self) -> bool:
+        """True once the agent sent `done` or spent the task's step budget."""
+        return self._terminated or (self.task is not None and self._step >= self.task.max_steps)
+
+    def record(self) -> EpisodeRecord:
+        """The episode so far, for the verifiers (fetches every app's final snapshot now).
+
+        An app that is down or hung gives no final snapshot: the record is partial, with
+        the reason in `snapshot_errors` (the next reset restarts the app).
+        """
+        if self._episode is None or self.task is None:
+            raise RuntimeError("call reset() before record()")
+        final, errors = {}, {}
+        for name, future in self.services.snapshot_futures().items():
+            try:
+                final[name] = future.result()
+            except ServiceError as exc:
+                errors[name] = str(exc)
+        return EpisodeRecord(
+            task_id=self.task.id, initial_snapshots=self._initial_snapshots,
+            final_snapshots=final, snapshot_errors=errors, downloads=self.downloaded_files(),
+            uploads=[FileDigest(name=f.name, sha256=f.sha256, size=f.size)
+                     for f in self._episode.uploads],
+            answer=self._answer, trajectory=list(self._trajectory))
+
+    def downloaded_files(self) -> list[FileDigest]:
+        """The files downloaded so far this episode (name, sha256, size)."""
+        return [FileDigest(name=f.name, sha256=f.sha256, size=f.size)
+                for f in self._episode.downloads]
+
+    @property
+    def initial_snapshots(self) -> dict[str, dict[str, Any]]:
+        """Every app's snapshot right after this episode's reset."""
+        return self._initial_snapshots
+
+    def close(self) -> None:
+        """End the episode, close Chromium and stop the apps (idempotent)."""
+        self._end_episode()
+        if self.browser is not None:
+            self.browser.close()
+            self.browser = None
+        self.services.close()
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+    # ---- helpers for scripted agents (reference solutions, demo, tests) -----------------
+    def element_center(self, selector: str) -> tuple[int, int]:
+        """Frame pixel at the centre of the first element matching a Playwright selector.
+
+        For reference solutions that must act through clicks: look up, then click there.
+        """
+        element = self._episode.page.locator(selector).first
+        if element.bounding_box(timeout=5_000) is None:
+            raise LookupError(f"{selector!r} is not visible")
+        # A link wrapped over two lines has a bounding box whose centre falls between its
+        # fragments, on nothing; the centre of its first line fragment is on the link.
+        box = element.evaluate(FIRST_FRAGMENT_JS)
+        return (round(box["x"] + box["width"] / 2),
+                round(box["y"] + box["height"] / 2) + CHROME_HEIGHT)
+
+    def page_locator(self, selector: str) -> Locator:
+        """A Playwright locator on the active page, for reading text, values and boxes.
+
+        Scripted agents use it to decide where to click and to check effects; acting on
+        the page goes through `step` only.
+        """
+        return self._episode.page.locator(selector)
+
+    def chrome_layout(self) -> ChromeState:
+        """The drawn chrome as in the last observation (tab, bookmark and dialog boxes)."""
+        return self._executor.chrome_state()
+
+    def app_url(self, app: str, path: str = "/") -> str:
+        """The URL of `path` in `app` for this Env (ports are chosen at start-up)."""
+        return self.services.url(app, path)
+
+    @property
+    def downloads_dir(self) -> Path:
+        """The current episode's Downloads folder."""
+        return self._episode.downloads_dir
+
+    # ---- internals ----------------------------------------------------------------------
+    def _resolve_task(self, task: Task | str | dict) -> tuple[Task, str | None]:
+        """The task, and the id the apps are told: only a task that gives them something to
+        build (a case, raw seed rows, interruptions) is named, so an ad-hoc task never is."""
+        if isinstance(task, dict):
+            resolved = Task.model_validate(task)
+        elif isinstance(task, Task):
+            resolved = task
+        else:
+            if self._task_files is None:
+                self._task_files = {candidate.id: candidate for candidate in load_tasks(self.tasks_dir)}
+            if task not in self._task_files:
+                raise KeyError(f"no task with id {task!r} under {self.tasks_dir or 'tasks/'}")
+            resolved = self._task_files[task]
+        builds_state = resolved.case is not None or bool(resolved.seed) or bool(resolved.interruptions)
+        return resolved, resolved.id if builds_state else None
+
+    def _settle(self) -> None:
+        try:
+            self._episode.settle(self.settle_cap)
+        except PlaywrightError:
+            pass  # the page crashed or closed while settling: the caller replaces it
+
+    def _episode_folder(self) -> Path:
+        if self.record_dir is not None:
+            return self.record_dir / f"{self.task.id}-{self._episodes:03d}"
+        return self._scratch / f"episode-{self._episodes:03d}"
+
+    def _open_start_page(self) -> None:
+        start = self.task.start
+        if start.login:
+            login_url = self.services.url(start.app, "/login?next=" + quote(start.path, safe="/"))
+            self.browser.sign_in(self._episode.context, login_url, *self.credentials)
+        self._episode.goto(self.services.url(start.app, start.path))
+
+    def _observe(self, error: str | None) -> Observation:
+        episode, executor = self._episode, self._executor
+        chrome = executor.chrome_state()
+        screenshot = axtree = None
+        if self.observation_mode in ("screenshot", "both"):
+            screenshot = compose_frame(episode.screenshot_png(), chrome)
+        if self.observation_mode in ("axtree", "both"):
+            axtree = accessibility_text(episode.page)
+        return Observation(
+            screenshot=screenshot, axtree=axtree, url=chrome.current_url,
+            tabs=[TabInfo(title=title, url=url) for title, url in chrome.tabs],
+            active_tab=chrome.active, downloads=[f.name for f in episode.downloads],
+            file_dialog_open=episode.file_chooser is not None, step=self._step,
+            last_action_error=error)
+
+    def _log_step(self, action: dict | None, obs: Observation, timing: dict) -> None:
+        entry = {"step": obs.step, "action": action, "url": obs.url,
+                 "error": obs.last_action_error, "timing": timing}
+        self._trajectory.append(entry)
+        if self._writer is not None:
+            self._writer.write(entry, obs.screenshot)
+
+    def _info(self, **extra: Any) -> dict[str, Any]:
+        messages, self._episode.dialog_messages = self._episode.dialog_messages, []
+        return {"task_id": self.task.id, "goal": self.task.goal, "step": self._step,
+                "max_steps": self.task.max_steps, "apps": {
+                    name: self.services.url(name) for name in self.services.processes},
+                "dialog_messages": messages, **extra}
+
+    def _end_episode(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        if self._episode is not None:
+            self._episode.close()
+            if self.record_dir is None:
+                shutil.rmtree(self._episode.downloads_dir.parent, ignore_errors=True)
+            self._episode = None

@@ -1,0 +1,177 @@
+"""Play mode: a person does a task in the apps, presses Done, and sees how the checks judge it.
+
+`PlaySession` starts the apps on fixed ports, resets them to the task's state, and serves
+a task card (goal, guidance, links into the apps, a box for the final answer and a Done
+button) from a small server of its own, outside the apps. Done scores the apps' current
+state with the task's checks, exactly as the harness scores an agent's episode, prints
+the check-by-check result and shows it on the card. Used by designers trying a new task
+and for human baselines (docs/human_baseline.md).
+"""
+from __future__ import annotations
+
+import html
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Callable
+from urllib.parse import parse_qs
+
+from admindesk.harness.env.environment import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
+from admindesk.harness.env.services import HOST, Services
+from admindesk.verifiers.judge import Judge
+from admindesk.verifiers.records import EpisodeRecord
+from admindesk.verifiers.scoring import NamedResult, TaskResult, score_task
+from admindesk.schema.task_model import TASKS_ROOT, Task, load_tasks
+
+MAX_FORM_BYTES = 64_000
+
+
+def find_task(task_id: str, tasks_dir: Path = TASKS_ROOT) -> Task:
+    """The task with id `task_id` under `tasks_dir` (KeyError naming the folder otherwise)."""
+    for task in load_tasks(tasks_dir):
+        if task.id == task_id:
+            return task
+    raise KeyError(f"no task {task_id!r} under {tasks_dir}")
+
+
+def result_lines(result: TaskResult) -> list[str]:
+    """The verdict, then each subtask's checks and each guard, one line each."""
+    def line(named: NamedResult) -> str:
+        why = " ".join(named.result.explanation.split())
+        return f"    {named.result.state.upper():<8} {named.kind:<10} {named.id}: {why[:160]}"
+
+    lines = [f"{result.task_id}: {result.outcome.upper()} "
+             f"({result.n_checks_passed}/{result.n_checks} checks passed)"]
+    for subtask in result.subtasks:
+        lines.append(f"  subtask {subtask.id} ({subtask.category}): {subtask.outcome}")
+        lines.extend(line(named) for named in subtask.checks)
+    if result.guards:
+        lines.append("  guards:")
+        lines.extend(line(named) for named in result.guards)
+    return lines
+
+
+class PlaySession:
+    """The apps in one task's state plus the task card server. Use as a context manager."""
+
+    def __init__(self, task: Task, *, base_port: int = 5100, card_port: int = 5099,
+                 judge: Judge | None = None, echo: Callable[[str], None] = print,
+                 services: Services | None = None) -> None:
+        self.task, self.judge, self.echo = task, judge, echo
+        self.services = services or Services(base_port=base_port)
+        self.card_port = card_port
+        self.result: TaskResult | None = None
+        self.started_at = 0.0
+        self._server: ThreadingHTTPServer | None = None
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> "PlaySession":
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def card_url(self) -> str:
+        """Where the task card is served."""
+        return f"http://{HOST}:{self.card_port}/"
+
+    def start(self) -> "PlaySession":
+        """Start the apps, reset them to the task's state, and serve the card."""
+        try:
+            if not self.services.processes:
+                self.services.start()
+            task = self.task
+            builds_state = task.case is not None or bool(task.seed) or bool(task.interruptions)
+            self.services.reset_all(task.now, task.id if builds_state else None)
+            self.initial_snapshots = self.services.snapshot_all()
+            self._server = ThreadingHTTPServer((HOST, self.card_port), self._handler())
+            threading.Thread(target=self._server.serve_forever, name="task-card", daemon=True).start()
+        except BaseException:
+            self.close()
+            raise
+        self.started_at = time.monotonic()
+        return self
+
+    def done(self, answer: str = "") -> TaskResult:
+        """Score the apps' current state with the task's checks; print and keep the result."""
+        with self._lock:
+            record = EpisodeRecord(task_id=self.task.id, initial_snapshots=self.initial_snapshots,
+                                   final_snapshots=self.services.snapshot_all(),
+                                   answer=answer.strip() or None)
+            self.result = score_task(self.task, record, self.judge)
+            elapsed = time.monotonic() - self.started_at
+            for text in [*result_lines(self.result), f"  time on task: {elapsed:.0f} s"]:
+                self.echo(text)
+            return self.result
+
+    def close(self) -> None:
+        """Stop the card server and the apps (idempotent)."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        self.services.close()
+
+    # ---- the card ------------------------------------------------------------------------
+    def card_html(self) -> str:
+        """The task card: goal, guidance, where to start, the answer box and Done."""
+        task, esc = self.task, html.escape
+        start = self.services.url(task.start.app, task.start.path)
+        apps = "".join(f'<li><a href="{esc(self.services.url(name))}" target="_blank">'
+                       f"{esc(APP_LABELS.get(name, name))}</a></li>" for name in self.services.processes)
+        guidance = "".join(f"<li>{esc(line)}</li>" for line in task.guidance)
+        verdict = ""
+        if self.result is not None:
+            verdict = (f'<section aria-labelledby="verdict-h"><h2 id="verdict-h">Result: '
+                       f'<span id="outcome">{esc(self.result.outcome)}</span></h2><pre id="checks">'
+                       f"{esc(chr(10).join(result_lines(self.result)))}</pre></section>")
+        return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Task {esc(task.id)}</title><style>body{{font:16px/1.5 sans-serif;max-width:60rem;margin:2rem auto;
+color:#1a1a1a}}pre{{white-space:pre-wrap;background:#f2f2f2;padding:1rem}}button{{font-size:1.1rem;
+padding:.5rem 1.5rem}}textarea{{width:100%}}</style></head><body>
+<h1>Task {esc(task.id)}</h1><p id="goal">{esc(task.goal)}</p>
+{f'<h2>Guidance</h2><ol>{guidance}</ol>' if guidance else ''}
+<p>Start here: <a id="start" href="{esc(start)}" target="_blank">{esc(start)}</a>
+(sign in as <b>{DEFAULT_USERNAME}</b> / <b>{DEFAULT_PASSWORD}</b>).</p><h2>Apps</h2><ul>{apps}</ul>
+<form method="post" action="/done"><label for="answer">Your final report (what you did and found)</label>
+<textarea id="answer" name="answer" rows="4"></textarea><p><button type="submit">Done</button></p></form>
+{verdict}</body></html>"""
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        session = self
+
+        class CardHandler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                if self.path != "/":
+                    self.send_error(404, "the card is at /")
+                    return
+                body = session.card_html().encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self) -> None:  # noqa: N802
+                if self.path != "/done":
+                    self.send_error(404, "Done posts to /done")
+                    return
+                try:
+                    length = int(self.headers.get("Content-Length") or 0)
+                except ValueError:
+                    length = -1
+                if not 0 <= length <= MAX_FORM_BYTES:
+                    self.send_error(400, f"a Done form is 0..{MAX_FORM_BYTES} bytes")
+                    return
+                form = parse_qs(self.rfile.read(length).decode("utf-8", "replace"))
+                session.done(form.get("answer", [""])[0])
+                self.send_response(303)
+                self.send_header("Location", "/")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                """Quiet: the terminal shows the verdicts, not the card's requests."""
+
+        return CardHandler

@@ -1,0 +1,300 @@
+"""A parallel run: N workers (local processes, or Ray actors via run_ray), a queue of
+(task, trial) episodes, results back to the driver, which alone writes the run folder.
+
+Each worker owns an Env (its own four app processes and Chromium), so episodes are as
+isolated as in a serial run and a deterministic agent gets the same results.
+
+Failure handling, by kind:
+- agent failure or agent exception: scored as the episode's result (fail / error);
+- episode timeout (`episode_timeout_s` of wall time): the worker is killed and replaced,
+  the episode is `timeout`, scored as a failure and rerun by a resumed run;
+- infra error (an app died, the browser crashed, a worker could not start or vanished):
+  the worker is discarded and the episode is retried on a fresh worker, at most
+  `max_infra_retries` times; every retry is listed in run.json, and an episode that keeps
+  failing ends as `infra_error`, which no metric scores.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait as wait_connections
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from admindesk.harness.env import faults
+from admindesk.harness.running.folder import (episode_name, finished_summaries, install_episode,
+                                          run_versions, sweep_staging, write_json_atomic)
+from admindesk.harness.running.metrics import run_metrics
+from admindesk.harness.running.worker import EpisodeWorker, WorkerConfig, make_run_agent
+from admindesk.harness.task_tools.folders import refuse_other_split, split_record
+from admindesk.schema.task_model import Task
+
+DEFAULT_EPISODE_TIMEOUT_S = 1800.0
+DEFAULT_MAX_INFRA_RETRIES = 2
+
+
+@dataclass(frozen=True)
+class Job:
+    """One episode to run: a task's trial, and how many times infra failed it already."""
+
+    task: Task
+    trial: int
+    attempt: int = 0
+
+    @property
+    def name(self) -> str:
+        return episode_name(self.task.id, self.trial)
+
+
+class WorkerLost(Exception):
+    """A worker vanished or could not start (an infra error of the episode it held)."""
+
+
+class WorkerHandle(Protocol):
+    """The driver's side of one worker, whatever runs it."""
+
+    def submit(self, job: Job) -> None: ...
+
+    def kill(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Backend(Protocol):
+    """Starts workers and waits for their replies."""
+
+    def start_worker(self) -> WorkerHandle: ...
+
+    def wait(self, handles: list[WorkerHandle], timeout: float
+             ) -> list[tuple[WorkerHandle, dict[str, Any] | WorkerLost]]: ...
+
+    def shutdown(self) -> None: ...
+
+
+# ---- local processes ----------------------------------------------------------------------
+def _worker_main(config: WorkerConfig, connection: Connection) -> None:
+    """A local worker process: build the worker, then run jobs until told to stop."""
+    try:
+        worker = EpisodeWorker(config)
+    except Exception as exc:  # the first job's reply says why (an infra error)
+        connection.send(WorkerLost(f"worker could not start: {type(exc).__name__}: {exc}"))
+        return
+    try:
+        while True:
+            job = connection.recv()
+            if job is None:
+                break
+            connection.send(worker.run(job.task, job.trial, job.attempt))
+    finally:
+        worker.close()
+
+
+class LocalWorker:
+    """A worker in a local process, talked to over a pipe."""
+
+    def __init__(self, config: WorkerConfig) -> None:
+        context = multiprocessing.get_context("spawn")  # a clean interpreter: no inherited threads
+        self.connection, child_end = context.Pipe()
+        self.process = context.Process(target=_worker_main, args=(config, child_end), daemon=False)
+        self.process.start()
+        child_end.close()
+
+    def submit(self, job: Job) -> None:
+        self.connection.send(job)
+
+    def kill(self) -> None:
+        """SIGKILL the worker and everything below it (apps, Playwright, Chromium)."""
+        for pid in [*faults.descendants(self.process.pid), self.process.pid]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                continue
+        self.process.join(timeout=10)
+        self.connection.close()
+
+    def close(self) -> None:
+        """Ask the worker to stop its Env and exit; kill it if it does not."""
+        try:
+            self.connection.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        self.process.join(timeout=60)
+        if self.process.is_alive():
+            self.kill()
+        self.connection.close()
+
+
+class LocalBackend:
+    """Workers as local processes."""
+
+    def __init__(self, config: WorkerConfig) -> None:
+        self.config = config
+
+    def start_worker(self) -> LocalWorker:
+        return LocalWorker(self.config)
+
+    def wait(self, handles: list[LocalWorker], timeout: float
+             ) -> list[tuple[LocalWorker, dict[str, Any] | WorkerLost]]:
+        by_connection = {handle.connection: handle for handle in handles}
+        replies = []
+        for connection in wait_connections(list(by_connection), timeout=timeout):
+            handle = by_connection[connection]
+            try:
+                replies.append((handle, connection.recv()))
+            except (EOFError, OSError) as exc:
+                replies.append((handle, WorkerLost(f"worker process exited ({type(exc).__name__}, "
+                                                   f"exit code {handle.process.exitcode})")))
+        return replies
+
+    def shutdown(self) -> None:
+        """Nothing beyond the workers, which the driver closes."""
+
+
+# ---- the driver ---------------------------------------------------------------------------
+@dataclass
+class RunState:
+    """What the driver knows while a run goes on."""
+
+    jobs_total: int
+    summaries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    retried: list[dict[str, Any]] = field(default_factory=list)
+
+
+def drive(backend: Backend, jobs: list[Job], workers: int, out_dir: Path, *,
+          episode_timeout_s: float = DEFAULT_EPISODE_TIMEOUT_S,
+          max_infra_retries: int = DEFAULT_MAX_INFRA_RETRIES,
+          on_episode: Callable[[dict[str, Any]], None] | None = None,
+          state: RunState | None = None) -> RunState:
+    """Run `jobs` on at most `workers` workers of `backend`, installing each finished
+    episode into `out_dir` as it arrives."""
+    state = state or RunState(jobs_total=len(jobs))
+    pending: deque[Job] = deque(jobs)
+    idle: list[WorkerHandle] = []
+    busy: dict[WorkerHandle, tuple[Job, float]] = {}
+
+    def finish(summary: dict[str, Any]) -> None:
+        state.summaries[episode_name(summary["task_id"], summary["trial"])] = summary
+        if on_episode is not None:
+            on_episode(summary)
+
+    def infra_failure(job: Job, reason: str, summary: dict[str, Any] | None) -> None:
+        state.retried.append({"episode": job.name, "attempt": job.attempt, "reason": reason})
+        if job.attempt < max_infra_retries:
+            pending.appendleft(Job(job.task, job.trial, job.attempt + 1))
+            return
+        base = summary or {"task_id": job.task.id, "trial": job.trial, "subtask_pass_rate": 0.0,
+                           "first_failing_subtask": None, "steps": 0, "wall_s": 0.0,
+                           "folder": job.name, "workflow": job.task.workflow,
+                           "difficulty": job.task.difficulty, "challenge": job.task.challenge}
+        finish({**base, "result": "infra_error", "error": reason, "attempt": job.attempt})
+
+    try:
+        while pending or busy:
+            while pending and len(busy) < workers:
+                handle = idle.pop() if idle else backend.start_worker()
+                job = pending.popleft()
+                try:
+                    handle.submit(job)
+                except (BrokenPipeError, OSError) as exc:
+                    handle.kill()
+                    infra_failure(job, f"worker unreachable: {exc}", None)
+                    continue
+                busy[handle] = (job, time.monotonic())
+            if not busy:  # every start just failed for good: nothing left to wait on
+                continue
+            now = time.monotonic()
+            next_deadline = min(started + episode_timeout_s for _job, started in busy.values())
+            for handle, reply in backend.wait(list(busy), timeout=max(0.05, next_deadline - now)):
+                job, _started = busy.pop(handle)
+                if isinstance(reply, WorkerLost):
+                    handle.kill()
+                    infra_failure(job, str(reply), None)
+                elif reply["infra"] is not None:
+                    handle.close()  # a fresh worker takes the retry: this one's Env broke
+                    infra_failure(job, reply["infra"], reply["summary"])
+                else:
+                    install_episode(out_dir, job.name, reply["files"])
+                    finish(reply["summary"])
+                    idle.append(handle)
+            now = time.monotonic()
+            for handle, (job, started) in list(busy.items()):
+                if now - started >= episode_timeout_s:
+                    del busy[handle]
+                    handle.kill()
+                    finish({"task_id": job.task.id, "trial": job.trial, "result": "timeout",
+                            "subtask_pass_rate": 0.0, "first_failing_subtask": None, "steps": 0,
+                            "wall_s": round(now - started, 2), "folder": job.name,
+                            "workflow": job.task.workflow, "difficulty": job.task.difficulty,
+                            "challenge": job.task.challenge, "attempt": job.attempt,
+                            "error": f"episode exceeded {episode_timeout_s:g} s"})
+    finally:
+        for handle in busy:
+            handle.kill()
+        for handle in idle:
+            handle.close()
+        backend.shutdown()
+    return state
+
+
+def run_parallel(config: WorkerConfig, tasks: list[Task], out_dir: Path, *, trials: int = 1,
+                 workers: int = 1, backend: str = "local", ray_address: str | None = None,
+                 episode_timeout_s: float = DEFAULT_EPISODE_TIMEOUT_S,
+                 max_infra_retries: int = DEFAULT_MAX_INFRA_RETRIES,
+                 on_episode: Callable[[dict[str, Any]], None] | None = None,
+                 on_plan: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Run `config`'s agent on every task `trials` times with `workers` workers; resume a
+    run already in `out_dir` (of the same split only: see task_folders). Writes and returns
+    run.json. `on_plan(total, already_done)` is told the size of the run before it starts."""
+    if trials < 1 or workers < 1:
+        raise ValueError("trials and workers must be at least 1")
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be local or ray, not {backend!r}")
+    make_run_agent(config)  # a bad agent name or option fails here, before anything is written
+    split = split_record(config.tasks_dir)
+    refuse_other_split(out_dir, split)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sweep_staging(out_dir)
+    names = [episode_name(task.id, trial) for task in tasks for trial in range(trials)]
+    done = finished_summaries(out_dir, names)
+    jobs = [Job(task, trial) for task in tasks for trial in range(trials)
+            if episode_name(task.id, trial) not in done]
+    state = RunState(jobs_total=len(names), summaries=dict(done))
+    if on_plan is not None:
+        on_plan(len(names), len(done))
+    header = {"agent": config.agent_name,
+              "agent_options": {k: str(v) for k, v in config.agent_options.items()},
+              "observation": config.observation, "prompt_mode": config.prompt_mode,
+              "max_steps": config.max_steps, "tasks": [t.id for t in tasks], "trials": trials,
+              "workers": workers, "backend": backend, "split": split,
+              "versions": run_versions(tasks, config.frame_size)}
+    started = time.perf_counter()
+
+    def write_run_json() -> dict[str, Any]:
+        episodes = [state.summaries[name] for name in names if name in state.summaries]
+        run_json = {**header, "wall_s": round(time.perf_counter() - started, 2),
+                    "resumed_episodes": sorted(done), "infra_retries": state.retried,
+                    "episodes": episodes, "metrics": run_metrics(episodes)}
+        write_json_atomic(out_dir / "run.json", run_json)
+        return run_json
+
+    def episode_done(summary: dict[str, Any]) -> None:
+        write_run_json()  # after every episode, so an interrupted run's run.json is current
+        if on_episode is not None:
+            on_episode(summary)
+
+    if backend == "ray":
+        from admindesk.harness.running.ray_workers import RayBackend
+        chosen: Backend = RayBackend(config, address=ray_address)
+    else:
+        chosen = LocalBackend(config)
+    write_run_json()
+    try:
+        drive(chosen, jobs, workers, out_dir, episode_timeout_s=episode_timeout_s,
+              max_infra_retries=max_infra_retries, on_episode=episode_done, state=state)
+    finally:  # on Ctrl-C too: run.json then lists exactly the episodes finished so far
+        run_json = write_run_json()
+    return run_json

@@ -1,0 +1,240 @@
+"""`admindesk tasks check`: prove a task selection's verifiers right with real episodes.
+
+For every task: the reference must pass every deterministic check and guard (`pass` or
+`unjudged`); noop, notes-only and wrong-patient must fail it; do-it-anyway must fail the
+tasks where the right move is to file nothing. With ablation, the reference runs once
+per subtask with that subtask's actions skipped: the subtask must fail, and so must the
+task. Everything runs on one Env, one episode at a time (or on one Env per worker).
+
+A task's verdict is kept in its folder (verdict.json, with the task's digest and the
+commit that checked it); checking into the same folder again reuses a verdict without
+problems for an unchanged task (and no fewer reruns or ablations), so a long check can be
+stopped and resumed, and a rerun only repeats what failed.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import multiprocessing
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Collection
+from datetime import date
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from admindesk.harness.running import local as runner_local
+from admindesk.harness.running.folder import git_commit
+from admindesk.harness.agents.controls import FILING_TEMPLATE
+from admindesk.harness.env.environment import Env
+from admindesk.verifiers.scoring import TaskResult
+from admindesk.schema.task_model import Task, order_subtasks
+
+CONTROLS = ("noop", "notes-only", "wrong-patient")
+FILE_NOTHING_GUARD = "no_submission"
+BUDGET_SLACK = 1.25  # a task's max_steps must leave an agent this much over the reference's step count
+VERDICT_FILE = "verdict.json"
+
+
+def files_nothing(task: Task) -> bool:
+    """True when the right work files no request anywhere (every submission table guarded);
+    never for a template whose own work is the filing do-it-anyway would do."""
+    if task.template in FILING_TEMPLATE.values():
+        return False
+    return sum(guard.kind == FILE_NOTHING_GUARD for guard in task.guards) >= 3 or not task.feasible
+
+
+def dependents(task: Task, subtask_id: str) -> set[str]:
+    """Subtasks depending on `subtask_id`, directly or through others."""
+    found: set[str] = set()
+    for subtask in order_subtasks(task.subtasks):
+        if subtask_id in subtask.depends_on or found & set(subtask.depends_on):
+            found.add(subtask.id)
+    return found
+
+
+@dataclass
+class TaskCheck:
+    """One task's verdicts: agent (or `reference-skip:<subtask>`) -> outcome, and problems."""
+
+    task_id: str
+    outcomes: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    reused_from: str | None = None  # the commit of an earlier check whose verdict was reused
+
+
+def task_digest(task: Task) -> str:
+    """A digest of everything the task file says (a changed task is checked again)."""
+    return hashlib.sha256(task.model_dump_json().encode()).hexdigest()
+
+
+def save_verdict(folder: Path, task: Task, verdict: TaskCheck, *, ablate: bool, rerun: bool) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    record = {"task_id": task.id, "task_sha256": task_digest(task), "ablate": ablate, "rerun": rerun,
+              "outcomes": verdict.outcomes, "problems": verdict.problems, "commit": git_commit()}
+    (folder / VERDICT_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
+
+
+def stored_verdict(folder: Path, task: Task, *, ablate: bool, rerun: bool) -> TaskCheck | None:
+    """An earlier verdict without problems on this very task, at least as deep as asked."""
+    try:
+        record = json.loads((folder / VERDICT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if record.get("task_sha256") != task_digest(task) or record.get("problems") \
+            or (ablate and not record.get("ablate")) or (rerun and not record.get("rerun")):
+        return None
+    return TaskCheck(task.id, dict(record["outcomes"]), [], reused_from=record.get("commit") or "unknown")
+
+
+def _outcome(result: runner_local.EpisodeOutcome) -> str:
+    return result.summary.result
+
+
+def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool, rerun: bool = False) -> TaskCheck:
+    """Run the reference, the controls and (if asked) the ablations and a second reference
+    run, whose final state must hash the same as the first's."""
+    verdict = TaskCheck(task.id)
+
+    def episode(agent: str, label: str, **options) -> runner_local.EpisodeOutcome:
+        for _attempt in range(2):
+            outcome = runner_local.run(agent, [task], out_dir / label, agent_options=options, env=env,
+                                       keep_screenshots=False)[0]
+            # A first reset that builds a case's world can outlast the reset timeout on a loaded
+            # machine; the build finishes anyway, so one retry tells the app from the agent.
+            if "failed to reset" not in (outcome.summary.error or ""):
+                break
+        verdict.outcomes[label] = _outcome(outcome)
+        return outcome
+
+    reference = episode("reference", "reference")
+    if reference.summary.result not in ("pass", "unjudged"):
+        note = reference.summary.agent_note or reference.summary.error or ""
+        verdict.problems.append(f"reference {reference.summary.result} at "
+                                f"{reference.summary.first_failing_subtask} {note[:200]}".strip())
+    if reference.summary.steps * BUDGET_SLACK > task.max_steps:
+        verdict.problems.append(f"the reference used {reference.summary.steps} of {task.max_steps} steps: the "
+                                f"budget leaves an agent less than {BUDGET_SLACK - 1:.0%} over the reference")
+    if rerun:
+        again = episode("reference", "reference-rerun")
+        if again.summary.final_snapshot_hashes != reference.summary.final_snapshot_hashes:
+            changed = sorted(app for app, digest in again.summary.final_snapshot_hashes.items()
+                             if reference.summary.final_snapshot_hashes.get(app) != digest)
+            verdict.problems.append(f"the reference's rerun ended in a different state in {', '.join(changed)}")
+    controls = list(CONTROLS) + (["do-it-anyway"] if files_nothing(task) else [])
+    for control in controls:
+        if episode(control, control).summary.result != "fail":
+            verdict.problems.append(f"{control} was not failed")
+    if ablate:
+        for subtask in order_subtasks(task.subtasks):
+            label = f"skip:{subtask.id}"
+            outcome = episode("reference", label, skip=subtask.id)
+            score: TaskResult | None = outcome.score
+            if score is None or score.outcome != "fail":
+                verdict.problems.append(f"{label}: the task was not failed")
+                continue
+            by_id = {s.id: s.outcome for s in score.subtasks}
+            if by_id[subtask.id] == "pass":
+                verdict.problems.append(f"{label}: the skipped subtask still passed")
+            still = sorted(d for d in dependents(task, subtask.id) if by_id[d] == "pass")
+            if still:
+                verdict.problems.append(f"{label}: subtasks depending on it still passed: {', '.join(still)}")
+    return verdict
+
+
+def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (), rerun: Collection[str] = (),
+                workers: int = 1, tasks_dir: Path | None = None, echo=print) -> tuple[list[TaskCheck], float]:
+    """Check every task, ablating and rerunning the tasks whose ids are in `ablate` and
+    `rerun`; with several workers each has its own Env (apps and browser). The apps build
+    the tasks' cases from `tasks_dir` (None: the public suite). Returns the verdicts in
+    suite order and the wall time in seconds."""
+    started = time.perf_counter()
+    verdicts: list[TaskCheck] = []
+    to_check = []
+    for task in tasks:
+        earlier = stored_verdict(out_dir / task.id, task, ablate=task.id in ablate, rerun=task.id in rerun)
+        if earlier is None:
+            to_check.append(task)
+        else:
+            verdicts.append(earlier)
+            echo(format_row(earlier))
+
+    def finished(task: Task, verdict: TaskCheck) -> None:
+        save_verdict(out_dir / task.id, task, verdict, ablate=task.id in ablate, rerun=task.id in rerun)
+        verdicts.append(verdict)
+        echo(format_row(verdict))
+
+    if workers == 1 and to_check:
+        with Env("screenshot", tasks_dir=tasks_dir) as env:
+            for task in to_check:
+                finished(task, check_task(env, task, out_dir / task.id, ablate=task.id in ablate,
+                                          rerun=task.id in rerun))
+    elif to_check:
+        spawn = multiprocessing.get_context("spawn")  # a clean interpreter per worker: no inherited browser threads
+        with ProcessPoolExecutor(workers, mp_context=spawn, initializer=_start_worker_env,
+                                 initargs=(tasks_dir,)) as pool:
+            pending = {pool.submit(_check_in_worker, task, out_dir / task.id, task.id in ablate, task.id in rerun): task
+                       for task in to_check}
+            for future in as_completed(pending):
+                finished(pending[future], future.result())
+    order = {task.id: n for n, task in enumerate(tasks)}
+    return sorted(verdicts, key=lambda verdict: order[verdict.task_id]), time.perf_counter() - started
+
+
+_worker_env: Env | None = None  # the Env of a check worker process
+
+
+def _start_worker_env(tasks_dir: Path | None) -> None:
+    global _worker_env
+    _worker_env = Env("screenshot", tasks_dir=tasks_dir)
+    atexit.register(_worker_env.close)
+
+
+def _check_in_worker(task: Task, out_dir: Path, ablate: bool, rerun: bool) -> TaskCheck:
+    return check_task(_worker_env, task, out_dir, ablate=ablate, rerun=rerun)
+
+
+def format_row(verdict: TaskCheck) -> str:
+    """One table line: the task, each agent's outcome, OK or the problems."""
+    cells = "  ".join(f"{label}={outcome}" for label, outcome in verdict.outcomes.items())
+    status = "OK" if not verdict.problems else "PROBLEM: " + "; ".join(verdict.problems)
+    earlier = f"  (verdict of an earlier check at {verdict.reused_from[:12]})" if verdict.reused_from else ""
+    return f"{verdict.task_id:<14} {cells}  {status}{earlier}"
+
+
+def stratified_sample(tasks: list[Task], size: int, day: date) -> list[Task]:
+    """`size` tasks (at least one per workflow x difficulty cell), drawn afresh each `day`.
+
+    Within a cell the draw prefers templates not drawn yet, so the sample spreads over the
+    solutions too; the result keeps suite order."""
+    rng = random.Random(day.toordinal())
+    cells: dict[tuple[str, str], list[Task]] = {}
+    for task in tasks:
+        cells.setdefault((task.workflow, task.difficulty), []).append(task)
+    chosen: list[Task] = []
+
+    def draw(key: tuple[str, str]) -> None:
+        left = [task for task in cells[key] if task not in chosen]
+        fresh = [task for task in left if task.template not in {c.template for c in chosen}]
+        if left:
+            chosen.append(rng.choice(fresh or left))
+
+    for key in sorted(cells):  # every cell once, even when that is more than `size`
+        draw(key)
+    keys = sorted(cells)
+    rng.shuffle(keys)
+    while len(chosen) < min(size, len(tasks)):
+        for key in keys:
+            if len(chosen) < size:
+                draw(key)
+    order = {task.id: n for n, task in enumerate(tasks)}
+    return sorted(chosen, key=lambda task: order[task.id])
+
+
+def one_per_workflow(tasks: list[Task], day: date) -> list[Task]:
+    """One task of each workflow among `tasks`, drawn by `day` (the ablation sample)."""
+    rng = random.Random(day.toordinal() + 1)
+    workflows = sorted({task.workflow for task in tasks})
+    return [rng.choice([t for t in tasks if t.workflow == workflow]) for workflow in workflows]
