@@ -13,9 +13,9 @@ import sys
 import time
 from pathlib import Path
 
+from admindesk.schema.task_model import Task
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import score_task, summarise
-from admindesk.schema.task_model import Task
 
 # The episode fixture lives with the tests (repository root), not in the installed package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

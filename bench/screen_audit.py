@@ -21,9 +21,14 @@ from rich.console import Console
 from rich.table import Table
 
 from admindesk.harness.env.browser import CHROMIUM_ARGS, CHROMIUM_PATH, acquire_playwright, release_playwright
-from admindesk.harness.task_tools.screen_survey import (VIEWPORT, check_post_result, discover_screens, measure_density,
-                                             sign_in)
 from admindesk.harness.env.services import APP_NAMES, Services
+from admindesk.harness.task_tools.screen_survey import (
+    VIEWPORT,
+    check_post_result,
+    discover_screens,
+    measure_density,
+    sign_in,
+)
 
 TARGET_WORDS = 250
 TARGET_CONTROLS = 30

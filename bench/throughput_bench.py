@@ -31,12 +31,12 @@ import threading
 import time
 from pathlib import Path
 
+from admindesk.harness.cli.run import select_tasks
 from admindesk.harness.env import faults
 from admindesk.harness.env.app_zygote import ZYGOTE_MODULE
-from admindesk.harness.cli.run import select_tasks
+from admindesk.harness.env.services import APP_NAMES
 from admindesk.harness.running.pool import Job, LocalBackend, LocalWorker, drive
 from admindesk.harness.running.worker import WorkerConfig
-from admindesk.harness.env.services import APP_NAMES
 from admindesk.schema.task_model import load_tasks
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")

@@ -13,8 +13,7 @@ from typing import Any
 from admindesk.envs.ehr_web.seeding import seed_inbasket, seed_queues
 from admindesk.envs.payer_portal_a.rules.payer_rules import rule_book
 from admindesk.envs.payer_portal_a.seeding.seed import RECENT_LETTER_DAYS
-from admindesk.envs.payer_portal_b.rules import appeal_rules as keystone_appeals
-from admindesk.envs.payer_portal_b.rules import claim_rules as keystone_claims
+from admindesk.envs.payer_portal_b.rules import appeal_rules as keystone_appeals, claim_rules as keystone_claims
 from admindesk.envs.world.audit import audit_world
 from admindesk.envs.world.cases.builder import build_case
 from admindesk.envs.world.review_rules import review

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from admindesk.schema import checks_state as state_kinds
-from admindesk.schema import checks_text as text_kinds
-from admindesk.schema import guards as guard_kinds
+from admindesk.schema import checks_state as state_kinds, checks_text as text_kinds, guards as guard_kinds
 from admindesk.schema.check_base import CheckBase
 from admindesk.verifiers import checks_state, checks_text, guards
 from admindesk.verifiers.episode import EpisodeView, SnapshotMissing

@@ -15,10 +15,10 @@ from typing import Any
 import jmespath
 from jmespath.exceptions import JMESPathError
 
+from admindesk.schema.values import resolve
 from admindesk.verifiers.judge import Judge
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.snapshot_schema import primary_key
-from admindesk.schema.values import resolve
 
 # Tables an app writes as a side effect of any use (who looked at what, the clock, the
 # counters behind issued numbers, session warnings): never "collateral" writes.

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import re
 
-from admindesk.schema.guards import (CollateralGuard, DuplicateGuard, NoSubmissionGuard, PhiGuard,
-                                     RecipientGuard, RowsGuard, UnchangedGuard)
+from admindesk.schema.guards import (
+    CollateralGuard,
+    DuplicateGuard,
+    NoSubmissionGuard,
+    PhiGuard,
+    RecipientGuard,
+    RowsGuard,
+    UnchangedGuard,
+)
 from admindesk.verifiers.checks_state import collateral_changes, row_matches
 from admindesk.verifiers.episode import EpisodeView, SnapshotMissing
 from admindesk.verifiers.evaluation import failed, passed, run_query

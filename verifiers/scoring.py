@@ -14,12 +14,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from admindesk.schema.case_ids import case_values
+from admindesk.schema.task_model import Task, order_subtasks
 from admindesk.verifiers.checks import run_check
 from admindesk.verifiers.episode import EpisodeView
 from admindesk.verifiers.judge import Judge
 from admindesk.verifiers.judge.usage import JudgeUsage, RecordingJudge
 from admindesk.verifiers.records import CheckResult, EpisodeRecord
-from admindesk.schema.task_model import Task, order_subtasks
 
 Outcome = Literal["pass", "unjudged", "error", "fail"]
 

@@ -15,11 +15,11 @@ from pydantic import ValidationError
 from admindesk.schema.case_ids import case_values
 from admindesk.schema.check_base import AppQuery, CheckBase
 from admindesk.schema.checks_state import StateDiffCheck
-from admindesk.verifiers.episode import QueryError, compile_query, fill_params
 from admindesk.schema.guards import CollateralGuard, RecipientGuard, RowsGuard
-from admindesk.verifiers.snapshot_schema import SnapshotSchema, load_schema
 from admindesk.schema.task_model import Task, describe_errors
 from admindesk.schema.values import CaseRef, CaseReferenceError, resolve
+from admindesk.verifiers.episode import QueryError, compile_query, fill_params
+from admindesk.verifiers.snapshot_schema import SnapshotSchema, load_schema
 from admindesk.verifiers.values import normalise_text
 
 META_FIELDS = {"_meta", "app", "now", "schema_version"}

@@ -10,7 +10,6 @@ import string
 from datetime import date, datetime
 from typing import Any
 
-
 # ---- dates -------------------------------------------------------------------------------
 _DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%m/%d/%y", "%m-%d-%Y", "%Y/%m/%d", "%Y%m%d",
                  "%B %d, %Y", "%b %d, %Y", "%b. %d, %Y", "%B %d %Y", "%b %d %Y",

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import (Blueprint, current_app, g, redirect, render_template, request, session,
-                   url_for)
+from flask import Blueprint, current_app, g, redirect, render_template, request, session, url_for
 from sqlalchemy import select
 from werkzeug.security import check_password_hash
 
 from admindesk.envs.common.audit import describe
-from admindesk.envs.common.state.kit_models import StaffUser
 from admindesk.envs.common.messages import message
+from admindesk.envs.common.state.kit_models import StaffUser
 
 auth = Blueprint("auth", __name__)
 PUBLIC_ENDPOINTS = {"auth.login", "static", "common.static", "favicon"}

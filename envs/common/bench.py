@@ -10,10 +10,10 @@ import time
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from admindesk.envs.common import clock
-from admindesk.process_memory import trim_free_memory
 from admindesk.envs.common.state.seeding import SeedError
 from admindesk.envs.common.state.snapshot import build_snapshot, dumps
 from admindesk.envs.common.state.task_templates import UnknownTask
+from admindesk.process_memory import trim_free_memory
 
 bench = Blueprint("bench", __name__, url_prefix="/_bench")
 

@@ -16,19 +16,23 @@ from jinja2 import ChoiceLoader, FileSystemLoader
 from sqlalchemy.orm import DeclarativeBase, Session
 
 from admindesk.envs.common import clock
-from admindesk.envs.common.state import seeding
 from admindesk.envs.common.audit import STATIC_ENDPOINTS, record_request
 from admindesk.envs.common.auth import auth, require_login
 from admindesk.envs.common.bench import bench
-from admindesk.envs.common.state.database import Database, KitBase, make_engine
+from admindesk.envs.common.documents.uploads import MAX_UPLOAD_BYTES
 from admindesk.envs.common.feedback import post_feedback_state
 from admindesk.envs.common.filters import register_filters
 from admindesk.envs.common.messages import check_messages, message
+from admindesk.envs.common.request_guards import (
+    BoundedIntConverter,
+    DoubleSubmitGuard,
+    guard_bench_paths,
+    refuse_overlong_fields,
+)
+from admindesk.envs.common.state import seeding
+from admindesk.envs.common.state.database import Database, KitBase, make_engine
 from admindesk.envs.common.state.kit_models import BenchState
 from admindesk.envs.common.state.task_templates import TaskTemplates
-from admindesk.envs.common.request_guards import (BoundedIntConverter, DoubleSubmitGuard, guard_bench_paths,
-                             refuse_overlong_fields)
-from admindesk.envs.common.documents.uploads import MAX_UPLOAD_BYTES
 
 COMMON_DIR = Path(__file__).resolve().parent
 _KIT_SERIALS = itertools.count(1)

@@ -9,9 +9,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from admindesk.envs.common.factory import AppConfig, AppSpec
-from admindesk.envs.common.factory import create_app as create_kit_app
-
+from admindesk.envs.common.factory import AppConfig, AppSpec, create_app as create_kit_app
 from admindesk.envs.ehr_web.models import Base
 from admindesk.envs.ehr_web.seeding.seed import seed
 from admindesk.envs.ehr_web.views import BLUEPRINTS

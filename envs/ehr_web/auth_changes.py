@@ -19,7 +19,6 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
-
 from admindesk.envs.ehr_web.forms_changes import AuthorizationChangeForm
 from admindesk.envs.ehr_web.models import OrderAuthorization
 from admindesk.envs.ehr_web.models_history import AuthorizationEvent

@@ -18,7 +18,6 @@ from datetime import date
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
-
 from admindesk.envs.ehr_web.models import COVERAGE_RANKS, Coverage
 from admindesk.envs.ehr_web.models_history import CoverageEvent
 from admindesk.envs.ehr_web.vocab import VERIFICATION_RESULTS

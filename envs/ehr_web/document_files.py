@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 from admindesk.envs.common.documents.pdf import RenderedPdf, layout_pdf
-
 from admindesk.envs.ehr_web.models import Document, Patient
 
 ORGANIZATION = "Susquehanna Valley Health"

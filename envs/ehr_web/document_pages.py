@@ -11,7 +11,6 @@ import io
 from pypdf import PdfReader
 
 from admindesk.envs.common.documents.scan_pages import ScanSource, text_pages
-
 from admindesk.envs.ehr_web.document_files import ORGANIZATION, document_layout
 from admindesk.envs.ehr_web.models import Document, Patient
 

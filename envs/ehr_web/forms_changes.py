@@ -10,7 +10,15 @@ from flask_wtf import FlaskForm
 from wtforms import SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length, Optional, ValidationError
 
-from admindesk.envs.ehr_web.forms import MAX_UNITS, NOTE_MAX_LENGTH, DateText, auth_number_check, date_kwargs, options, strip
+from admindesk.envs.ehr_web.forms import (
+    MAX_UNITS,
+    NOTE_MAX_LENGTH,
+    DateText,
+    auth_number_check,
+    date_kwargs,
+    options,
+    strip,
+)
 from admindesk.envs.ehr_web.models import COVERAGE_RANKS
 from admindesk.envs.ehr_web.vocab import AUTH_CHANGES, VERIFICATION_RESULTS
 

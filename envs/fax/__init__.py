@@ -5,9 +5,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from admindesk.envs.common.factory import AppConfig, AppSpec
-from admindesk.envs.common.factory import create_app as create_kit_app
-
+from admindesk.envs.common.factory import AppConfig, AppSpec, create_app as create_kit_app
 from admindesk.envs.fax.models import Base
 from admindesk.envs.fax.seed import seed
 from admindesk.envs.fax.views import compose, directory, helpers, inbox, outbox

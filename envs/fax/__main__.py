@@ -1,6 +1,5 @@
 """`python -m admindesk.envs.fax --port P --data-dir D --token T`."""
 from admindesk.envs.common.serve import serve_main
-
 from admindesk.envs.fax import create_app
 
 if __name__ == "__main__":

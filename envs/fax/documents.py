@@ -12,7 +12,6 @@ from datetime import datetime
 from fpdf import FPDF
 
 from admindesk.envs.common.documents.pdf import PINNED_CREATION_DATE, render_pdf
-
 from admindesk.envs.fax.cover_templates import template
 from admindesk.envs.fax.models import FaxLine, OutboundFax
 from admindesk.envs.fax.numbers import format_fax_number

@@ -9,11 +9,19 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common import clock
 from admindesk.envs.common.documents.stored_files import stored_file_values
 from admindesk.envs.common.documents.uploads import PdfUpload
-
 from admindesk.envs.fax.cover_templates import DEFAULT_TEMPLATE
 from admindesk.envs.fax.documents import cover_sheet_pdf
-from admindesk.envs.fax.models import (OPEN, QUEUED, SUBMITTED, ComposeDraft, DirectoryContact, DraftAttachment,
-                     FaxAttachment, FaxLine, OutboundFax)
+from admindesk.envs.fax.models import (
+    OPEN,
+    QUEUED,
+    SUBMITTED,
+    ComposeDraft,
+    DirectoryContact,
+    DraftAttachment,
+    FaxAttachment,
+    FaxLine,
+    OutboundFax,
+)
 from admindesk.envs.fax.transmission import queue_event
 
 MAX_ATTACHMENTS = 10

@@ -3,7 +3,6 @@ sending machine's transmit header, the sender's letterhead where a page opens wi
 from __future__ import annotations
 
 from admindesk.envs.common.documents.scan_pages import ScanSource, text_pages
-
 from admindesk.envs.fax.documents import transmit_header
 from admindesk.envs.fax.models import InboundFax
 

@@ -20,12 +20,23 @@ from datetime import datetime, time, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from admindesk.envs.common.state.kit_models import StaffUser
 from admindesk.envs.common.documents.pdf import layout_pdf
-
+from admindesk.envs.common.state.kit_models import StaffUser
 from admindesk.envs.fax.documents import cover_sheet_pdf
-from admindesk.envs.fax.models import (ACTIVE, DIALING, DISCONNECTED, FAILED, LINE_BUSY, QUEUED, SENT, DirectoryContact,
-                     FaxAttachment, FaxLine, OutboundFax, TransmissionEvent)
+from admindesk.envs.fax.models import (
+    ACTIVE,
+    DIALING,
+    DISCONNECTED,
+    FAILED,
+    LINE_BUSY,
+    QUEUED,
+    SENT,
+    DirectoryContact,
+    FaxAttachment,
+    FaxLine,
+    OutboundFax,
+    TransmissionEvent,
+)
 from admindesk.envs.fax.numbers import format_fax_number
 from admindesk.envs.fax.transmission import DIAL_DELAY, RETRIES, RETRY_INTERVAL, SECONDS_PER_PAGE, retry_note
 

@@ -9,11 +9,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common.state.seeding import WorldSeed
-
 from admindesk.envs.fax.fax_files import received_fax_file
 from admindesk.envs.fax.history import seed_outbox_history
-from admindesk.envs.fax.models import (DISCONNECTED, READ, UNREAD, DirectoryContact, FaxLine, InboundFax,
-                     InboundFaxPage)
+from admindesk.envs.fax.models import DISCONNECTED, READ, UNREAD, DirectoryContact, FaxLine, InboundFax, InboundFaxPage
 from admindesk.envs.fax.supplier_replies import seed_supplier_networks
 
 # Payers and suppliers whose old intake line is still listed, marked disconnected:

@@ -37,10 +37,21 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common.state.sequences import next_value
-
 from admindesk.envs.fax.fax_files import received_fax_file
-from admindesk.envs.fax.models import (ACTIVE, ITEMS_MISSING, MISSING_ITEMS, ORDER_CONFIRMED, PLAN_NOT_ACCEPTED, UNREAD,
-                     DirectoryContact, InboundFax, InboundFaxPage, OutboundFax, SupplierNetwork, SupplierReply)
+from admindesk.envs.fax.models import (
+    ACTIVE,
+    ITEMS_MISSING,
+    MISSING_ITEMS,
+    ORDER_CONFIRMED,
+    PLAN_NOT_ACCEPTED,
+    UNREAD,
+    DirectoryContact,
+    InboundFax,
+    InboundFaxPage,
+    OutboundFax,
+    SupplierNetwork,
+    SupplierReply,
+)
 from admindesk.envs.fax.numbers import format_fax_number
 
 REPLY_DELAY = timedelta(minutes=18)

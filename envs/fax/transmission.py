@@ -29,8 +29,21 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from admindesk.envs.fax.models import (ACTIVE, DIALING, DISCONNECTED, FAILED, LINE_BUSY, QUEUED, RETRYING, SENT,
-                     DirectoryContact, FaxLine, InboundFax, OutboundFax, TransmissionEvent)
+from admindesk.envs.fax.models import (
+    ACTIVE,
+    DIALING,
+    DISCONNECTED,
+    FAILED,
+    LINE_BUSY,
+    QUEUED,
+    RETRYING,
+    SENT,
+    DirectoryContact,
+    FaxLine,
+    InboundFax,
+    OutboundFax,
+    TransmissionEvent,
+)
 from admindesk.envs.fax.numbers import format_fax_number
 from admindesk.envs.fax.supplier_replies import reply_to_order
 

@@ -10,11 +10,9 @@ from pathlib import Path
 
 from flask import Flask
 
-from admindesk.envs.common.factory import AppConfig, AppSpec
-from admindesk.envs.common.factory import create_app as create_kit_app
-
-from admindesk.envs.payer_portal_a.models import Base
+from admindesk.envs.common.factory import AppConfig, AppSpec, create_app as create_kit_app
 from admindesk.envs.payer_portal_a import lifecycle_models, notice_models  # noqa: F401  (their tables join Base's metadata before the template build)
+from admindesk.envs.payer_portal_a.models import Base
 from admindesk.envs.payer_portal_a.seeding.seed import seed
 from admindesk.envs.payer_portal_a.views import BLUEPRINTS
 

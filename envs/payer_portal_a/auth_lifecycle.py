@@ -11,15 +11,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
-
 from admindesk.envs.payer_portal_a import numbering
 from admindesk.envs.payer_portal_a.letters import add_letter
 from admindesk.envs.payer_portal_a.lifecycle_models import AuthAppeal, AuthChange, PeerToPeer
 from admindesk.envs.payer_portal_a.models import PaRequest, PaServiceLine, PaStatusEvent
-from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for, timing
 from admindesk.envs.payer_portal_a.policy import load_policy
-from admindesk.envs.payer_portal_a.rules.preservice_decisions import decide_preservice_appeal
 from admindesk.envs.payer_portal_a.rules.determination import AUTHORIZED_STATUSES, PARTIALLY_APPROVED, PENDED, WITHDRAWN
+from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for, timing
+from admindesk.envs.payer_portal_a.rules.preservice_decisions import decide_preservice_appeal
 
 CHANGE_KINDS = ("Extension", "Date change", "Units increase")
 DENIED_STATUSES = ("Denied", PARTIALLY_APPROVED)

@@ -14,7 +14,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
-
 from admindesk.envs.payer_portal_a import numbering
 from admindesk.envs.payer_portal_a.lifecycle_models import ClaimEvent, CorrectedClaim, CorrectedClaimLine
 from admindesk.envs.payer_portal_a.models import Claim, Member

@@ -8,8 +8,8 @@ from flask_wtf.file import FileField
 from wtforms import BooleanField, IntegerField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
 
-from admindesk.envs.payer_portal_a.rules.appeal_decisions import KINDS, LEVELS
 from admindesk.envs.payer_portal_a.organizations import REQUEST_TYPES, SERVICE_TYPES
+from admindesk.envs.payer_portal_a.rules.appeal_decisions import KINDS, LEVELS
 
 DATE_FORMAT = "%m/%d/%Y"
 PLACES_OF_SERVICE = {

@@ -6,7 +6,6 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common.documents.pdf import render_pdf
-
 from admindesk.envs.payer_portal_a import numbering
 from admindesk.envs.payer_portal_a.models import Appeal, Letter, PaRequest, Payer
 

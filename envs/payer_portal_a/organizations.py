@@ -12,7 +12,6 @@ import hashlib
 from sqlalchemy import select
 
 from admindesk.envs.common.web import db
-
 from admindesk.envs.payer_portal_a.models import Provider
 
 REQUEST_TYPES = ("Outpatient", "Inpatient", "Referral")

@@ -8,13 +8,12 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.web import current_username
-
 from admindesk.envs.payer_portal_a import numbering
 from admindesk.envs.payer_portal_a.letters import determination_letter
 from admindesk.envs.payer_portal_a.models import PaRequest, PaStatusEvent
-from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for, timing
 from admindesk.envs.payer_portal_a.policy import load_policy
 from admindesk.envs.payer_portal_a.rules.determination import AUTHORIZED_STATUSES, apply, evaluate
+from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for, timing
 
 URGENCIES = ("Standard", "Expedited")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from admindesk.envs.common.web import db
-
 from admindesk.envs.payer_portal_a.forms import AttachmentForm
 from admindesk.envs.payer_portal_a.models import Payer, Plan
 from admindesk.envs.payer_portal_a.policy import load_policy

@@ -9,11 +9,9 @@ from pathlib import Path
 
 from flask import Flask
 
-from admindesk.envs.common.factory import AppConfig, AppSpec
-from admindesk.envs.common.factory import create_app as create_kit_app
-
-from admindesk.envs.payer_portal_b.fields import DATE_FORMAT, format_phone
+from admindesk.envs.common.factory import AppConfig, AppSpec, create_app as create_kit_app
 from admindesk.envs.payer_portal_b import claim_models, workflow_models  # noqa: F401  (register their tables on Base)
+from admindesk.envs.payer_portal_b.fields import DATE_FORMAT, format_phone
 from admindesk.envs.payer_portal_b.models import Base
 from admindesk.envs.payer_portal_b.seeding.seed import seed
 from admindesk.envs.payer_portal_b.session_timeout import count_page_view, session_bp

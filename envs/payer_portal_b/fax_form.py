@@ -8,7 +8,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common.documents.pdf import render_pdf
-
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT, format_phone
 from admindesk.envs.payer_portal_b.models import MedicalPolicy, PayerProfile, PolicyCode, ProcedureCode
 

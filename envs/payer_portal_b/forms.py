@@ -3,13 +3,22 @@ from __future__ import annotations
 
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
-from wtforms import (BooleanField, DecimalField, IntegerField, SelectChoice, SelectField, SelectMultipleField, StringField,
-                     TextAreaField, ValidationError)
+from wtforms import (
+    BooleanField,
+    DecimalField,
+    IntegerField,
+    SelectChoice,
+    SelectField,
+    SelectMultipleField,
+    StringField,
+    TextAreaField,
+    ValidationError,
+)
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp
 
-from admindesk.envs.payer_portal_b.rules.dme_clinical import OXYGEN_GROUP_II_CONDITIONS, PAP_COMORBIDITIES
 from admindesk.envs.payer_portal_b.fields import MoneyField, PortalDateField, split_codes, valid_npi
 from admindesk.envs.payer_portal_b.portal import DOCUMENT_TYPES
+from admindesk.envs.payer_portal_b.rules.dme_clinical import OXYGEN_GROUP_II_CONDITIONS, PAP_COMORBIDITIES
 
 SUBSCRIBER_ID = [DataRequired("Enter the Subscriber ID from the member's card."),
                  Regexp(r"^[A-Za-z0-9]{5,20}$", message="A Subscriber ID is 5 to 20 letters and digits.")]

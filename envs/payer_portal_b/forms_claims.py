@@ -6,9 +6,9 @@ from flask_wtf.file import FileField
 from wtforms import FieldList, Form, FormField, IntegerField, SelectField, StringField, TextAreaField, ValidationError
 from wtforms.validators import DataRequired, Length, NumberRange, Optional, Regexp
 
-from admindesk.envs.payer_portal_b.rules.claim_rules import FREQUENCY_CODES
 from admindesk.envs.payer_portal_b.fields import MoneyField, PortalDateField
 from admindesk.envs.payer_portal_b.forms import diagnosis_list, with_prompt
+from admindesk.envs.payer_portal_b.rules.claim_rules import FREQUENCY_CODES
 
 LINE_SLOTS = 4
 MODIFIERS = Regexp(r"^\s*([A-Za-z0-9]{2}\s*(,\s*|\s+)?){0,4}$",

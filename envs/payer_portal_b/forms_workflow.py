@@ -10,7 +10,6 @@ from admindesk.envs.payer_portal_b.forms import PHONE, with_prompt
 from admindesk.envs.payer_portal_b.rules.precert_rules import CHANGE_TYPES, P2P_OUTCOMES
 
 
-
 class WithdrawForm(FlaskForm):
     reason = TextAreaField("Reason for Withdrawal", [DataRequired("Enter the reason for the withdrawal."),
                                                      Length(5, 500, "The reason must be 5 to 500 characters.")])

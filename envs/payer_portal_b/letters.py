@@ -12,7 +12,6 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.common.documents.stored_files import stored_file_values
 from admindesk.envs.common.documents.uploads import PdfUpload
-
 from admindesk.envs.payer_portal_b.fields import format_phone
 from admindesk.envs.payer_portal_b.models import PayerProfile
 from admindesk.envs.payer_portal_b.numbering import next_letter_id

@@ -9,7 +9,6 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.documents.stored_files import stored_file_values
 from admindesk.envs.common.documents.uploads import PdfUpload, UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db
-
 from admindesk.envs.payer_portal_b.models import Attachment, PayerProfile
 
 DOCUMENT_TYPES = ("Clinical notes", "Imaging report", "Sleep study report", "Lab results",

@@ -13,13 +13,25 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common import clock
 from admindesk.envs.common.documents.uploads import PdfUpload
 from admindesk.envs.common.web import current_username
-
 from admindesk.envs.payer_portal_b.fields import split_codes
-from admindesk.envs.payer_portal_b.models import Attachment, DiagnosisCode, MedicalPolicy, PrecertRequest, ProcedureCode, Provider, Subscriber
+from admindesk.envs.payer_portal_b.models import (
+    Attachment,
+    DiagnosisCode,
+    MedicalPolicy,
+    PrecertRequest,
+    ProcedureCode,
+    Provider,
+    Subscriber,
+)
 from admindesk.envs.payer_portal_b.numbering import next_authorization_number, next_precert_reference
 from admindesk.envs.payer_portal_b.portal import check_uploads, store_attachment
+from admindesk.envs.payer_portal_b.rules.precert_determination import (
+    Determination,
+    Submission,
+    determine,
+    policy_for_code,
+)
 from admindesk.envs.payer_portal_b.rules.precert_rules import add_event, decision_due, retro_problem
-from admindesk.envs.payer_portal_b.rules.precert_determination import Determination, Submission, determine, policy_for_code
 from admindesk.envs.payer_portal_b.workflow_models import PrecertLine
 
 SUBSCRIBER_NOT_FOUND = "No subscriber matches this Subscriber ID and date of birth."

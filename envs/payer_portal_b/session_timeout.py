@@ -16,7 +16,6 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db
-
 from admindesk.envs.payer_portal_b.models import SessionActivity
 
 WARNING_AFTER_PAGE_VIEWS = 10

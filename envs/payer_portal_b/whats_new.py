@@ -14,7 +14,6 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from admindesk.envs.common import clock, interruptions
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db
-
 from admindesk.envs.payer_portal_b.session_timeout import is_page_view, safe_return
 from admindesk.envs.payer_portal_b.workflow_models import WhatsNewNotice
 

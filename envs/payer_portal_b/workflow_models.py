@@ -9,7 +9,6 @@ from sqlalchemy import JSON, Date, DateTime, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from admindesk.envs.common.documents.stored_files import StoredFileColumns
-
 from admindesk.envs.payer_portal_b.models import Base
 
 

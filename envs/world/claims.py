@@ -14,14 +14,42 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
-from admindesk.envs.world.claim_lines import (ADMINISTRATION, BASE_CHARGE, DEFAULT_ADMINISTRATION, EVALUATION_AND_MANAGEMENT,
-                          denied_line, paid_line, pending_line, pick_denial)
+from admindesk.envs.world.claim_lines import (
+    ADMINISTRATION,
+    BASE_CHARGE,
+    DEFAULT_ADMINISTRATION,
+    EVALUATION_AND_MANAGEMENT,
+    denied_line,
+    paid_line,
+    pending_line,
+    pick_denial,
+)
 from admindesk.envs.world.clinical import DONE, OPEN
 from admindesk.envs.world.identifiers import UniqueIds, case_number_format
-from admindesk.envs.world.models import (Authorization, Claim, ClaimLine, Coverage, Document, Encounter, Facility, Order, Payer,
-                     Plan, Remittance, Supplier)
+from admindesk.envs.world.models import (
+    Authorization,
+    Claim,
+    ClaimLine,
+    Coverage,
+    Document,
+    Encounter,
+    Facility,
+    Order,
+    Payer,
+    Plan,
+    Remittance,
+    Supplier,
+)
 from admindesk.envs.world.people import billing_coverage
-from admindesk.envs.world.review_rules import COVERAGE_INACTIVE, MET, NOT_MET, NOT_REVIEWED, Review, review, service_rule
+from admindesk.envs.world.review_rules import (
+    COVERAGE_INACTIVE,
+    MET,
+    NOT_MET,
+    NOT_REVIEWED,
+    Review,
+    review,
+    service_rule,
+)
 
 # Supplier category of each DME code the world orders.
 SUPPLIER_CATEGORY = {"E0601": "cpap", "E1390": "oxygen", "K0001": "mobility", "E0143": "mobility",

@@ -5,9 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from admindesk.envs.world.models import (Appeal, Authorization, Claim, CodeSets, Coverage, Document, Encounter, Facility,
-                     InboundFax, Order, Patient, Payer, Plan, Provider, Remittance, StaffAccount,
-                     Supplier)
+from admindesk.envs.world.models import (
+    Appeal,
+    Authorization,
+    Claim,
+    CodeSets,
+    Coverage,
+    Document,
+    Encounter,
+    Facility,
+    InboundFax,
+    Order,
+    Patient,
+    Payer,
+    Plan,
+    Provider,
+    Remittance,
+    StaffAccount,
+    Supplier,
+)
 
 
 def _group(records, key: str) -> dict[str, tuple]:

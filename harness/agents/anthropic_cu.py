@@ -15,11 +15,11 @@ from typing import Any
 
 import anthropic
 
-from admindesk.harness.env.actions import Action, Done, Wait
 from admindesk.harness.agents.accounting import call_usage
 from admindesk.harness.agents.base import AgentError
 from admindesk.harness.agents.computer_actions import from_anthropic
 from admindesk.harness.agents.model_agent import Decision, MalformedReply, ModelAgent, observation_text
+from admindesk.harness.env.actions import Action, Done, Wait
 from admindesk.harness.env.observation import Observation
 
 # Tool version -> the beta flag that enables it.

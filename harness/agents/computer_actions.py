@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from admindesk.harness.env.actions import Action, parse_action
 from admindesk.harness.agents.keys import UnknownKey, playwright_combo
 from admindesk.harness.agents.model_agent import MalformedReply
+from admindesk.harness.env.actions import Action, parse_action
 
 # Pixels per wheel click, as Chromium scrolls one notch of a mouse wheel.
 SCROLL_PIXELS_PER_CLICK = 100

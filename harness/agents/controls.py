@@ -14,11 +14,11 @@ import re
 
 from playwright.sync_api import Error as PlaywrightError
 
-from admindesk.harness.agents.reference import SOLUTIONS, ehr_steps, solution_for
+from admindesk.harness.agents.reference import ehr_steps, solution_for, solution_of_template
 from admindesk.harness.agents.reference.portal_a import payer_name
 from admindesk.harness.agents.reference.work import Work
-from admindesk.harness.env.environment import Env
 from admindesk.harness.agents.scripted import ScriptFailed
+from admindesk.harness.env.environment import Env
 from admindesk.schema.task_model import Task
 
 # What do-it-anyway runs: the solution of the template that files at this payer, by workflow
@@ -131,9 +131,9 @@ class DoItAnyway:
     def drive(self, env: Env, task: Task) -> None:
         work = Work(env, task)
         work.doing = lambda subtask: True  # every step of the filing solution, whatever the task's subtasks
-        module = SOLUTIONS[filing_template(task, work.case["coverages"][0]["payer"])]
+        solve = solution_of_template(filing_template(task, work.case["coverages"][0]["payer"]))
         try:
-            __import__(module, fromlist=["solve"]).solve(work)
+            solve(work)
         except STOPPED as refused:  # the payer refused the filing: what it left behind is scored
             if not env.episode_over:
                 work.finish(f"Stopped: {refused}")

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from admindesk.harness.env.environment import Env
 from admindesk.harness.agents.scripted import ScriptedActor, ScriptFailed
+from admindesk.harness.env.environment import Env
 from admindesk.verifiers.records import EpisodeRecord
 
 DEMO_FAX_NUMBER = "7175550123"

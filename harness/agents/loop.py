@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from admindesk.harness.agents.base import Agent, AgentError, Usage, total_usage
 from admindesk.harness.env.environment import Env
-from admindesk.verifiers.records import EpisodeRecord
 from admindesk.schema.task_model import Task
+from admindesk.verifiers.records import EpisodeRecord
 
 
 @dataclass

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from admindesk.harness.env.actions import Action, Done, Wait
 from admindesk.harness.agents.base import AgentError, StepNote, Usage
-from admindesk.harness.agents.prompting import PromptMode, PROMPT_MODES, task_prompt
+from admindesk.harness.agents.prompting import PROMPT_MODES, PromptMode, task_prompt
+from admindesk.harness.env.actions import Action, Done, Wait
 from admindesk.harness.env.observation import Observation
 from admindesk.schema.task_model import Task
 

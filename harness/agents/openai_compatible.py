@@ -18,11 +18,10 @@ from typing import Any, Literal
 import openai
 from pydantic import ValidationError
 
-from admindesk.harness.env.actions import ELEMENT_ACTION_TYPES, parse_action
 from admindesk.harness.agents.accounting import call_usage
 from admindesk.harness.agents.base import AgentError
-from admindesk.harness.agents.model_agent import (Decision, MalformedReply, ModelAgent,
-                                                  observation_text, png_data_url)
+from admindesk.harness.agents.model_agent import Decision, MalformedReply, ModelAgent, observation_text, png_data_url
+from admindesk.harness.env.actions import ELEMENT_ACTION_TYPES, parse_action
 from admindesk.harness.env.observation import Observation
 
 PROMPTS = Path(__file__).with_name("prompts")

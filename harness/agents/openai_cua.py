@@ -18,12 +18,11 @@ from typing import Any, Literal
 
 import openai
 
-from admindesk.harness.env.actions import Action, Done, Wait
 from admindesk.harness.agents.accounting import call_usage
 from admindesk.harness.agents.base import AgentError
 from admindesk.harness.agents.computer_actions import from_openai
-from admindesk.harness.agents.model_agent import (Decision, MalformedReply, ModelAgent,
-                                                  observation_text, png_data_url)
+from admindesk.harness.agents.model_agent import Decision, MalformedReply, ModelAgent, observation_text, png_data_url
+from admindesk.harness.env.actions import Action, Done, Wait
 from admindesk.harness.env.observation import Observation
 
 SAFETY_STOP = "stopped: the model raised safety checks and acknowledge_safety_checks is off"

@@ -9,8 +9,8 @@ import random
 import re
 import string
 
-from admindesk.harness.env.actions import Action, Done, parse_action
 from admindesk.harness.agents.base import StepNote
+from admindesk.harness.env.actions import Action, Done, parse_action
 from admindesk.harness.env.observation import Observation
 from admindesk.schema.task_model import Task
 

@@ -15,10 +15,19 @@ from rich.console import Console
 from rich.table import Table
 
 from admindesk.verifiers.judge import Judge, JudgeSpecError, load_judge
-from admindesk.verifiers.judge.calibration import (BAR_AGREEMENT, BAR_FALSE_PASS, BAR_KAPPA,
-                                                   CALIBRATION_ROOT, Agreement, CalibrationError,
-                                                   agreement, by_family, load_calibration,
-                                                   run_calibration, shortfalls)
+from admindesk.verifiers.judge.calibration import (
+    BAR_AGREEMENT,
+    BAR_FALSE_PASS,
+    BAR_KAPPA,
+    CALIBRATION_ROOT,
+    Agreement,
+    CalibrationError,
+    agreement,
+    by_family,
+    load_calibration,
+    run_calibration,
+    shortfalls,
+)
 from admindesk.verifiers.judge.spec import JudgeSettings, default_cache_dir
 
 

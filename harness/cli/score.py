@@ -19,13 +19,12 @@ from rich.console import Console
 from rich.table import Table
 
 from admindesk.harness.cli.judge import judge_from_options, judge_options
-from admindesk.verifiers.episode import QueryError
-from admindesk.verifiers.record_files import (PLAIN_RECORD_FILE, RECORD_FILE, RecordFileError, load_record,
-                                              record_file)
-from admindesk.verifiers.records import EpisodeRecord
-from admindesk.verifiers.scoring import TaskResult, score_task, summarise
 from admindesk.schema.task_model import TASKS_ROOT, TaskFileError, load_tasks
 from admindesk.schema.values import CaseReferenceError
+from admindesk.verifiers.episode import QueryError
+from admindesk.verifiers.record_files import PLAIN_RECORD_FILE, RECORD_FILE, RecordFileError, load_record, record_file
+from admindesk.verifiers.records import EpisodeRecord
+from admindesk.verifiers.scoring import TaskResult, score_task, summarise
 
 
 def find_records(target: Path) -> list[Path]:

@@ -148,9 +148,9 @@ def generate(tasks_dir: Path, check: bool, split: str | None, seed: int | None, 
 
 def _generate_split(tasks_dir: Path, check: bool, split: str, seed: int | None, per_template: int | None,
                     private_seed: bool, out_dir: Path | None) -> None:
+    from admindesk.harness.task_tools.generation import GenerationError
     from admindesk.harness.task_tools.splits.generate import write_split
     from admindesk.harness.task_tools.splits.sampler import SamplingError
-    from admindesk.harness.task_tools.generation import GenerationError
     if check:
         raise click.UsageError("--check compares the public task files; it does not go with --split")
     if seed is None or out_dir is None:

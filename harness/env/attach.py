@@ -14,8 +14,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from admindesk.harness.env.services import (APP_NAMES, HEALTH_TIMEOUT, AppProcess, ServiceError,
-                                        Services, _LIVE, bench_call)
+from admindesk.harness.env.services import (
+    _LIVE,
+    APP_NAMES,
+    HEALTH_TIMEOUT,
+    AppProcess,
+    ServiceError,
+    Services,
+    bench_call,
+)
 
 ATTACHED_RESET_TIMEOUT = 180.0
 

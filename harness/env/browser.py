@@ -12,8 +12,14 @@ import threading
 from pathlib import Path
 from typing import Iterable
 
-from playwright.sync_api import (Browser as PlaywrightBrowser, BrowserContext, CDPSession,
-                                 Error as PlaywrightError, Playwright, sync_playwright)
+from playwright.sync_api import (
+    Browser as PlaywrightBrowser,
+    BrowserContext,
+    CDPSession,
+    Error as PlaywrightError,
+    Playwright,
+    sync_playwright,
+)
 
 from admindesk.harness.env.episode_browser import PAGE_ACTIVITY_JS, EpisodeBrowser, renderers_grown
 from admindesk.harness.env.login import submit_login_form

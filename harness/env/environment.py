@@ -22,15 +22,14 @@ from pydantic import ValidationError
 from admindesk.harness.env.actions import Action, parse_action
 from admindesk.harness.env.attach import AttachSpec, attached_services
 from admindesk.harness.env.browser import Browser
-from admindesk.harness.env.episode_browser import EpisodeBrowser
 from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
+from admindesk.harness.env.episode_browser import EpisodeBrowser
 from admindesk.harness.env.executor import ActionExecutor, ActionFailed
-from admindesk.harness.env.observation import (Observation, ObservationMode, TabInfo,
-                                           accessibility_text, compose_frame)
+from admindesk.harness.env.observation import Observation, ObservationMode, TabInfo, accessibility_text, compose_frame
 from admindesk.harness.env.recorder import TrajectoryWriter
 from admindesk.harness.env.services import ServiceError, Services
-from admindesk.verifiers.records import EpisodeRecord, FileDigest
 from admindesk.schema.task_model import Task, load_tasks
+from admindesk.verifiers.records import EpisodeRecord, FileDigest
 
 DEFAULT_USERNAME, DEFAULT_PASSWORD = "coordinator", "admindesk"
 FIRST_FRAGMENT_JS = """el => {

@@ -16,8 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from playwright.sync_api import (BrowserContext, CDPSession, Download,
-                                 Error as PlaywrightError, FileChooser, Page, Request)
+from playwright.sync_api import (
+    BrowserContext,
+    CDPSession,
+    Download,
+    Error as PlaywrightError,
+    FileChooser,
+    Page,
+    Request,
+)
 
 from admindesk.harness.env.sandbox import BLANK, LOOPBACK_HOSTS, check_navigation
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from playwright.sync_api import Error as PlaywrightError, Locator
 
 from admindesk.harness.env import actions as act
+from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
 from admindesk.harness.env.episode_browser import EpisodeBrowser
 from admindesk.harness.env.sandbox import NavigationBlocked
-from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
 
 DIALOG_OPEN = "a file dialog is open: pick a file in it, or click Cancel (or press Escape)"
 # How long an element action waits for its element to be actionable (visible, enabled,

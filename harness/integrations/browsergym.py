@@ -52,10 +52,10 @@ from admindesk.harness.env.environment import DEFAULT_PASSWORD, DEFAULT_USERNAME
 from admindesk.harness.env.login import submit_login_form
 from admindesk.harness.env.sandbox import PAGE_LOCKDOWN_JS, blocked_request_pattern
 from admindesk.harness.env.services import Services
+from admindesk.schema.task_model import TASKS_ROOT, Task, load_tasks
 from admindesk.verifiers.judge import Judge, load_judge
 from admindesk.verifiers.records import EpisodeRecord, FileDigest
 from admindesk.verifiers.scoring import TaskResult, score_task
-from admindesk.schema.task_model import TASKS_ROOT, Task, load_tasks
 
 TASK_PREFIX = "admindesk."
 JUDGE_VARIABLE = "ADMINDESK_JUDGE"

@@ -18,8 +18,8 @@ from PIL import Image
 
 from admindesk.harness.env.environment import Env
 from admindesk.harness.env.observation import Observation
-from admindesk.verifiers.records import EpisodeRecord
 from admindesk.schema.task_model import Task
+from admindesk.verifiers.records import EpisodeRecord
 
 TEXT_CHARSET = string.printable
 MAX_TEXT = 4096

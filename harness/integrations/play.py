@@ -19,10 +19,10 @@ from urllib.parse import parse_qs
 
 from admindesk.harness.env.environment import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
 from admindesk.harness.env.services import HOST, Services
+from admindesk.schema.task_model import TASKS_ROOT, Task, load_tasks
 from admindesk.verifiers.judge import Judge
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import NamedResult, TaskResult, score_task
-from admindesk.schema.task_model import TASKS_ROOT, Task, load_tasks
 
 MAX_FORM_BYTES = 64_000
 

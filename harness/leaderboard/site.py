@@ -23,13 +23,12 @@ from typing import Any
 
 import jinja2
 
-from admindesk.harness.running import metrics as run_metrics
 from admindesk.harness.leaderboard.rejudge import RubricReview, rejudged_run
 from admindesk.harness.leaderboard.splits import SplitCatalog
 from admindesk.harness.leaderboard.submission import SUBMISSION_FILE, SubmissionMeta, Verdict, validate_submission
-from admindesk.harness.report.build import TEMPLATES as REPORT_TEMPLATES
-from admindesk.harness.report.build import write_assets, write_report
+from admindesk.harness.report.build import TEMPLATES as REPORT_TEMPLATES, write_assets, write_report
 from admindesk.harness.report.run_data import load_run
+from admindesk.harness.running import metrics as run_metrics
 from admindesk.harness.task_tools.splits.manifest import PUBLIC_SPLIT
 from admindesk.verifiers.judge import Judge
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from admindesk.harness.task_tools.splits.manifest import PUBLIC_SPLIT, SPLIT_FILE, SplitInfo
 from admindesk.harness.task_tools.folders import CUSTOM_SPLIT, TaskFolderError, verified_split
+from admindesk.harness.task_tools.splits.manifest import PUBLIC_SPLIT, SPLIT_FILE, SplitInfo
 
 
 @dataclass(frozen=True)

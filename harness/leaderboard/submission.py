@@ -29,18 +29,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from admindesk.harness.running import metrics as run_metrics
 from admindesk.harness.leaderboard.rejudge import RubricReview, review_rubrics
 from admindesk.harness.leaderboard.splits import SplitCatalog
+from admindesk.harness.running import metrics as run_metrics
 from admindesk.harness.task_tools.folders import PUBLIC_SPLIT_RECORD, recorded_split
+from admindesk.schema.task_model import Task, TaskFileError, load_tasks
+from admindesk.schema.values import CaseReferenceError
 from admindesk.verifiers.episode import QueryError
 from admindesk.verifiers.judge import Judge, JudgeError, Judgement, RubricRequest
 from admindesk.verifiers.judge.usage import JudgeUsage
 from admindesk.verifiers.record_files import RECORD_FILE, RecordFileError, read_json_bytes, record_file
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import TaskResult, score_task
-from admindesk.schema.task_model import Task, TaskFileError, load_tasks
-from admindesk.schema.values import CaseReferenceError
 
 SUBMISSION_FILE = "submission.json"
 # Floats in JSON survive a round trip, but sums may differ in the last bits.

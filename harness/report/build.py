@@ -20,9 +20,9 @@ from urllib.parse import urlsplit
 import jinja2
 from plotly.offline import get_plotlyjs
 
-from admindesk.harness.running import metrics as run_metrics
 from admindesk.harness.report import charts
 from admindesk.harness.report.run_data import Episode, RunData, load_run
+from admindesk.harness.running import metrics as run_metrics
 
 TEMPLATES = Path(__file__).with_name("templates")
 STATIC_ASSETS = ("report.css", "viewer.js")

@@ -10,8 +10,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from admindesk.harness.running import metrics as run_metrics
 from admindesk.harness.report.run_data import Episode, RunData
+from admindesk.harness.running import metrics as run_metrics
 
 RESULT_COLOURS = {"pass": "#1b7f3b", "unjudged": "#b58100", "fail": "#c0392b", "error": "#6c3483",
                   "timeout": "#935116", "infra_error": "#7f8c8d"}

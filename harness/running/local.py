@@ -26,16 +26,15 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
-from admindesk.process_memory import limit_arenas, release_free_memory
-from admindesk.harness.agents import AgentError, make_agent
+from admindesk.harness.agents import AgentError, make_agent, registry
 from admindesk.harness.agents.loop import attach_notes
-from admindesk.harness.agents.registry import agent_options
-from admindesk.harness.env.environment import Env
 from admindesk.harness.agents.scripted import ScriptFailed
+from admindesk.harness.env.environment import Env
 from admindesk.harness.task_tools.folders import split_record
+from admindesk.process_memory import limit_arenas, release_free_memory
+from admindesk.schema.task_model import Task
 from admindesk.verifiers.record_files import write_record
 from admindesk.verifiers.scoring import TaskResult, score_task
-from admindesk.schema.task_model import Task
 
 
 class EpisodeSummary(BaseModel):
@@ -168,7 +167,7 @@ def run(agent_name: str, tasks: list[Task], out_dir: Path, *, trials: int = 1,
     if trials < 1:
         raise ValueError("trials must be at least 1")
     options = dict(agent_options or {})
-    if prompt_mode is not None and "prompt_mode" in agent_options(agent_name):
+    if prompt_mode is not None and "prompt_mode" in registry.agent_options(agent_name):
         options["prompt_mode"] = prompt_mode  # scripted agents take no prompt
     agent = make_agent(agent_name, **options)
     out_dir.mkdir(parents=True, exist_ok=True)

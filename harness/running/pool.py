@@ -26,8 +26,14 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from admindesk.harness.env import faults
-from admindesk.harness.running.folder import (episode_name, finished_summaries, install_episode,
-                                          run_versions, sweep_staging, write_json_atomic)
+from admindesk.harness.running.folder import (
+    episode_name,
+    finished_summaries,
+    install_episode,
+    run_versions,
+    sweep_staging,
+    write_json_atomic,
+)
 from admindesk.harness.running.metrics import run_metrics
 from admindesk.harness.running.worker import EpisodeWorker, WorkerConfig, make_run_agent
 from admindesk.harness.task_tools.folders import refuse_other_split, split_record

@@ -5,8 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from admindesk.harness.running.pool import run_parallel
 from admindesk.harness.running.worker import WorkerConfig

@@ -12,8 +12,15 @@ from pathlib import Path
 
 import yaml
 
-from admindesk.harness.task_tools.generation import (TABLE_SUFFIX, TEMPLATE_SUFFIX, WORKFLOW_FOLDERS, CaseRow,
-                                               GenerationError, Generator, read_table)
+from admindesk.harness.task_tools.generation import (
+    TABLE_SUFFIX,
+    TEMPLATE_SUFFIX,
+    WORKFLOW_FOLDERS,
+    CaseRow,
+    GenerationError,
+    Generator,
+    read_table,
+)
 
 AUTHORED_TABLE = "authored" + TABLE_SUFFIX
 DRAFT_NOTE = "Drafted with `admindesk tasks new` from {source}: edit the case into the new scenario."

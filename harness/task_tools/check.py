@@ -19,18 +19,18 @@ import json
 import multiprocessing
 import random
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from collections.abc import Collection
-from datetime import date
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
-from admindesk.harness.running import local as runner_local
-from admindesk.harness.running.folder import git_commit
 from admindesk.harness.agents.controls import FILING_TEMPLATE
 from admindesk.harness.env.environment import Env
-from admindesk.verifiers.scoring import TaskResult
+from admindesk.harness.running import local as runner_local
+from admindesk.harness.running.folder import git_commit
 from admindesk.schema.task_model import Task, order_subtasks
+from admindesk.verifiers.scoring import TaskResult
 
 CONTROLS = ("noop", "notes-only", "wrong-patient")
 FILE_NOTHING_GUARD = "no_submission"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from admindesk.verifiers.static_validation import validate_task
 from admindesk.schema.task_model import Task
+from admindesk.verifiers.static_validation import validate_task
 
 # Guards every task that can do harm carries: a submission somewhere or PHI sent.
 HARM_GUARD_KINDS = frozenset({"recipient", "duplicate", "no_submission", "phi"})

@@ -13,8 +13,8 @@ import pytest
 import yaml
 from pypdf import PdfReader
 
-from admindesk.envs.common.factory import AppConfig
 from admindesk.envs.common.documents.pdf import render_pdf
+from admindesk.envs.common.factory import AppConfig
 from admindesk.envs.world import build_world
 from admindesk.envs.world.cases import build_case
 from admindesk.schema.task_model import load_task_file

@@ -6,9 +6,7 @@ from sqlalchemy import select
 
 from admindesk.envs.ehr_web import create_app
 from admindesk.envs.ehr_web.models_work import WorkItem
-from admindesk.envs.ehr_web.vocab import NON_DENIAL_CARCS
-
-from admindesk.envs.ehr_web.vocab import QUEUES
+from admindesk.envs.ehr_web.vocab import NON_DENIAL_CARCS, QUEUES
 
 from .conftest import build_app
 

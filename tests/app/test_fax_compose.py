@@ -8,8 +8,7 @@ import pytest
 from admindesk.envs.fax import create_app
 
 from .conftest import FormClient, build_app
-from .test_fax_support import (appeals_contact, audit_rows, new_draft, pdf_bytes, post_draft, sha,
-                               text, upload)
+from .test_fax_support import appeals_contact, audit_rows, new_draft, pdf_bytes, post_draft, sha, text, upload
 
 
 @pytest.fixture(scope="module")

@@ -9,14 +9,13 @@ refusal, and the database must be exactly as before it.
 """
 from __future__ import annotations
 
-from collections import Counter
 import importlib
 import re
+from collections import Counter
 from urllib.parse import urlsplit
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from werkzeug.exceptions import HTTPException

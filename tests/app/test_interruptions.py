@@ -7,9 +7,9 @@ from flask import Flask
 
 from admindesk.envs import fax
 from admindesk.envs.common import interruptions
+from admindesk.envs.common.factory import AppConfig
 
 from .conftest import TEMPLATE_CACHE, TOKEN, FormClient
-from admindesk.envs.common.factory import AppConfig
 
 HEADERS = {"X-Bench-Token": TOKEN}
 

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from admindesk.envs.common.state import sequences
 from admindesk.envs.common.factory import AppConfig
+from admindesk.envs.common.state import sequences
 
 from . import kit_demo
 from .conftest import TOKEN, FormClient, build_app

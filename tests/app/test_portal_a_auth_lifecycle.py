@@ -11,8 +11,18 @@ from admindesk.envs.payer_portal_a import create_app
 from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for
 
 from .conftest import build_app
-from .test_portal_a_support import (LUMBAR_MET, LUMBAR_NOT_MET, NOW, approved_lumbar_case, build_draft,
-                                    case_with_status, lines_of, request_by_id, submit, us)
+from .test_portal_a_support import (
+    LUMBAR_MET,
+    LUMBAR_NOT_MET,
+    NOW,
+    approved_lumbar_case,
+    build_draft,
+    case_with_status,
+    lines_of,
+    request_by_id,
+    submit,
+    us,
+)
 
 TABLES = ("pa_requests", "pa_service_lines", "pa_status_events", "letters", "auth_changes", "peer_to_peer",
           "auth_appeals")

@@ -12,8 +12,8 @@ from admindesk.envs.common import clock
 from admindesk.envs.payer_portal_a import create_app
 from admindesk.envs.payer_portal_a.lifecycle_models import AuthAppeal
 from admindesk.envs.payer_portal_a.models import PaRequest
-from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for
 from admindesk.envs.payer_portal_a.policy import load_policy
+from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for
 from admindesk.envs.world import build_world
 
 from .conftest import build_app

@@ -9,10 +9,24 @@ from admindesk.envs.payer_portal_a import create_app
 from admindesk.envs.payer_portal_a.organizations import tax_id
 
 from .conftest import build_app
-from .test_portal_a_support import (LUMBAR_MET, LUMBAR_NOT_MET, active_member, approved_lumbar_case, build_draft,
-                                    draft_id, header, lines_of, organization, pdf_file, providers, request_by_id,
-                                    start_draft, submit,
-                                    terminated_member, us)
+from .test_portal_a_support import (
+    LUMBAR_MET,
+    LUMBAR_NOT_MET,
+    active_member,
+    approved_lumbar_case,
+    build_draft,
+    draft_id,
+    header,
+    lines_of,
+    organization,
+    pdf_file,
+    providers,
+    request_by_id,
+    start_draft,
+    submit,
+    terminated_member,
+    us,
+)
 
 
 @pytest.fixture(scope="module")

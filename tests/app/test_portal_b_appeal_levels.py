@@ -11,8 +11,8 @@ from sqlalchemy import select
 
 from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.payer_portal_b import create_app
-from admindesk.envs.payer_portal_b.rules.appeal_rules import decide
 from admindesk.envs.payer_portal_b.models import Appeal, Claim, ClaimLine, ExplanationOfBenefits
+from admindesk.envs.payer_portal_b.rules.appeal_rules import decide
 
 from .conftest import build_app
 from .test_portal_b_precert import people, submit  # noqa: F401  (fixture and form helper reused)

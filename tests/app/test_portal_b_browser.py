@@ -5,7 +5,7 @@ import io
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, TimeoutError as PlaywrightTimeout
+from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect
 from pypdf import PdfReader
 
 from admindesk.envs.payer_portal_b import create_app

@@ -9,8 +9,7 @@ from sqlalchemy import select
 
 from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.payer_portal_b import create_app
-from admindesk.envs.payer_portal_b.models import (Appeal, Claim, ExplanationOfBenefits, Provider, Subscriber,
-                                                  Supplier)
+from admindesk.envs.payer_portal_b.models import Appeal, Claim, ExplanationOfBenefits, Provider, Subscriber, Supplier
 
 from .conftest import build_app
 

@@ -9,8 +9,14 @@ from pathlib import Path
 import pytest
 from flask import Flask, redirect, request
 
-from admindesk.harness.task_tools.screen_survey import (VIEWPORT, check_post_result, discover_screens, measure_density,
-                                             screen_shape, sign_in)
+from admindesk.harness.task_tools.screen_survey import (
+    VIEWPORT,
+    check_post_result,
+    discover_screens,
+    measure_density,
+    screen_shape,
+    sign_in,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -11,8 +11,13 @@ import pytest
 from admindesk.envs.payer_portal_a.organizations import tax_id
 from admindesk.harness.agents.scripted import ScriptedActor
 from admindesk.harness.env.services import available_apps
-from tests.e2e.prior_auth_case import (PORTAL_A_DOCUMENT_TYPE, PriorAuthCase, find_approvable_case,
-                                       load_portal_a_policy, us_date)
+from tests.e2e.prior_auth_case import (
+    PORTAL_A_DOCUMENT_TYPE,
+    PriorAuthCase,
+    find_approvable_case,
+    load_portal_a_policy,
+    us_date,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(not {"ehr_web", "payer_portal_a"} <= set(available_apps()),

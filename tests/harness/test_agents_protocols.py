@@ -16,11 +16,24 @@ import pytest
 from admindesk.harness.agents import make_agent
 from admindesk.harness.agents.loop import run_episode
 from admindesk.harness.env.services import available_apps
-from tests.harness.agent_support import (INBOX_TASK, SIGN_IN_TASK, computer_call, element_id,
-                                         final_message, responses_reply, sign_in_targets,
-                                         trajectory_actions)
-from tests.unit.protocol_servers import (ProtocolServer, anthropic_error, anthropic_message,
-                                         chat_completion, json_reply, openai_error)
+from tests.harness.agent_support import (
+    INBOX_TASK,
+    SIGN_IN_TASK,
+    computer_call,
+    element_id,
+    final_message,
+    responses_reply,
+    sign_in_targets,
+    trajectory_actions,
+)
+from tests.unit.protocol_servers import (
+    ProtocolServer,
+    anthropic_error,
+    anthropic_message,
+    chat_completion,
+    json_reply,
+    openai_error,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif("fax" not in available_apps(), reason="needs the fax app")]

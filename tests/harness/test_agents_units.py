@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.harness.env.actions import Click, Done, Drag, Key, RightClick, Scroll, TypeText
 from admindesk.harness.agents import make_agent
 from admindesk.harness.agents.accounting import call_usage, model_prices
 from admindesk.harness.agents.computer_actions import from_anthropic, from_openai
@@ -12,6 +11,7 @@ from admindesk.harness.agents.keys import UnknownKey, playwright_combo
 from admindesk.harness.agents.model_agent import MalformedReply
 from admindesk.harness.agents.openai_compatible import parse_reply, system_prompt
 from admindesk.harness.agents.prompting import task_prompt
+from admindesk.harness.env.actions import Click, Done, Drag, Key, RightClick, Scroll, TypeText
 from admindesk.harness.env.observation import Observation
 from admindesk.schema.task_model import Task
 from tests.unit.protocol_servers import ProtocolServer, chat_completion, json_reply

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.harness.env.sandbox import (NavigationBlocked, bench_path, blocked_request_pattern,
-                                       check_navigation)
+from admindesk.harness.env.sandbox import NavigationBlocked, bench_path, blocked_request_pattern, check_navigation
 from tests.harness.conftest import adhoc
 from tests.harness.listeners import CountingListener, ipv6_loopback_available
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import textwrap
 
-
 COMMENT = "Reviewed by the integration test"
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import signal
 import shutil
+import signal
 import subprocess
 import time
 from dataclasses import dataclass

@@ -19,8 +19,8 @@ pytest.importorskip("browsergym.core")
 import gymnasium  # noqa: E402
 
 from admindesk.envs.common.documents.pdf import render_pdf  # noqa: E402
-from admindesk.harness.integrations import browsergym as browsergym_adapter
 from admindesk.harness.env.environment import DEFAULT_PASSWORD, DEFAULT_USERNAME  # noqa: E402
+from admindesk.harness.integrations import browsergym as browsergym_adapter
 from tests.integrations.browsergym_steps import BrowserGymSteps  # noqa: E402
 from tests.unit.protocol_servers import ProtocolServer, chat_completion, json_reply  # noqa: E402
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from admindesk.harness.env.environment import DEFAULT_PASSWORD, DEFAULT_USERNAME
-from admindesk.harness.integrations.play import PlaySession, find_task, result_lines
 from admindesk.harness.env.services import Services, free_port
+from admindesk.harness.integrations.play import PlaySession, find_task, result_lines
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import score_task
 from tests.integrations.comment_task import COMMENT, write_comment_task

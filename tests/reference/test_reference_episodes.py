@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from admindesk.harness.running import local as runner_local
 from admindesk.harness.env.services import available_apps
+from admindesk.harness.running import local as runner_local
 from admindesk.verifiers.record_files import RECORD_FILE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,

@@ -13,8 +13,8 @@ from datetime import date
 import pytest
 
 from admindesk.harness.env.services import available_apps
-from admindesk.harness.task_tools.splits.generate import write_split
 from admindesk.harness.task_tools.check import check_task, format_row
+from admindesk.harness.task_tools.splits.generate import write_split
 from admindesk.schema.task_model import load_tasks
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,

@@ -18,12 +18,12 @@ import yaml
 from PIL import Image, ImageDraw
 
 from admindesk.harness.running import local as runner_local
-from admindesk.harness.task_tools.splits.manifest import SPLIT_FILE, seed_digest, tasks_digest
-from admindesk.harness.task_tools.folders import split_record
 from admindesk.harness.running.local import EpisodeSummary
+from admindesk.harness.task_tools.folders import split_record
+from admindesk.harness.task_tools.splits.manifest import SPLIT_FILE, seed_digest, tasks_digest
+from admindesk.schema.task_model import Task
 from admindesk.verifiers.record_files import write_record
 from admindesk.verifiers.scoring import score_task
-from admindesk.schema.task_model import Task
 from tests.unit.fixtures.episodes import good_record, task_data, untouched_record
 from tests.unit.fixtures.judges import KeywordJudge
 

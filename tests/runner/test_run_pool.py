@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from admindesk.harness.running import local as runner_local
 from admindesk.harness.running.pool import run_parallel
 from admindesk.harness.running.worker import WorkerConfig
-from admindesk.verifiers.record_files import RECORD_FILE
 from admindesk.schema.task_model import load_tasks
+from admindesk.verifiers.record_files import RECORD_FILE
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

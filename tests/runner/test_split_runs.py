@@ -9,16 +9,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from admindesk.harness.running import local as runner_local
-from admindesk.harness.task_tools import check as task_check
+from admindesk.harness.cli.main import main
 from admindesk.harness.env.attach import AttachSpec
 from admindesk.harness.env.environment import Env
-from admindesk.harness.cli.main import main
+from admindesk.harness.env.services import ServiceError, Services
+from admindesk.harness.running import local as runner_local
 from admindesk.harness.running.pool import run_parallel
 from admindesk.harness.running.worker import WorkerConfig
-from admindesk.harness.env.services import ServiceError, Services
-from admindesk.harness.task_tools.folders import (PUBLIC_SPLIT_RECORD, TaskFolderError, load_task_folder,
-                                            split_record)
+from admindesk.harness.task_tools import check as task_check
+from admindesk.harness.task_tools.folders import PUBLIC_SPLIT_RECORD, TaskFolderError, load_task_folder, split_record
 from admindesk.schema.case_ids import CaseIds
 from tests.runner.split_folders import write_public_copy_split
 

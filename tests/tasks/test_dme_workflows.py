@@ -11,10 +11,10 @@ import pytest
 
 from admindesk.envs.common.factory import AppConfig
 from admindesk.harness.env.services import APP_NAMES
-from admindesk.verifiers import score_task
 from admindesk.schema.case_ids import case_values
-from admindesk.verifiers.records import EpisodeRecord
 from admindesk.schema.task_model import TASKS_ROOT, load_task_file
+from admindesk.verifiers import score_task
+from admindesk.verifiers.records import EpisodeRecord
 from tests.app.conftest import TEMPLATE_CACHE, TOKEN, FormClient
 from tests.app.test_fax_support import new_draft, post_draft
 

@@ -12,9 +12,9 @@ from admindesk.envs.common.factory import AppConfig
 from admindesk.harness.env.services import APP_NAMES
 from admindesk.harness.task_tools.generation import Generator
 from admindesk.harness.task_tools.suite import suite_problems, suite_summary, task_row
+from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 from admindesk.verifiers import score_task
 from admindesk.verifiers.records import EpisodeRecord
-from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 from tests.app.conftest import TEMPLATE_CACHE, TOKEN
 
 PA_CHALLENGES = {"none", "no_auth_required", "duplicate_on_file", "coverage_termed", "fax_only_payer",

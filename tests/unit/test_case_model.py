@@ -4,8 +4,13 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from admindesk.schema.task_model import (TaskFileError, _ExplainingTextDatesLoader, load_task_file, load_tasks,
-                                             parse_task_text)
+from admindesk.schema.task_model import (
+    TaskFileError,
+    _ExplainingTextDatesLoader,
+    load_task_file,
+    load_tasks,
+    parse_task_text,
+)
 from tests.cases.examples import EXAMPLE_TASK_IDS, TASKS_DIR
 
 BASE = {

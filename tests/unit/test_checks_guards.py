@@ -5,8 +5,17 @@ from pydantic import TypeAdapter
 from admindesk.schema.guards import GUARD_KINDS, Guard
 from admindesk.verifiers.checks import run_check
 from admindesk.verifiers.episode import EpisodeView
-from tests.unit.fixtures.episodes import (CASE, DISCONNECTED_FAX, LOOKALIKE_MEMBER_ID, LOOKALIKE_MRN,
-                                          LOOKALIKE_NOTE_SHA, MEMBER_ID, PA_FAX, good_record, untouched_record)
+from tests.unit.fixtures.episodes import (
+    CASE,
+    DISCONNECTED_FAX,
+    LOOKALIKE_MEMBER_ID,
+    LOOKALIKE_MRN,
+    LOOKALIKE_NOTE_SHA,
+    MEMBER_ID,
+    PA_FAX,
+    good_record,
+    untouched_record,
+)
 
 GUARD = TypeAdapter(Guard)
 

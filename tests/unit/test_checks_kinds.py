@@ -6,9 +6,19 @@ from admindesk.schema.check_kinds import CHECK_KINDS, Check
 from admindesk.schema.guards import GUARD_KINDS
 from admindesk.verifiers.checks import EVALUATORS, run_check
 from admindesk.verifiers.episode import EpisodeView, QueryError
-from tests.unit.fixtures.episodes import (AUTH_NUMBER, DISCONNECTED_FAX, INBOUND_SHA, LOOKALIKE_MEMBER_ID,
-                                          LOOKALIKE_NOTE_SHA, MEMBER, PA_FAX, TITLE, CASE, good_record,
-                                          untouched_record)
+from tests.unit.fixtures.episodes import (
+    AUTH_NUMBER,
+    CASE,
+    DISCONNECTED_FAX,
+    INBOUND_SHA,
+    LOOKALIKE_MEMBER_ID,
+    LOOKALIKE_NOTE_SHA,
+    MEMBER,
+    PA_FAX,
+    TITLE,
+    good_record,
+    untouched_record,
+)
 
 CHECK = TypeAdapter(Check)
 

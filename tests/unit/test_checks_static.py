@@ -2,9 +2,9 @@
 import pytest
 from pydantic import ValidationError
 
+from admindesk.schema.task_model import Task
 from admindesk.verifiers.snapshot_schema import SCHEMA_PATH, load_schema
 from admindesk.verifiers.static_validation import validate_task, validate_task_data
-from admindesk.schema.task_model import Task
 from tests.unit.fixtures.episodes import MEMBER_ID, task, task_data
 from tests.unit.fixtures.snapshot_schema_dump import render_schema
 

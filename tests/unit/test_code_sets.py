@@ -5,8 +5,13 @@ import pytest
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import DeclarativeBase, Session
 
-from admindesk.envs.common.code_sets import (ADJUSTMENT_CODES, CODE_SET_TABLES, DIAGNOSIS_CODES,
-                                             declare_code_sets, seed_code_sets)
+from admindesk.envs.common.code_sets import (
+    ADJUSTMENT_CODES,
+    CODE_SET_TABLES,
+    DIAGNOSIS_CODES,
+    declare_code_sets,
+    seed_code_sets,
+)
 from admindesk.envs.common.state.database import KitBase
 from admindesk.envs.world.models import CodeSets, Procedure
 

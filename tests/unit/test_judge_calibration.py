@@ -7,10 +7,15 @@ import pytest
 from click.testing import CliRunner
 
 from admindesk.harness.cli.main import main
-from admindesk.verifiers.judge.calibration import (CalibrationError, ItemOutcome, agreement, load_calibration,
-                                                   rubric_family)
-from admindesk.verifiers.judge.prompt import evidence_fence
 from admindesk.schema.task_model import load_tasks
+from admindesk.verifiers.judge.calibration import (
+    CalibrationError,
+    ItemOutcome,
+    agreement,
+    load_calibration,
+    rubric_family,
+)
+from admindesk.verifiers.judge.prompt import evidence_fence
 from tests.unit.protocol_servers import ProtocolServer, chat_completion, json_reply
 
 ITEMS = load_calibration()

@@ -7,8 +7,15 @@ import pytest
 from admindesk.verifiers.judge import JudgeError, JudgeSpecError, RubricRequest, load_judge
 from admindesk.verifiers.judge.prompt import MalformedVerdict
 from admindesk.verifiers.judge.spec import JudgeSettings
-from tests.unit.protocol_servers import (ProtocolServer, Reply, anthropic_error, anthropic_message,
-                                         chat_completion, json_reply, openai_error)
+from tests.unit.protocol_servers import (
+    ProtocolServer,
+    Reply,
+    anthropic_error,
+    anthropic_message,
+    chat_completion,
+    json_reply,
+    openai_error,
+)
 
 CHAT = "/v1/chat/completions"
 MESSAGES = "/v1/messages"

@@ -7,9 +7,9 @@ import pytest
 from pypdf import PdfReader
 from werkzeug.datastructures import FileStorage
 
-from admindesk.envs.common.pagination import Page
 from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.common.documents.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.pagination import Page
 
 
 def upload(content: bytes, name: str = "letter.pdf") -> FileStorage:

@@ -44,3 +44,24 @@ def test_no_package_folder_holds_more_than_twenty_modules():
             if len(modules) > MAX_MODULES_PER_FOLDER:
                 crowded[str(folder.relative_to(ROOT))] = len(modules)
     assert not crowded, f"split these folders by concern: {crowded}"
+
+
+def test_documented_public_imports_keep_working():
+    import admindesk
+    from admindesk.harness.env import Env
+    from admindesk.harness.env.environment import Env as EnvClass
+    from admindesk.harness.gym import AdminDeskGymEnv
+    from admindesk.harness.integrations.gym import AdminDeskGymEnv as GymClass
+
+    assert admindesk.Env is Env is EnvClass
+    assert AdminDeskGymEnv is GymClass
+    assert len(admindesk.load_tasks()) == 135
+
+
+def test_the_browsergym_entry_point_registers_every_task():
+    pytest.importorskip("browsergym.core")
+    import gymnasium
+
+    import admindesk.harness.browsergym_adapter  # noqa: F401  (registers on import)
+
+    assert "browsergym/admindesk.pa-easy-09" in gymnasium.registry

@@ -6,8 +6,14 @@ import gzip
 import pytest
 
 from admindesk.harness.running.folder import is_finished
-from admindesk.verifiers.record_files import (PLAIN_RECORD_FILE, RECORD_FILE, RecordFileError, load_record,
-                                              record_file, write_record)
+from admindesk.verifiers.record_files import (
+    PLAIN_RECORD_FILE,
+    RECORD_FILE,
+    RecordFileError,
+    load_record,
+    record_file,
+    write_record,
+)
 from tests.unit.fixtures.episodes import good_record
 
 

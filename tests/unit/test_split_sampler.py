@@ -7,10 +7,10 @@ from datetime import date, timedelta
 import pytest
 
 from admindesk.envs.world import build_world
+from admindesk.harness.task_tools.generation import Generator
 from admindesk.harness.task_tools.splits import facts, timeline
 from admindesk.harness.task_tools.splits.generate import public_rows
 from admindesk.harness.task_tools.splits.sampler import draw_row
-from admindesk.harness.task_tools.generation import Generator
 
 SEEDS = (1, 2, 3, 4)
 

@@ -8,8 +8,8 @@ from datetime import timedelta
 
 import pytest
 
-from admindesk.envs.world import WORLD_ANCHOR, World, build_world, generate_world
 from admindesk.envs.common.npi import is_valid_npi
+from admindesk.envs.world import WORLD_ANCHOR, World, build_world, generate_world
 
 APPS = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")
 DOC_KINDS = {"progress_note", "pt_note", "imaging_report", "sleep_study", "lab_result", "letter",

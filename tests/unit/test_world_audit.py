@@ -7,8 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from admindesk.envs.world import build_world
-from admindesk.envs.world import WORLD_ANCHOR
+from admindesk.envs.world import WORLD_ANCHOR, build_world
 from admindesk.envs.world.audit import KINDS, audit_world, format_report, main
 from admindesk.envs.world.models import Adjustment
 from admindesk.envs.world.review_rules import MET, NOT_MET, review

@@ -19,8 +19,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from admindesk.schema.checks_text import RubricCheck
-from admindesk.verifiers.judge import Judge, JudgeError, RubricRequest
 from admindesk.schema.task_model import TASKS_ROOT
+from admindesk.verifiers.judge import Judge, JudgeError, RubricRequest
 
 CALIBRATION_ROOT = TASKS_ROOT / "judge_calibration"
 Label = Literal["pass", "fail"]

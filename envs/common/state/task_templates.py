@@ -18,13 +18,11 @@ from urllib.parse import quote
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from admindesk.schema.case_model import Case
-from admindesk.schema.task_model import (INTERRUPTIONS_SECTION, TaskFileError, describe_errors,
-                                             read_task_yaml)
-
-from admindesk.envs.common.state.database import Database
 from admindesk.envs.common.interruptions import state_row as interruption_state
+from admindesk.envs.common.state.database import Database
 from admindesk.envs.common.state.seeding import SeedError, WorldSeed, build_template, insert_task_seeds
+from admindesk.schema.case_model import Case
+from admindesk.schema.task_model import INTERRUPTIONS_SECTION, TaskFileError, describe_errors, read_task_yaml
 
 
 class UnknownTask(LookupError):

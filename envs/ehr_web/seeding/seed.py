@@ -15,9 +15,7 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.common.code_sets import seed_code_sets
 from admindesk.envs.common.state.seeding import WorldSeed
-
-from admindesk.envs.ehr_web import models as m
-from admindesk.envs.ehr_web import models_work as w
+from admindesk.envs.ehr_web import models as m, models_work as w
 from admindesk.envs.ehr_web.chart_rules import COMPLETED_COURSES, allergy_line, medications_for, split_drug
 from admindesk.envs.ehr_web.document_files import document_pdf, download_name
 from admindesk.envs.ehr_web.seeding.seed_history import seed_history

@@ -20,9 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common.clock import DEFAULT_NOW
-
-from admindesk.envs.ehr_web import models as m
-from admindesk.envs.ehr_web import models_work as w
+from admindesk.envs.ehr_web import models as m, models_work as w
 from admindesk.envs.ehr_web.models_history import AuthorizationEvent, CoverageEvent
 from admindesk.envs.ehr_web.vocab import VERIFICATION_RESULTS
 

@@ -13,9 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common.clock import DEFAULT_NOW
-
-from admindesk.envs.ehr_web import models as m
-from admindesk.envs.ehr_web import models_work as w
+from admindesk.envs.ehr_web import models as m, models_work as w
 from admindesk.envs.ehr_web.models_desk import PAYER_CORRESPONDENCE, STAFF_MESSAGE, InBasketMessage
 from admindesk.envs.ehr_web.seeding.seed_queues import DENIAL_STAFF, PA_STAFF
 

@@ -17,7 +17,6 @@ from admindesk.envs.common import clock, interruptions
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.state.kit_models import StaffUser
 from admindesk.envs.common.web import current_username, db
-
 from admindesk.envs.ehr_web.models import Order, OrderAuthorization, Patient
 from admindesk.envs.ehr_web.models_desk import AlertResponse, ChartLockEvent
 from admindesk.envs.ehr_web.models_work import Claim

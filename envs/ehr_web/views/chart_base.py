@@ -7,7 +7,6 @@ from sqlalchemy import func, select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db
-
 from admindesk.envs.ehr_web.models import Coverage, Patient, Provider
 from admindesk.envs.ehr_web.models_work import WorkItem
 from admindesk.envs.ehr_web.views.alerts import chart_interruptions

@@ -7,7 +7,6 @@ from flask import Blueprint
 from sqlalchemy import select
 
 from admindesk.envs.common.web import db
-
 from admindesk.envs.ehr_web.document_pages import document_scan
 from admindesk.envs.ehr_web.models import Document
 from admindesk.envs.ehr_web.models_desk import PAYER_CORRESPONDENCE, InBasketMessage

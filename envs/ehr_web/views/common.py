@@ -6,7 +6,6 @@ from sqlalchemy import and_, or_, select
 
 from admindesk.envs.common.state.kit_models import StaffUser
 from admindesk.envs.common.web import db, get_or_404
-
 from admindesk.envs.ehr_web.models import Patient
 from admindesk.envs.ehr_web.models_work import WorkItem
 from admindesk.envs.ehr_web.vocab import QUEUES, Queue

@@ -8,7 +8,6 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
-
 from admindesk.envs.ehr_web import coverage_changes
 from admindesk.envs.ehr_web.forms import options
 from admindesk.envs.ehr_web.forms_changes import RANK_CHOICES, CoordinationOfBenefitsForm, VerifyCoverageForm

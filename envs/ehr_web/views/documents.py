@@ -8,12 +8,11 @@ from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
-from admindesk.envs.common.pagination import apply_sort
 from admindesk.envs.common.documents.scan_pages import render_page
-from admindesk.envs.common.state.sequences import next_value
 from admindesk.envs.common.documents.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.pagination import apply_sort
+from admindesk.envs.common.state.sequences import next_value
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.ehr_web.document_files import document_pdf, download_name
 from admindesk.envs.ehr_web.document_pages import document_scan
 from admindesk.envs.ehr_web.forms import DocumentUploadForm

@@ -7,18 +7,17 @@ from sqlalchemy import func, select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
-from admindesk.envs.common.state.kit_models import AuditEvent
 from admindesk.envs.common.pagination import apply_sort, paginate
+from admindesk.envs.common.state.kit_models import AuditEvent
 from admindesk.envs.common.web import current_username, db
-
 from admindesk.envs.ehr_web.formats import phone
 from admindesk.envs.ehr_web.models import Patient
 from admindesk.envs.ehr_web.models_desk import InBasketMessage
 from admindesk.envs.ehr_web.models_work import WorkItem, WorkItemEvent
-from admindesk.envs.ehr_web.vocab import QUEUE_BY_NAME, QUEUES
 from admindesk.envs.ehr_web.views.common import display_name, open_in_any_queue, staff_names
 from admindesk.envs.ehr_web.views.inbasket import queue_counts, visible_to
 from admindesk.envs.ehr_web.views.queues import PER_PAGE, item_rows
+from admindesk.envs.ehr_web.vocab import QUEUE_BY_NAME, QUEUES
 
 home = Blueprint("home", __name__)
 RECENT_PATIENTS = 8

@@ -9,11 +9,10 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.ehr_web.models_desk import INBASKET_FOLDERS, InBasketMessage, SavedQueueView
 from admindesk.envs.ehr_web.models_work import WorkItem
-from admindesk.envs.ehr_web.vocab import QUEUES
 from admindesk.envs.ehr_web.views.common import open_items_filter
+from admindesk.envs.ehr_web.vocab import QUEUES
 
 inbasket = Blueprint("inbasket", __name__, url_prefix="/in-basket")
 PER_PAGE = 25

@@ -7,7 +7,6 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
-
 from admindesk.envs.ehr_web.forms import NoteForm
 from admindesk.envs.ehr_web.models_work import Note
 

@@ -7,16 +7,15 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.ehr_web import auth_changes
-from admindesk.envs.ehr_web.forms import options, AuthorizationForm, NoteForm
+from admindesk.envs.ehr_web.forms import AuthorizationForm, NoteForm, options
 from admindesk.envs.ehr_web.forms_changes import AuthorizationChangeForm
 from admindesk.envs.ehr_web.models import DiagnosisCode, Document, Order, OrderAuthorization, Payer, ProcedureCode
 from admindesk.envs.ehr_web.models_work import WorkItem
-from admindesk.envs.ehr_web.vocab import CHANGE_ONLY_AUTH_STATUSES
 from admindesk.envs.ehr_web.views.chart_base import render_chart
 from admindesk.envs.ehr_web.views.common import patient_or_404
 from admindesk.envs.ehr_web.views.notes import add_note, notes_for
+from admindesk.envs.ehr_web.vocab import CHANGE_ONLY_AUTH_STATUSES
 
 orders = Blueprint("orders", __name__)
 

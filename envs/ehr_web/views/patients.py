@@ -8,7 +8,6 @@ from sqlalchemy.orm import selectinload
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db
-
 from admindesk.envs.ehr_web.forms import PatientSearchForm
 from admindesk.envs.ehr_web.models import Coverage, Patient
 from admindesk.envs.ehr_web.views.chart_base import active_coverages

@@ -11,13 +11,12 @@ from sqlalchemy import and_, func, or_, select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
-
 from admindesk.envs.ehr_web.forms import options
 from admindesk.envs.ehr_web.forms_desk import BulkActionForm, SavedViewForm
 from admindesk.envs.ehr_web.models_desk import SavedQueueView
 from admindesk.envs.ehr_web.models_work import WorkItem, WorkItemEvent
-from admindesk.envs.ehr_web.vocab import QUEUES, Queue
 from admindesk.envs.ehr_web.views.common import open_items_filter, staff_names
+from admindesk.envs.ehr_web.vocab import QUEUES, Queue
 
 queue_desk = Blueprint("queue_desk", __name__, url_prefix="/queues")
 QUEUE_TABS = {"active": "Active", "deferred": "Deferred", "completed": "Completed"}

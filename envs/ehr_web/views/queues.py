@@ -10,16 +10,23 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
-
-from admindesk.envs.ehr_web.forms import options, AssignForm, NoteForm, QueueFilterForm, WorkItemUpdateForm
+from admindesk.envs.ehr_web.forms import AssignForm, NoteForm, QueueFilterForm, WorkItemUpdateForm, options
 from admindesk.envs.ehr_web.forms_desk import SavedViewForm
 from admindesk.envs.ehr_web.models import Patient, Payer, Supplier
 from admindesk.envs.ehr_web.models_work import Claim, ClaimLine, WorkItem, WorkItemEvent
-from admindesk.envs.ehr_web.vocab import QUEUE_BY_NAME, QUEUES, Queue
 from admindesk.envs.ehr_web.views.billing import code_descriptions, denials
 from admindesk.envs.ehr_web.views.common import staff_names
 from admindesk.envs.ehr_web.views.notes import add_note, notes_for, store_note
-from admindesk.envs.ehr_web.views.queue_desk import QUEUE_TABS, bulk_form, current_tab, queue_or_404, saved_views, tab_counts, tab_filter
+from admindesk.envs.ehr_web.views.queue_desk import (
+    QUEUE_TABS,
+    bulk_form,
+    current_tab,
+    queue_or_404,
+    saved_views,
+    tab_counts,
+    tab_filter,
+)
+from admindesk.envs.ehr_web.vocab import QUEUE_BY_NAME, QUEUES, Queue
 
 queues = Blueprint("queues", __name__, url_prefix="/queues")
 PER_PAGE = 25

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 from flask import Blueprint, g
-from wtforms import SelectChoice
 from sqlalchemy import func, select
+from wtforms import SelectChoice
 
 from admindesk.envs.common import interruptions
 from admindesk.envs.common.state.kit_models import StaffUser
 from admindesk.envs.common.web import db
-
 from admindesk.envs.fax.forms import options
 from admindesk.envs.fax.models import FAILED, OPEN, UNREAD, ComposeDraft, FaxLine, InboundFax, OutboundFax
 from admindesk.envs.fax.numbers import format_fax_number

@@ -7,15 +7,22 @@ from sqlalchemy.orm import selectinload
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
-from admindesk.envs.common.pagination import paginate
 from admindesk.envs.common.documents.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.pagination import paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.fax import drafts
 from admindesk.envs.fax.cover_templates import TEMPLATES
 from admindesk.envs.fax.forms import ComposeForm
-from admindesk.envs.fax.models import (ACTIVE, DISCARDED, OPEN, ComposeDraft, DirectoryContact, DraftAttachment,
-                      InboundFax, OutboundFax)
+from admindesk.envs.fax.models import (
+    ACTIVE,
+    DISCARDED,
+    OPEN,
+    ComposeDraft,
+    DirectoryContact,
+    DraftAttachment,
+    InboundFax,
+    OutboundFax,
+)
 from admindesk.envs.fax.numbers import digits_only, format_fax_number
 from admindesk.envs.fax.views import line_choices
 

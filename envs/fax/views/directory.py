@@ -8,10 +8,16 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.fax.directory_groups import GROUPS, in_group, member_counts
 from admindesk.envs.fax.forms import ContactForm
-from admindesk.envs.fax.models import ACTIVE, CONTACT_TYPES, DISCONNECTED, DirectoryContact, OutboundFax, SupplierNetwork
+from admindesk.envs.fax.models import (
+    ACTIVE,
+    CONTACT_TYPES,
+    DISCONNECTED,
+    DirectoryContact,
+    OutboundFax,
+    SupplierNetwork,
+)
 from admindesk.envs.fax.numbers import digits_only
 
 bp = Blueprint("directory", __name__)

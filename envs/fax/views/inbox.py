@@ -9,10 +9,9 @@ from sqlalchemy.orm import defer
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
-from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.documents.scan_pages import render_page
+from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.fax.fax_pages import fax_scan
 from admindesk.envs.fax.forms import AssignFaxForm, FileFaxForm, ReadStateForm
 from admindesk.envs.fax.models import INBOX_FOLDERS, READ, UNREAD, InboundFax, InboundFaxEvent

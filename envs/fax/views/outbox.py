@@ -7,12 +7,11 @@ from sqlalchemy import or_, select
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.fax import drafts
+from admindesk.envs.fax.cover_templates import template
 from admindesk.envs.fax.forms import ResendForm
 from admindesk.envs.fax.models import FAILED, MISSING_ITEMS, SENT, FaxAttachment, OutboundFax, SupplierReply
 from admindesk.envs.fax.numbers import digits_only
-from admindesk.envs.fax.cover_templates import template
 from admindesk.envs.fax.transmission import PENDING, RETRIES
 from admindesk.envs.fax.views import send_pending, staff_names
 

@@ -18,12 +18,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
-
 from admindesk.envs.payer_portal_a.letters import add_letter, appeal_rights
 from admindesk.envs.payer_portal_a.models import Appeal, Claim, PaRequest
+from admindesk.envs.payer_portal_a.rules.determination import AUTHORIZED_STATUSES
 from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for, timing
 from admindesk.envs.payer_portal_a.rules.reprocessing import current_adjustments, reprocess
-from admindesk.envs.payer_portal_a.rules.determination import AUTHORIZED_STATUSES
 
 KINDS = ("Reconsideration", "Formal Appeal", "Clinical Appeal")
 LEVELS = {"1": "Level 1", "2": "Level 2", "External": "External review"}

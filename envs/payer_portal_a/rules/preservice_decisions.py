@@ -16,7 +16,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
-
 from admindesk.envs.payer_portal_a import numbering
 from admindesk.envs.payer_portal_a.letters import add_letter
 from admindesk.envs.payer_portal_a.lifecycle_models import AuthAppeal

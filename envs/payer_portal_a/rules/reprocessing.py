@@ -7,7 +7,6 @@ from datetime import timedelta
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
-
 from admindesk.envs.payer_portal_a import numbering
 from admindesk.envs.payer_portal_a.lifecycle_models import ClaimEvent
 from admindesk.envs.payer_portal_a.models import Claim, ClaimAdjustment, Remittance

@@ -17,11 +17,20 @@ from flask import Flask, g
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from admindesk.envs.payer_portal_a.rules.appeal_decisions import (IN_REVIEW, LEVELS, OVERTURNED, PARTIAL, UPHELD, AppealOutcome, prior_reference,
-                               record_decision, review_due)
 from admindesk.envs.payer_portal_a.letters import appeal_acknowledgement
 from admindesk.envs.payer_portal_a.lifecycle_models import ClaimEvent
 from admindesk.envs.payer_portal_a.models import Appeal, Claim, ClaimAdjustment, Provider
+from admindesk.envs.payer_portal_a.rules.appeal_decisions import (
+    IN_REVIEW,
+    LEVELS,
+    OVERTURNED,
+    PARTIAL,
+    UPHELD,
+    AppealOutcome,
+    prior_reference,
+    record_decision,
+    review_due,
+)
 
 KINDS = {"reconsideration": "Reconsideration", "formal": "Formal Appeal", "clinical": "Clinical Appeal"}
 LEVEL_CODES = {"1": "1", "2": "2", "external": "External"}

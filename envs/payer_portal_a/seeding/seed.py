@@ -13,16 +13,28 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common.code_sets import seed_code_sets
 from admindesk.envs.common.state.seeding import WorldSeed
 from admindesk.envs.common.state.sequences import seed_sequences
-from admindesk.envs.world import WORLD_ANCHOR
-
-from admindesk.envs.payer_portal_a.seeding.appeals_on_file import seed_appeals_on_file
-from admindesk.envs.payer_portal_a.rules.benefits import accumulators, benefit_lines
 from admindesk.envs.payer_portal_a.letters import determination_letter
-from admindesk.envs.payer_portal_a.models import (CODE_SET_MODELS, Claim, ClaimAdjustment, ClaimLine, Member, PaRequest, PaServiceLine,
-                     PaStatusEvent, Payer, Plan, PlanBenefit, Provider, Remittance)
+from admindesk.envs.payer_portal_a.models import (
+    CODE_SET_MODELS,
+    Claim,
+    ClaimAdjustment,
+    ClaimLine,
+    Member,
+    PaRequest,
+    PaServiceLine,
+    PaStatusEvent,
+    Payer,
+    Plan,
+    PlanBenefit,
+    Provider,
+    Remittance,
+)
 from admindesk.envs.payer_portal_a.numbering import SEQUENCE_STARTS
 from admindesk.envs.payer_portal_a.policy import load_policy
+from admindesk.envs.payer_portal_a.rules.benefits import accumulators, benefit_lines
+from admindesk.envs.payer_portal_a.seeding.appeals_on_file import seed_appeals_on_file
 from admindesk.envs.payer_portal_a.seeding.seed_answers import answers_from_facts
+from admindesk.envs.world import WORLD_ANCHOR
 
 PORTAL = "a"
 # Letters are in the inbox for requests decided within this many days of the world's anchor.

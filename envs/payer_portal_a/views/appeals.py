@@ -7,18 +7,26 @@ from sqlalchemy.orm import selectinload
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
-from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.documents.stored_files import stored_file_values
 from admindesk.envs.common.documents.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.payer_portal_a import numbering
-from admindesk.envs.payer_portal_a.rules.appeal_decisions import (IN_REVIEW, LEVELS, OVERTURNED, claim_appeals, decide_at_filing, filing_refusal,
-                                prior_reference, record_decision, review_due)
 from admindesk.envs.payer_portal_a.forms import AppealForm
 from admindesk.envs.payer_portal_a.letters import appeal_acknowledgement
 from admindesk.envs.payer_portal_a.lifecycle_models import ClaimEvent
 from admindesk.envs.payer_portal_a.models import Appeal, AppealAttachment, Claim, Remittance
+from admindesk.envs.payer_portal_a.rules.appeal_decisions import (
+    IN_REVIEW,
+    LEVELS,
+    OVERTURNED,
+    claim_appeals,
+    decide_at_filing,
+    filing_refusal,
+    prior_reference,
+    record_decision,
+    review_due,
+)
 from admindesk.envs.payer_portal_a.web import document_type_choices
 
 appeals = Blueprint("appeals", __name__, url_prefix="/appeals")

@@ -12,7 +12,6 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db, get_or_404
-
 from admindesk.envs.payer_portal_a.forms import MEMBER_ID_FORMAT, USDateField
 from admindesk.envs.payer_portal_a.lifecycle_models import ClaimEvent, CorrectedClaim
 from admindesk.envs.payer_portal_a.models import AdjustmentCode, Appeal, Claim, Remittance

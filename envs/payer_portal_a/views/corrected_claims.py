@@ -8,7 +8,6 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.documents.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.payer_portal_a.corrected_claims import correction_refusal, file_correction
 from admindesk.envs.payer_portal_a.lifecycle_forms import CorrectedClaimForm
 from admindesk.envs.payer_portal_a.lifecycle_models import CorrectedClaim

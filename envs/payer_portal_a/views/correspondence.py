@@ -8,8 +8,13 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db
-
-from admindesk.envs.payer_portal_a.letters import APPEAL_CATEGORY, APPROVAL_CATEGORY, DENIAL_CATEGORY, PENDED_CATEGORY, letter_pdf
+from admindesk.envs.payer_portal_a.letters import (
+    APPEAL_CATEGORY,
+    APPROVAL_CATEGORY,
+    DENIAL_CATEGORY,
+    PENDED_CATEGORY,
+    letter_pdf,
+)
 from admindesk.envs.payer_portal_a.models import Letter
 from admindesk.envs.payer_portal_a.web import payer_choices
 

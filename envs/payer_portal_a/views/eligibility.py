@@ -7,7 +7,6 @@ from sqlalchemy import func, select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
-
 from admindesk.envs.payer_portal_a import numbering
 from admindesk.envs.payer_portal_a.forms import EligibilityForm
 from admindesk.envs.payer_portal_a.models import EligibilityCheck, Member, PlanBenefit

@@ -7,17 +7,15 @@ from flask import Blueprint, g, render_template, request, url_for
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
+from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db, get_or_404
-
-from admindesk.envs.common import clock
-
 from admindesk.envs.payer_portal_a.lifecycle_models import AuthAppeal
 from admindesk.envs.payer_portal_a.models import Appeal, Letter, PaRequest, Payer, Plan, ProcedureCode
 from admindesk.envs.payer_portal_a.payer_space import manual, news, phone_text, resources
 from admindesk.envs.payer_portal_a.policy import load_policy
-from admindesk.envs.payer_portal_a.rules.preservice_decisions import settle_due_preservice_appeals
 from admindesk.envs.payer_portal_a.rules.determination import AUTHORIZED_STATUSES
+from admindesk.envs.payer_portal_a.rules.preservice_decisions import settle_due_preservice_appeals
 
 home = Blueprint("home", __name__)
 PAYER_TABS = ("overview", "news", "resources", "manual", "policies")

@@ -11,7 +11,6 @@ from sqlalchemy import select
 from admindesk.envs.common import clock, interruptions
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
-
 from admindesk.envs.payer_portal_a.notice_models import NoticeDismissal
 
 notices = Blueprint("notices", __name__, url_prefix="/notices")

@@ -11,9 +11,14 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
-
 from admindesk.envs.payer_portal_a import auth_lifecycle as lifecycle
-from admindesk.envs.payer_portal_a.lifecycle_forms import AuthChangeForm, PeerToPeerForm, PreServiceAppealForm, SlotForm, WithdrawForm
+from admindesk.envs.payer_portal_a.lifecycle_forms import (
+    AuthChangeForm,
+    PeerToPeerForm,
+    PreServiceAppealForm,
+    SlotForm,
+    WithdrawForm,
+)
 from admindesk.envs.payer_portal_a.lifecycle_models import PeerToPeer
 from admindesk.envs.payer_portal_a.models import PaRequest
 

@@ -10,11 +10,10 @@ from wtforms.validators import Length, Optional, Regexp
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
-from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.documents.stored_files import stored_file_values
 from admindesk.envs.common.documents.uploads import UploadError, read_pdf_upload
+from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.payer_portal_a.forms import MEMBER_ID_FORMAT, AttachmentForm
 from admindesk.envs.payer_portal_a.lifecycle_models import AuthAppeal, AuthChange, PeerToPeer
 from admindesk.envs.payer_portal_a.models import Letter, PaAttachment, PaRequest

@@ -10,18 +10,29 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.documents.stored_files import stored_file_values
 from admindesk.envs.common.documents.uploads import UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db, get_or_404
-
-from admindesk.envs.payer_portal_a.forms import AttachmentForm, ProviderStepForm, RequestHeaderForm, ReviewForm, ServiceLineForm
+from admindesk.envs.payer_portal_a.forms import (
+    AttachmentForm,
+    ProviderStepForm,
+    RequestHeaderForm,
+    ReviewForm,
+    ServiceLineForm,
+)
 from admindesk.envs.payer_portal_a.models import Member, PaAttachment, PaRequest, PaServiceLine, ProcedureCode, Provider
-from admindesk.envs.payer_portal_a.organizations import organization_choices, rendering_choices, requesting_choices, tax_id, tin_choices
+from admindesk.envs.payer_portal_a.organizations import (
+    organization_choices,
+    rendering_choices,
+    requesting_choices,
+    tax_id,
+    tin_choices,
+)
 from admindesk.envs.payer_portal_a.policy import load_policy
 from admindesk.envs.payer_portal_a.questionnaire_form import answers_from_form, questionnaire_form
 from admindesk.envs.payer_portal_a.rules.determination import find_duplicates
 from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for
 from admindesk.envs.payer_portal_a.submission import retro_refusal, submit_request
 from admindesk.envs.payer_portal_a.validation import parse_diagnoses
-from admindesk.envs.payer_portal_a.web import attachment_form, payer_choices
 from admindesk.envs.payer_portal_a.views.eligibility import find_member
+from admindesk.envs.payer_portal_a.web import attachment_form, payer_choices
 
 pa_wizard = Blueprint("pa_wizard", __name__, url_prefix="/authorizations")
 STEPS = (("member", "Request & patient"), ("providers", "Providers"), ("services", "Services"),

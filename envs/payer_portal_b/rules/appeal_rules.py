@@ -28,7 +28,14 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
 from admindesk.envs.payer_portal_b.letters import issue_letter
-from admindesk.envs.payer_portal_b.models import Appeal, Claim, ClaimLine, ExplanationOfBenefits, PayerProfile, PrecertRequest
+from admindesk.envs.payer_portal_b.models import (
+    Appeal,
+    Claim,
+    ClaimLine,
+    ExplanationOfBenefits,
+    PayerProfile,
+    PrecertRequest,
+)
 from admindesk.envs.payer_portal_b.numbering import next_authorization_number
 
 LEVELS = ("1", "2", "External review")

@@ -33,10 +33,17 @@ from datetime import date, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from admindesk.envs.payer_portal_b.rules.appeal_rules import ALLOWED_SHARE_OF_BILLED
 from admindesk.envs.payer_portal_b.claim_models import CorrectedClaim
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
-from admindesk.envs.payer_portal_b.models import Claim, DmeRequest, ExplanationOfBenefits, PolicyCode, PrecertRequest, Subscriber
+from admindesk.envs.payer_portal_b.models import (
+    Claim,
+    DmeRequest,
+    ExplanationOfBenefits,
+    PolicyCode,
+    PrecertRequest,
+    Subscriber,
+)
+from admindesk.envs.payer_portal_b.rules.appeal_rules import ALLOWED_SHARE_OF_BILLED
 
 FREQUENCY_CODES = {"7": "Replacement of prior claim", "8": "Void/cancel of prior claim"}
 CLAIM_FILING_DAYS = 180

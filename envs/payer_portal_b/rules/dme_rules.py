@@ -30,9 +30,9 @@ from datetime import date, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from admindesk.envs.payer_portal_b.rules.dme_clinical import oxygen_problem, pap_continued_problem, pap_initial_problem
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
 from admindesk.envs.payer_portal_b.models import DmeRequest, DmeRequirement, MedicalPolicy, PrecertRequest, Subscriber
+from admindesk.envs.payer_portal_b.rules.dme_clinical import oxygen_problem, pap_continued_problem, pap_initial_problem
 from admindesk.envs.payer_portal_b.rules.precert_determination import ACTIVE_STATUSES, diagnosis_covered
 
 TEST_LABELS = {"ahi": "Apnea-Hypopnea Index (AHI)", "spo2_rest": "Resting SpO2 (%)"}

@@ -25,10 +25,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
-
 from admindesk.envs.payer_portal_b import models as m
-from admindesk.envs.payer_portal_b.rules.appeal_rules import IN_REVIEW, decide, decision_due
 from admindesk.envs.payer_portal_b.numbering import next_appeal_id
+from admindesk.envs.payer_portal_b.rules.appeal_rules import IN_REVIEW, decide, decision_due
 
 # Days between the steps, backwards from today (each inside Keystone's window for it).
 EXTERNAL_REVIEW_FILED_AGO = 30

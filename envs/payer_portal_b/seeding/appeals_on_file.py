@@ -14,8 +14,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.payer_portal_b import models as m
-from admindesk.envs.payer_portal_b.seeding.appeal_history import FILED_AT, OTHER_REASON, REASONS
 from admindesk.envs.payer_portal_b.rules.appeal_rules import IN_REVIEW, decide, decision_due
+from admindesk.envs.payer_portal_b.seeding.appeal_history import FILED_AT, OTHER_REASON, REASONS
 
 KINDS = {"reconsideration": "Reconsideration", "formal": "Formal appeal", "clinical": "Clinical appeal"}
 LEVELS = {"1": "1", "2": "2", "external": "External review"}

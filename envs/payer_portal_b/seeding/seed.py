@@ -16,10 +16,9 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common.code_sets import seed_code_sets
 from admindesk.envs.common.state.seeding import WorldSeed
 from admindesk.envs.common.state.sequences import seed_sequences
-
 from admindesk.envs.payer_portal_b import models as m
-from admindesk.envs.payer_portal_b.seeding.appeals_on_file import seed_appeals_on_file
 from admindesk.envs.payer_portal_b.numbering import SEQUENCES
+from admindesk.envs.payer_portal_b.seeding.appeals_on_file import seed_appeals_on_file
 from admindesk.envs.payer_portal_b.seeding.seed_history import dme_on_file, seed_history
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"

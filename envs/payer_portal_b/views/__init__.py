@@ -1,8 +1,8 @@
 """Portal B's blueprints, one module per area."""
 from admindesk.envs.payer_portal_b.views.appeals import appeals
 from admindesk.envs.payer_portal_b.views.claims import claims
-from admindesk.envs.payer_portal_b.views.correspondence import correspondence
 from admindesk.envs.payer_portal_b.views.corrected_claims import corrected_claims
+from admindesk.envs.payer_portal_b.views.correspondence import correspondence
 from admindesk.envs.payer_portal_b.views.dme import dme
 from admindesk.envs.payer_portal_b.views.eligibility import eligibility
 from admindesk.envs.payer_portal_b.views.home import home

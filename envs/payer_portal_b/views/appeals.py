@@ -11,14 +11,28 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
-from admindesk.envs.payer_portal_b.rules.appeal_rules import DECIDED, IN_REVIEW, appeals_of, decision_due, filing_problems, first_level_deadline
 from admindesk.envs.payer_portal_b.forms import AppealBasics, AppealForm
 from admindesk.envs.payer_portal_b.models import Appeal, Claim, ExplanationOfBenefits, PrecertRequest
 from admindesk.envs.payer_portal_b.numbering import next_appeal_id
-from admindesk.envs.payer_portal_b.portal import (attachment_response, attachments_of, check_uploads, has_errors, payer, requested_page_size,
-                      status_counts, store_attachment)
+from admindesk.envs.payer_portal_b.portal import (
+    attachment_response,
+    attachments_of,
+    check_uploads,
+    has_errors,
+    payer,
+    requested_page_size,
+    status_counts,
+    store_attachment,
+)
+from admindesk.envs.payer_portal_b.rules.appeal_rules import (
+    DECIDED,
+    IN_REVIEW,
+    appeals_of,
+    decision_due,
+    filing_problems,
+    first_level_deadline,
+)
 from admindesk.envs.payer_portal_b.workflow_models import Correspondence
 
 appeals = Blueprint("appeals", __name__, url_prefix="/appeals")

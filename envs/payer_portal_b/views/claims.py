@@ -8,11 +8,18 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db, get_or_404
-
-from admindesk.envs.payer_portal_b.forms import ClaimSearchForm
 from admindesk.envs.payer_portal_b.claim_models import CorrectedClaim
+from admindesk.envs.payer_portal_b.forms import ClaimSearchForm
+from admindesk.envs.payer_portal_b.models import (
+    AdjustmentCode,
+    Appeal,
+    Claim,
+    ClaimAdjustment,
+    ClaimLine,
+    ExplanationOfBenefits,
+    Provider,
+)
 from admindesk.envs.payer_portal_b.portal import requested_page_size, status_counts
-from admindesk.envs.payer_portal_b.models import AdjustmentCode, Appeal, Claim, ClaimAdjustment, ClaimLine, ExplanationOfBenefits, Provider
 
 claims = Blueprint("claims", __name__, url_prefix="/claims")
 TABS = ("summary", "eob", "appeals", "corrected")

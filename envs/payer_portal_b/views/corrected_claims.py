@@ -11,15 +11,25 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.payer_portal_b.claim_models import CorrectedClaim
-from admindesk.envs.payer_portal_b.rules.claim_rules import CorrectedClaimFacts, adjudicate, apply_to_original, correction_problem
 from admindesk.envs.payer_portal_b.fields import split_codes
 from admindesk.envs.payer_portal_b.forms_claims import CorrectedClaimForm
 from admindesk.envs.payer_portal_b.models import Claim, ClaimLine, ProcedureCode, Subscriber
 from admindesk.envs.payer_portal_b.numbering import next_corrected_claim_number
-from admindesk.envs.payer_portal_b.portal import attachment_response, attachments_of, check_uploads, has_errors, store_attachment
+from admindesk.envs.payer_portal_b.portal import (
+    attachment_response,
+    attachments_of,
+    check_uploads,
+    has_errors,
+    store_attachment,
+)
 from admindesk.envs.payer_portal_b.precert_service import check_diagnoses
+from admindesk.envs.payer_portal_b.rules.claim_rules import (
+    CorrectedClaimFacts,
+    adjudicate,
+    apply_to_original,
+    correction_problem,
+)
 
 corrected_claims = Blueprint("corrected_claims", __name__, url_prefix="/claims")
 

@@ -7,7 +7,6 @@ from sqlalchemy import or_, select
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import paginate
 from admindesk.envs.common.web import db, get_or_404
-
 from admindesk.envs.payer_portal_b.portal import pdf_response, requested_page_size, status_counts
 from admindesk.envs.payer_portal_b.workflow_models import Correspondence
 

@@ -8,15 +8,22 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
-
-from admindesk.envs.payer_portal_b.rules.dme_rules import DmeSubmission, evaluate, requirement_text
 from admindesk.envs.payer_portal_b.fields import split_codes
 from admindesk.envs.payer_portal_b.forms import DmeForm, options
 from admindesk.envs.payer_portal_b.models import DmeRequest, DmeRequirement, Plan, ProcedureCode, Provider, Supplier
 from admindesk.envs.payer_portal_b.numbering import next_authorization_number, next_dme_request_id
-from admindesk.envs.payer_portal_b.portal import (attachment_response, attachments_of, check_uploads, has_errors, payer, requested_page_size,
-                      status_counts, store_attachment)
+from admindesk.envs.payer_portal_b.portal import (
+    attachment_response,
+    attachments_of,
+    check_uploads,
+    has_errors,
+    payer,
+    requested_page_size,
+    status_counts,
+    store_attachment,
+)
 from admindesk.envs.payer_portal_b.precert_service import check_diagnoses, check_provider, check_subscriber
+from admindesk.envs.payer_portal_b.rules.dme_rules import DmeSubmission, evaluate, requirement_text
 from admindesk.envs.payer_portal_b.rules.precert_determination import policy_for_code
 
 dme = Blueprint("dme", __name__, url_prefix="/dme")

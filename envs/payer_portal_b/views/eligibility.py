@@ -7,7 +7,6 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.payer_portal_b.forms import EligibilityForm
 from admindesk.envs.payer_portal_b.models import EligibilityInquiry, Plan, Subscriber
 from admindesk.envs.payer_portal_b.numbering import next_inquiry_id

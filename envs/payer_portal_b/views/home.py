@@ -8,7 +8,6 @@ from sqlalchemy import func, select
 
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db
-
 from admindesk.envs.payer_portal_b.models import Announcement, Appeal, Claim, DmeRequest, MedicalPolicy, PrecertRequest
 from admindesk.envs.payer_portal_b.portal import payer
 from admindesk.envs.payer_portal_b.workflow_models import Correspondence

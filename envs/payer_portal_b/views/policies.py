@@ -7,11 +7,10 @@ from sqlalchemy import or_, select
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db, get_or_404
-
-from admindesk.envs.payer_portal_b.rules.dme_rules import requirement_text
 from admindesk.envs.payer_portal_b.fax_form import fax_form_filename, render_fax_form
 from admindesk.envs.payer_portal_b.models import DmeRequirement, MedicalPolicy, PolicyCode, ProcedureCode
 from admindesk.envs.payer_portal_b.portal import payer, pdf_response, requested_page_size, status_counts
+from admindesk.envs.payer_portal_b.rules.dme_rules import requirement_text
 
 policies = Blueprint("policies", __name__, url_prefix="/policies")
 SORT_COLUMNS = {"number": MedicalPolicy.policy_number, "title": MedicalPolicy.title,

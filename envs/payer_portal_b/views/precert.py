@@ -8,16 +8,22 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db, get_or_404
-
 from admindesk.envs.payer_portal_b.forms import AdditionalInfoForm, PrecertForm, RequirementLookupForm
 from admindesk.envs.payer_portal_b.forms_workflow import ChangeForm, PeerToPeerForm, PeerToPeerOutcomeForm, WithdrawForm
 from admindesk.envs.payer_portal_b.models import Appeal, PrecertRequest, ProcedureCode, Provider
-from admindesk.envs.payer_portal_b.rules.precert_rules import slot_choices
-from admindesk.envs.payer_portal_b.workflow_models import PeerToPeer, PrecertEvent, PrecertLine
-from admindesk.envs.payer_portal_b.portal import (attachment_response, attachments_of, has_errors, payer, read_upload, requested_page_size,
-                      status_counts)
+from admindesk.envs.payer_portal_b.portal import (
+    attachment_response,
+    attachments_of,
+    has_errors,
+    payer,
+    read_upload,
+    requested_page_size,
+    status_counts,
+)
 from admindesk.envs.payer_portal_b.precert_service import add_information, check_request_form, record_request
 from admindesk.envs.payer_portal_b.rules.precert_determination import policy_for_code
+from admindesk.envs.payer_portal_b.rules.precert_rules import slot_choices
+from admindesk.envs.payer_portal_b.workflow_models import PeerToPeer, PrecertEvent, PrecertLine
 
 precert = Blueprint("precert", __name__, url_prefix="/precertification")
 STATUSES = ("Approved", "Partially Approved", "Pended", "Denied", "Duplicate", "Not Required", "Cancelled",

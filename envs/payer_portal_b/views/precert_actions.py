@@ -12,15 +12,22 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db, get_or_404
-
 from admindesk.envs.payer_portal_b.forms_workflow import ChangeForm, PeerToPeerForm, PeerToPeerOutcomeForm, WithdrawForm
 from admindesk.envs.payer_portal_b.models import Appeal, PrecertRequest
 from admindesk.envs.payer_portal_b.numbering import next_authorization_number, next_p2p_id
-from admindesk.envs.payer_portal_b.rules.precert_rules import (SLOT_FORMAT, add_event, apply_change, change_problem, offered_slots, p2p_outcome_problem,
-                             p2p_problem,
-                             slot_choices, withdraw_problem)
-from admindesk.envs.payer_portal_b.workflow_models import PeerToPeer
+from admindesk.envs.payer_portal_b.rules.precert_rules import (
+    SLOT_FORMAT,
+    add_event,
+    apply_change,
+    change_problem,
+    offered_slots,
+    p2p_outcome_problem,
+    p2p_problem,
+    slot_choices,
+    withdraw_problem,
+)
 from admindesk.envs.payer_portal_b.views.precert import render_detail
+from admindesk.envs.payer_portal_b.workflow_models import PeerToPeer
 
 precert_actions = Blueprint("precert_actions", __name__, url_prefix="/precertification")
 

@@ -1,4 +1,4 @@
-"""Cases: a task's situation (verifiers.case_model.Case) turned into world records.
+"""Cases: a task's situation (admindesk.schema.case_model.Case) turned into world records.
 
     from admindesk.envs.world.cases import build_case
     records = build_case(build_world(), "pa-hard-07", task.case)

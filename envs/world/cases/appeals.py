@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from admindesk.envs.world.cases.ids import CaseIds
 from admindesk.envs.world.models import Appeal, Claim, Remittance
 from admindesk.schema.case_model import AppealOnFileSpec
-
-from admindesk.envs.world.cases.ids import CaseIds
 
 # What the payer wrote when the case gives no `reason`.
 DEFAULT_REASONS = {

@@ -15,17 +15,27 @@ from datetime import timedelta
 from faker import Faker
 
 from admindesk.envs.world import WORLD_ANCHOR
-from admindesk.envs.world.faxes import FaxInbox
-from admindesk.envs.world.identifiers import phone_number
-from admindesk.envs.world.models import (Adjustment, Authorization, Claim, ClaimLine, Coverage, Document,
-                                         Encounter, InboundFax, Order, Patient, Remittance)
-from admindesk.envs.world.org import AREA_CODES, CITIES, STATE
-from admindesk.envs.world.world import World
-from admindesk.schema.case_model import Case
-
 from admindesk.envs.world.cases import documents as text
 from admindesk.envs.world.cases.appeals import appeals_on_file
 from admindesk.envs.world.cases.ids import CaseIds
+from admindesk.envs.world.faxes import FaxInbox
+from admindesk.envs.world.identifiers import phone_number
+from admindesk.envs.world.models import (
+    Adjustment,
+    Authorization,
+    Claim,
+    ClaimLine,
+    Coverage,
+    Document,
+    Encounter,
+    InboundFax,
+    Order,
+    Patient,
+    Remittance,
+)
+from admindesk.envs.world.org import AREA_CODES, CITIES, STATE
+from admindesk.envs.world.world import World
+from admindesk.schema.case_model import Case
 
 # Document types written during a visit: they share the visit's encounter.
 VISIT_DOCUMENTS = frozenset({"progress_note", "face_to_face", "written_order"})

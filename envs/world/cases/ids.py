@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from admindesk.schema.case_ids import SLOTS, case_slot
-from admindesk.schema.case_ids import CaseIds as _SharedCaseIds
-
 from admindesk.envs.world.identifiers import case_number_format
+from admindesk.schema.case_ids import SLOTS, CaseIds as _SharedCaseIds, case_slot
 
 __all__ = ["SLOTS", "CaseIds", "case_slot"]
 

@@ -1,43 +1,43 @@
 """The `reference` agent: one scripted solution per task template, parametrised by the
-task's case, acting only through `Env.step` (see work.py).
+task's case, acting only through `Env.step` (see work.py). Template "workflow/name" is
+solved by module `reference/<workflow>/<name>.py`; gestures several workflows share sit
+beside this file, a workflow's own beside its solutions.
 
 `make_agent("reference", skip="<subtask id>")` leaves one subtask's actions out (ablation).
 """
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 from admindesk.harness.agents.reference.work import SkippedPhase, Work
 from admindesk.harness.env.environment import Env
 from admindesk.schema.task_model import Task
 
-# Template ("workflow/name") -> module with `solve(work)`. A template missing here has no solution yet.
-SOLUTIONS = {
-    "prior_auth/portal_b_precert": "admindesk.harness.agents.reference.prior_auth.portal_b_precert",
-    "prior_auth/portal_a_submit": "admindesk.harness.agents.reference.prior_auth.portal_a_submit",
-    "prior_auth/pended_documents": "admindesk.harness.agents.reference.prior_auth.pended_documents",
-    "prior_auth/stop_and_document": "admindesk.harness.agents.reference.prior_auth.stop_and_document",
-    "prior_auth/no_auth_lookup": "admindesk.harness.agents.reference.prior_auth.no_auth_lookup",
-    "prior_auth/fax_precert": "admindesk.harness.agents.reference.prior_auth.fax_precert",
-    "prior_auth/request_on_file": "admindesk.harness.agents.reference.prior_auth.request_on_file",
-    "appeals/past_deadline": "admindesk.harness.agents.reference.appeals.past_deadline",
-    "appeals/duplicate_denial": "admindesk.harness.agents.reference.appeals.duplicate_denial",
-    "appeals/fax_appeal": "admindesk.harness.agents.reference.appeals.fax_appeal",
-    "appeals/portal_appeal": "admindesk.harness.agents.reference.appeals.portal_appeal",
-    "appeals/corrected_claim": "admindesk.harness.agents.reference.appeals.corrected_claim",
-    "appeals/cob_corrected_claim": "admindesk.harness.agents.reference.appeals.cob_corrected_claim",
-    "dme/portal_b_request": "admindesk.harness.agents.reference.dme.portal_b_request",
-    "dme/stop_and_document": "admindesk.harness.agents.reference.dme.stop_and_document",
-    "dme/supplier_packet": "admindesk.harness.agents.reference.dme.supplier_packet",
-}
+PACKAGE = "admindesk.harness.agents.reference"
+
+
+def solution_of_template(template: str):
+    """The `solve` function of template "workflow/name": module `<workflow>/<name>.py` of this
+    package. LookupError when the template has no solution yet."""
+    workflow, _, name = template.partition("/")
+    module = f"{PACKAGE}.{workflow}.{name}"
+    try:
+        found = workflow.isidentifier() and name.isidentifier() and importlib.util.find_spec(module)
+    except ModuleNotFoundError:  # no such workflow folder
+        found = None
+    solve = getattr(importlib.import_module(module), "solve", None) if found else None
+    if solve is None:
+        raise LookupError(f"no reference solution for template {template!r} (no solve() in {module})")
+    return solve
 
 
 def solution_for(task: Task):
     """The `solve` function of the task's template; LookupError when there is none."""
-    name = task.template or ""
-    if name not in SOLUTIONS:
-        raise LookupError(f"no reference solution for template {task.template!r} (task {task.id})")
-    return importlib.import_module(SOLUTIONS[name]).solve
+    try:
+        return solution_of_template(task.template or "")
+    except LookupError as exc:
+        raise LookupError(f"{exc}; task {task.id}") from None
 
 
 class ReferenceAgent:

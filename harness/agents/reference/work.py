@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from admindesk.harness.env.environment import Env
 from admindesk.harness.agents.scripted import ScriptedActor, ScriptFailed
+from admindesk.harness.env.environment import Env
 from admindesk.schema.case_ids import case_values
 from admindesk.schema.task_model import Task
 

@@ -20,11 +20,10 @@ from pathlib import Path
 from admindesk.envs.world import build_world
 from admindesk.harness.task_tools.folders import file_hashes
 from admindesk.harness.task_tools.generation import CaseRow, GenerationError, Generator, RenderedTask, read_table
+from admindesk.harness.task_tools.splits.manifest import PUBLIC_SPLIT, SPLIT_FILE, SplitInfo, seed_digest, tasks_digest
+from admindesk.harness.task_tools.splits.sampler import draw_row
 from admindesk.schema.case_ids import SLOTS, case_slot
 from admindesk.schema.task_model import TASKS_ROOT
-
-from admindesk.harness.task_tools.splits.manifest import SPLIT_FILE, PUBLIC_SPLIT, SplitInfo, seed_digest, tasks_digest
-from admindesk.harness.task_tools.splits.sampler import draw_row
 
 DIFFICULTY_ORDER = ("easy", "medium", "hard")
 

@@ -7,15 +7,13 @@ the Denials item records it.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import re
+from collections.abc import Callable
 
 from pypdf import PdfReader
 
-from admindesk.harness.agents.reference.appeals import corrected_claim_steps as steps
 from admindesk.harness.agents.reference import fax_steps
-from admindesk.harness.agents.reference.appeals import ehr_denials
+from admindesk.harness.agents.reference.appeals import corrected_claim_steps as steps, ehr_denials
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.agents.scripted import ScriptFailed
 

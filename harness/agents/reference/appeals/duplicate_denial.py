@@ -5,8 +5,7 @@ payer's portal that it was paid, file nothing, write that down and resolve the i
 """
 from __future__ import annotations
 
-from admindesk.harness.agents.reference.appeals import denial_facts
-from admindesk.harness.agents.reference.appeals import ehr_denials
+from admindesk.harness.agents.reference.appeals import denial_facts, ehr_denials
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.agents.scripted import ScriptFailed
 

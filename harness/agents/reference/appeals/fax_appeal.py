@@ -10,8 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from admindesk.harness.agents.reference import ehr_steps, fax_steps, portal_a
-from admindesk.harness.agents.reference.appeals import denial_facts
-from admindesk.harness.agents.reference.appeals import ehr_denials
+from admindesk.harness.agents.reference.appeals import denial_facts, ehr_denials
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.agents.scripted import ScriptFailed
 

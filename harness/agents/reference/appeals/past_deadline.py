@@ -6,8 +6,7 @@ Write-off Requested.
 """
 from __future__ import annotations
 
-from admindesk.harness.agents.reference.appeals import denial_facts
-from admindesk.harness.agents.reference.appeals import ehr_denials
+from admindesk.harness.agents.reference.appeals import denial_facts, ehr_denials
 from admindesk.harness.agents.reference.work import Work, parse_us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
