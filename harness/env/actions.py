@@ -17,7 +17,10 @@ class _Action(BaseModel):
 
 
 class Click(_Action):
-    """Left click at frame pixel (x, y)."""
+    """Left click at frame pixel (x, y).
+
+    On an open drop-down list it chooses the option there; anywhere else it only closes the list.
+    """
     type: Literal["click"] = "click"
     x: Coord
     y: Coord
@@ -54,7 +57,11 @@ class Drag(_Action):
 
 
 class Scroll(_Action):
-    """Mouse-wheel scroll by (dx, dy) pixels with the pointer at (x, y)."""
+    """Mouse-wheel scroll by (dx, dy) pixels with the pointer at (x, y).
+
+    Positive dy scrolls down, positive dx right (a page or table wider than the frame); over an
+    open drop-down list it scrolls the list's options.
+    """
     type: Literal["scroll"] = "scroll"
     x: Coord
     y: Coord

@@ -1,8 +1,9 @@
 """Applies one agent action to the episode's browser, routing frame pixels to their target.
 
-A frame click lands on the file dialog when one is open, else on the drawn chrome (tabs,
-navigation buttons, address bar) or the page. Keyboard input goes to the address bar while
-it has focus, as in a desktop browser.
+A frame click lands on the file dialog when one is open, else on an open drop-down list
+(a click beside it only closes it), the downloads bubble, the drawn chrome (tabs, navigation
+buttons, address bar, download button) or the page. Keyboard input goes to the open
+drop-down list, or to the address bar while it has focus, as in a desktop browser.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from playwright.sync_api import Error as PlaywrightError, Locator
 
 from admindesk.harness.env import actions as act
 from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
+from admindesk.harness.env.dropdown import OpenSelect
 from admindesk.harness.env.episode_browser import EpisodeBrowser
 from admindesk.harness.env.sandbox import NavigationBlocked
 
@@ -19,6 +21,10 @@ DIALOG_OPEN = "a file dialog is open: pick a file in it, or click Cancel (or pre
 # How long an element action waits for its element to be actionable (visible, enabled,
 # stable): the page has settled before the step, so a longer wait only hides a wrong id.
 ELEMENT_TIMEOUT_MS = 3_000
+# Actions that take the user away from an open drop-down list, which closes it first.
+LEAVES_DROPDOWN = ("goto", "new_tab", "switch_tab", "close_tab", "choose_file", "click_element",
+                   "fill_element", "select_option", "upload_to_element")
+POINTER_ACTIONS = ("click", "double_click", "right_click", "move")
 
 
 class ActionFailed(Exception):
@@ -51,9 +57,16 @@ class ActionExecutor:
         self.width, self.height = frame_size
         self.bookmarks = bookmarks
         self.address = AddressBar()
+        self.dropdown: OpenSelect | None = None
+        self.downloads_bubble: tuple[tuple[str, int], ...] | None = None  # files it lists
+        self.downloads_full_list = False
+        self._downloads_shown = 0  # downloads a bubble has announced so far
 
     def chrome_state(self, titles: bool = True) -> ChromeState:
-        """The chrome as it should be drawn, or (`titles=False`, cheaper) hit-tested."""
+        """The chrome as it should be drawn now, or (`titles=False`, cheaper) as last drawn,
+        for hit-testing."""
+        if titles:
+            self._refresh_overlays()
         tabs = (self.browser.tabs() if titles
                 else [("", page.url) for page in self.browser.pages])
         dialog = self.browser.download_listing() if self.browser.file_chooser else None
@@ -61,10 +74,50 @@ class ActionExecutor:
                            bookmarks=self.bookmarks,
                            active=self.browser.active, address_focused=self.address.focused,
                            address_text=self.address.text,
-                           address_selected=self.address.selected, dialog_files=dialog)
+                           address_selected=self.address.selected, dialog_files=dialog,
+                           download_button=bool(self.browser.downloads),
+                           downloads_bubble=self.downloads_bubble,
+                           downloads_full_list=self.downloads_full_list,
+                           dropdown=self.dropdown.drawn if self.dropdown is not None else None)
+
+    def _refresh_overlays(self) -> None:
+        """Open the downloads bubble for downloads that finished since it last showed, and
+        drop a drop-down list whose select has gone (navigated away, removed, disabled)."""
+        dropdown = self.dropdown
+        if dropdown is not None and (dropdown.page is not self.browser.page
+                                     or not dropdown.refresh(CHROME_HEIGHT)):
+            self._close_dropdown()
+        finished = self.browser.downloads[self._downloads_shown:]
+        if finished:
+            self.downloads_bubble = tuple((f.name, f.size) for f in reversed(finished))
+            self.downloads_full_list = False
+            self._downloads_shown += len(finished)
+
+    def _close_dropdown(self) -> None:
+        if self.dropdown is not None:
+            self.dropdown.dispose()
+            self.dropdown = None
+
+    def _watch_for_select(self) -> None:
+        """After input to the page: if it opened a select's list, draw the harness's instead."""
+        self.dropdown = OpenSelect.take_over(self.browser.page, (0, CHROME_HEIGHT, self.width,
+                                                                 self.height), CHROME_HEIGHT)
+
+    def _leave_downloads_bubble(self, action: act.Action) -> None:
+        """Close the bubble unless the action points at it or at the download button."""
+        if self.downloads_bubble is None or action.type in ("wait", "done"):
+            return
+        if action.type in POINTER_ACTIONS:
+            on = self.chrome_state(titles=False).hit(action.x, action.y)[0]
+            if on in ("downloads_bubble", "downloads_button"):
+                return
+        self.downloads_bubble = None
 
     def apply(self, action: act.Action) -> None:
         """Perform `action`; raises ActionFailed with a message the agent can act on."""
+        self._leave_downloads_bubble(action)
+        if action.type in LEAVES_DROPDOWN:
+            self._close_dropdown()
         try:
             handler = getattr(self, f"_do_{action.type}")
             handler(action)
@@ -88,10 +141,21 @@ class ActionExecutor:
             elif kind == "cancel":
                 self.browser.cancel_file_chooser()
             return  # clicks on the dialog's background do nothing, like a modal dialog
+        if kind in ("dropdown_option", "dropdown", "dropdown_off"):
+            if kind == "dropdown_option" and button == "left":
+                self.dropdown.choose(target[1])
+                self._close_dropdown()
+            elif kind == "dropdown_off":
+                self._close_dropdown()  # a click beside an open list only closes it
+            return
+        if kind == "downloads_bubble":
+            return  # the listed files are done: nothing to open or retry
         if kind == "page":
             self.address.blur()
             self.browser.page.mouse.click(target[1], target[2], button=button,
                                           click_count=clicks)
+            if button == "left":
+                self._watch_for_select()
             return
         if button != "left":
             return  # no context menus on the drawn chrome
@@ -118,6 +182,17 @@ class ActionExecutor:
             self.browser.page.reload(wait_until="commit")
         elif kind == "bookmark":
             self.browser.goto(target[1])
+        elif kind == "downloads_button":
+            self._toggle_downloads_list()
+
+    def _toggle_downloads_list(self) -> None:
+        """The download button shows every download of the episode, newest first; pressed
+        while its bubble is open, it closes the bubble."""
+        if self.downloads_bubble is not None:
+            self.downloads_bubble = None
+            return
+        self.downloads_bubble = tuple((f.name, f.size) for f in reversed(self.browser.downloads))
+        self.downloads_full_list = True
 
     def _do_click(self, action: act.Click) -> None:
         self._pointer(action)
@@ -137,10 +212,16 @@ class ActionExecutor:
         return x, y - CHROME_HEIGHT
 
     def _do_move(self, action: act.Move) -> None:
-        if self.chrome_state(titles=False).hit(action.x, action.y)[0] == "page":
+        on = self.chrome_state(titles=False).hit(action.x, action.y)[0]
+        if on in ("dropdown_option", "dropdown"):
+            self.dropdown.drawn.hover(action.x, action.y)
+        elif on in ("page", "dropdown_off"):
             self.browser.page.mouse.move(*self._page_point(action.x, action.y))
 
     def _do_drag(self, action: act.Drag) -> None:
+        if self.dropdown is not None:
+            self._close_dropdown()  # the press closes the list, like a click beside it
+            return
         start = self._page_point(action.x1, action.y1)
         end = self._page_point(action.x2, action.y2)
         mouse = self.browser.page.mouse
@@ -150,6 +231,11 @@ class ActionExecutor:
         mouse.up()
 
     def _do_scroll(self, action: act.Scroll) -> None:
+        if self.dropdown is not None:
+            if self.chrome_state(titles=False).hit(action.x, action.y)[0] != "dropdown_off":
+                self.dropdown.drawn.scroll(action.dy)
+                return
+            self._close_dropdown()  # scrolling the page closes the list
         point = self._page_point(action.x, action.y)
         self.browser.page.mouse.move(*point)
         self.browser.page.mouse.wheel(action.dx, action.dy)
@@ -162,7 +248,11 @@ class ActionExecutor:
             base = "" if self.address.selected else self.address.text
             self.address.text, self.address.selected = base + action.text, False
             return
+        if self.dropdown is not None:
+            self.dropdown.drawn.type_ahead(action.text)
+            return
         self.browser.page.keyboard.type(action.text)
+        self._watch_for_select()
 
     def _do_key(self, action: act.Key) -> None:
         keys = action.keys.strip()
@@ -171,6 +261,8 @@ class ActionExecutor:
                 raise ActionFailed(DIALOG_OPEN)
             self.browser.cancel_file_chooser()
             return
+        if keys in ("Control+L", "F6", "Alt+D", "Alt+ArrowLeft", "Alt+ArrowRight"):
+            self._close_dropdown()  # the list closes as focus leaves the page
         if keys in ("Control+L", "F6", "Alt+D"):
             self.address.focus(self.browser.page.url)
             return
@@ -183,7 +275,16 @@ class ActionExecutor:
         if self.address.focused:
             self._address_key(keys)
             return
+        if self.dropdown is not None:
+            try:
+                closed = self.dropdown.press(keys)
+            except ValueError as exc:
+                raise ActionFailed(str(exc)) from exc
+            if closed:
+                self._close_dropdown()
+            return
         self.browser.page.keyboard.press(keys)
+        self._watch_for_select()
 
     def _address_key(self, keys: str) -> None:
         bar = self.address
