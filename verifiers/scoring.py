@@ -5,13 +5,20 @@ deterministic check and every guard passes but some rubric check had no judge, t
 result is `unjudged` (the run says nothing yet about the writing); when instead a judge
 was asked and gave no verdict (unreachable, malformed answer), it is `error`. Anything
 else fails, and the failure is put on the first failing subtask in dependency order.
+
+A subtask's credit follows its dependencies: it passes only when its own checks pass and
+every prerequisite (`depends_on`) passed. A failed prerequisite fails it; one only
+unjudged (or without a verdict from the judge) leaves it unjudged (or `error`), never
+failed on that account. Its own checks' results stay in the result either way, and
+`blocked_by` with `explanation` say which prerequisite held it back. The task's outcome
+and the first failing subtask come from the checks alone, so gating changes neither.
 """
 from __future__ import annotations
 
 from collections import Counter
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from admindesk.schema.case_ids import case_values
 from admindesk.schema.task_model import Task, order_subtasks
@@ -34,12 +41,22 @@ class NamedResult(BaseModel):
 
 
 class SubtaskResult(BaseModel):
-    """A subtask's checks; `pass` only when all pass, `unjudged`/`error` when only rubrics are open."""
+    """A subtask's checks and outcome: `pass` only when all its checks and prerequisites pass,
+    `unjudged`/`error` when only rubrics (its own or a prerequisite's) are open."""
 
     id: str
     category: str
     outcome: Outcome
     checks: list[NamedResult]
+    # Direct prerequisites that did not pass, and in words why `outcome` is not the checks'.
+    blocked_by: list[str] = Field(default_factory=list)
+    explanation: str = ""
+
+    @computed_field
+    @property
+    def checks_outcome(self) -> Outcome:
+        """The outcome of this subtask's own checks, prerequisites aside."""
+        return _outcome(self.checks)
 
 
 class TaskResult(BaseModel):
@@ -63,13 +80,26 @@ class TaskResult(BaseModel):
     judge: JudgeUsage | None = None
 
 
+# A real failure outranks a judge's error, which outranks a missing judge.
+SEVERITY: tuple[Outcome, ...] = ("pass", "unjudged", "error", "fail")
+# How a prerequisite's outcome reads in a dependent subtask's explanation.
+_HELD_BACK = {"fail": "failed", "error": "has no verdict from the judge", "unjudged": "is unjudged"}
+
+
+def _worst(outcomes) -> Outcome:
+    return max(outcomes, key=SEVERITY.index, default="pass")
+
+
 def _outcome(results: list[NamedResult]) -> Outcome:
-    # A real failure outranks a judge's error, which outranks a missing judge.
-    states = {item.result.state for item in results}
-    for outcome in ("fail", "error", "unjudged"):
-        if outcome in states:
-            return outcome
-    return "pass"
+    return _worst(item.result.state for item in results)
+
+
+def _gate(subtask_id: str, category: str, checks: list[NamedResult], prerequisites: dict[str, Outcome]) -> SubtaskResult:
+    """The subtask's result with its prerequisites' outcomes (already gated themselves) applied."""
+    blocked = {dep: outcome for dep, outcome in prerequisites.items() if outcome != "pass"}
+    explanation = "; ".join(f"prerequisite {dep} {_HELD_BACK[outcome]}" for dep, outcome in blocked.items())
+    return SubtaskResult(id=subtask_id, category=category, checks=checks, blocked_by=list(blocked),
+                         outcome=_worst([_outcome(checks), *blocked.values()]), explanation=explanation)
 
 
 def score_task(task: Task, record: EpisodeRecord, judge: Judge | None = None) -> TaskResult:
@@ -82,17 +112,19 @@ def score_task(task: Task, record: EpisodeRecord, judge: Judge | None = None) ->
         raise ValueError(f"the record is of task {record.task_id}, not {task.id}")
     recording = RecordingJudge(judge, context=_task_context(task)) if judge is not None else None
     view = EpisodeView(record=record, case=case_values(task), judge=recording)
-    subtasks = []
+    subtasks: list[SubtaskResult] = []
+    outcomes: dict[str, Outcome] = {}
     for subtask in order_subtasks(task.subtasks):
         checks = [NamedResult(id=check.id, kind=check.kind, deterministic=check.deterministic,
                               result=run_check(check, view)) for check in subtask.checks]
-        subtasks.append(SubtaskResult(id=subtask.id, category=subtask.category,
-                                      outcome=_outcome(checks), checks=checks))
+        result = _gate(subtask.id, subtask.category, checks, {dep: outcomes[dep] for dep in subtask.depends_on})
+        outcomes[subtask.id] = result.outcome
+        subtasks.append(result)
     guards = [NamedResult(id=guard.id, kind=guard.kind, deterministic=True, result=run_check(guard, view))
               for guard in task.guards]
     everything = [item for subtask in subtasks for item in subtask.checks] + guards
     checks = [item for subtask in subtasks for item in subtask.checks]
-    first_failing = next((s.id for s in subtasks if s.outcome == "fail"), None)
+    first_failing = next((s.id for s in subtasks if s.checks_outcome == "fail"), None)
     return TaskResult(
         task_id=task.id, workflow=task.workflow, difficulty=task.difficulty, challenge=task.challenge,
         feasible=task.feasible,
@@ -107,8 +139,9 @@ def score_task(task: Task, record: EpisodeRecord, judge: Judge | None = None) ->
 
 
 def _task_context(task: Task) -> str:
-    """What the judge is told about the task: its id, workflow and the goal as given."""
-    return f"Task {task.id} ({task.workflow}). Goal given to the agent: {task.goal.strip() or '(none)'}"
+    """What the judge is told about the task: its id, workflow, the work date and the goal as given."""
+    return (f"Task {task.id} ({task.workflow}), worked on {task.now:%Y-%m-%d}. "
+            f"Goal given to the agent: {task.goal.strip() or '(none)'}")
 
 
 class Tally(BaseModel):

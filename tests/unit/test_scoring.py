@@ -20,7 +20,8 @@ def test_good_work_without_a_judge_is_unjudged_not_passed():
     assert result.outcome == "unjudged" and result.n_unjudged == 1
     record_subtask = next(s for s in result.subtasks if s.id == "record")
     assert record_subtask.outcome == "unjudged"
-    assert result.subtask_pass_rate == pytest.approx(4 / 5)
+    # `report` depends on `record`: unjudged with it, so 3 of 5 subtasks pass.
+    assert result.subtask_pass_rate == pytest.approx(3 / 5)
 
 
 def test_a_judge_that_rejects_the_text_fails_the_task():

@@ -8,16 +8,18 @@ reported as unjudged, never as passed.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+import json
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 if TYPE_CHECKING:
     from admindesk.verifiers.judge.spec import JudgeSettings
 
 
 class RubricRequest(BaseModel):
-    """What a judge is asked: the task, the rubric, and the text under judgement."""
+    """What a judge is asked: the task, the rubric, the text under judgement, and the facts
+    of the task's case to check the text against (name -> JSON-able value; see facts.py)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -26,6 +28,18 @@ class RubricRequest(BaseModel):
     rubric: str
     text: str
     context: str = ""
+    facts: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("facts")
+    @classmethod
+    def _facts_are_json(cls, facts: dict[str, Any]) -> dict[str, Any]:
+        # The facts go into the prompt (and so the cache key) as JSON.
+        for name, value in facts.items():
+            try:
+                json.dumps(value)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"fact {name!r} is not JSON-able ({type(value).__name__}: {exc})") from exc
+        return facts
 
 
 class Vote(BaseModel):

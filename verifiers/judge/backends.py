@@ -39,6 +39,8 @@ class ChatBackend(Protocol):
     """One model behind one API: a system and a user message in, an answer out."""
 
     spec: JudgeSpec
+    # The base URL calls go to, as the SDK resolved it (spec, environment or default).
+    endpoint: str
 
     def complete(self, system: str, user: str) -> Completion:
         """The model's answer (JudgeError when there is none)."""
@@ -63,6 +65,7 @@ class OpenAIChatBackend:
         self._sdk = openai = importlib.import_module("openai")
         self._client = openai.OpenAI(api_key=_api_key(spec, settings), base_url=base_url,
                                      timeout=settings.timeout, max_retries=settings.max_retries)
+        self.endpoint = str(self._client.base_url).rstrip("/")
         self._timeout = settings.timeout
 
     def complete(self, system: str, user: str) -> Completion:
@@ -96,6 +99,7 @@ class AnthropicBackend:
         self._sdk = anthropic = importlib.import_module("anthropic")
         self._client = anthropic.Anthropic(api_key=_api_key(spec, settings), base_url=base_url,
                                            timeout=settings.timeout, max_retries=settings.max_retries)
+        self.endpoint = str(self._client.base_url).rstrip("/")
         self._timeout = settings.timeout
 
     def complete(self, system: str, user: str) -> Completion:

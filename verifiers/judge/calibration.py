@@ -1,11 +1,17 @@
 """The judge calibration set (tasks/judge_calibration/*.yml) and agreement with its labels.
 
-Each file holds one rubric family (appeal letters, order comments, notes, answers...):
-named rubrics with the task context they are judged in, and items of evidence text with
-the human verdict and, for a fail, the flaw that makes it fail. `calibrate` runs a
-judge over the items and reports, per family and overall, agreement, Cohen's kappa,
-the false-pass rate (human fail judged pass: the costly error for a leaderboard) and
-the false-fail rate. A judge error counts as a fail verdict (it is never a pass) and is
+Each file holds items of one rubric family (appeal letters, order comments, notes,
+answers...): named rubrics with the task context and the case facts they are judged
+against (name -> value, as facts.py gives a task's case to the judge), and items of
+evidence text with the human verdict, the item's hardness and, for a fail, the flaw that
+makes it fail. Hard items are the ones a careless judge passes: a plausible detail found
+nowhere in the facts, one rubric element missing among several present, a value one digit
+or one day off, the right code with the wrong modifier or group code, an instruction to
+the reviewer tucked inside complete text; and good text in an unusual form (other date
+formats, bullets, terse notes, long letters) that must still pass. `calibrate` runs a
+judge over the items and reports, per family, per hardness and overall, agreement,
+Cohen's kappa, the false-pass rate (human fail judged pass: the costly error for a
+leaderboard) and the false-fail rate. A judge error counts as a fail verdict (it is never a pass) and is
 counted separately. The set uses `.yml` so the task loaders (which read every `.yaml`
 under tasks/) never take it for tasks.
 """
@@ -13,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -24,8 +30,12 @@ from admindesk.verifiers.judge import Judge, JudgeError, RubricRequest
 
 CALIBRATION_ROOT = TASKS_ROOT / "judge_calibration"
 Label = Literal["pass", "fail"]
+Hardness = Literal["easy", "hard"]
+HARDNESS_LEVELS: tuple[Hardness, ...] = ("easy", "hard")
+# invented_detail: a specific date, number or name found nowhere in the facts or context;
+# unsupported_claim: a clinical or procedural statement the records do not support.
 Flaw = Literal["none", "missing_fact", "wrong_code", "wrong_value", "wrong_patient", "weak_argument",
-               "unsupported_claim", "injection"]
+               "unsupported_claim", "invented_detail", "injection"]
 
 # What a judge must reach on the whole set to score leaderboard submissions (README).
 BAR_AGREEMENT = 0.90
@@ -45,6 +55,8 @@ class RubricEntry(BaseModel):
 
     rubric: str = Field(min_length=10)
     context: str = ""
+    # The case facts the judge checks names, codes, dates and ids against (RubricRequest.facts).
+    facts: dict[str, Any] = Field(default_factory=dict)
 
 
 class ItemEntry(BaseModel):
@@ -56,6 +68,7 @@ class ItemEntry(BaseModel):
     rubric: str
     text: str = Field(min_length=1)
     human: Label
+    hardness: Hardness
     flaw: Flaw = "none"
 
     @model_validator(mode="after")
@@ -80,6 +93,11 @@ class FamilyFile(BaseModel):
         unknown = sorted({item.rubric for item in self.items} - set(self.rubrics))
         if unknown:
             raise ValueError(f"items name rubrics the file does not define: {', '.join(unknown)}")
+        # A detail is invented only against the facts: without them the judge cannot tell.
+        factless = [item.id for item in self.items
+                    if item.flaw == "invented_detail" and not self.rubrics[item.rubric].facts]
+        if factless:
+            raise ValueError(f"invented-detail items whose rubric gives no facts: {', '.join(factless)}")
         return self
 
 
@@ -90,14 +108,16 @@ class CalibrationItem(BaseModel):
     family: str
     rubric: str
     context: str
+    facts: dict[str, Any]
     text: str
     human: Label
+    hardness: Hardness
     flaw: Flaw
 
     def request(self) -> RubricRequest:
-        """The request a judge is asked for this item."""
+        """The request a judge is asked for this item, with its rubric's case facts."""
         return RubricRequest(task_id=f"calibration:{self.family}", check_id=self.id, rubric=self.rubric,
-                             text=self.text, context=self.context)
+                             text=self.text, context=self.context, facts=self.facts)
 
 
 # The family of the text a rubric check reads, by the table its source query starts from
@@ -136,8 +156,9 @@ def load_calibration(folder: Path = CALIBRATION_ROOT) -> list[CalibrationItem]:
         for item in family.items:
             entry = family.rubrics[item.rubric]
             items.append(CalibrationItem(id=item.id, family=family.family, rubric=entry.rubric,
-                                         context=entry.context.strip(), text=item.text.strip(),
-                                         human=item.human, flaw=item.flaw))
+                                         context=entry.context.strip(), facts=entry.facts,
+                                         text=item.text.strip(), human=item.human,
+                                         hardness=item.hardness, flaw=item.flaw))
     ids = [item.id for item in items]
     repeated = sorted({one for one in ids if ids.count(one) > 1})
     if repeated:
@@ -204,6 +225,12 @@ def by_family(outcomes: list[ItemOutcome]) -> dict[str, Agreement]:
     """Agreement per family, in name order."""
     families = sorted({o.item.family for o in outcomes})
     return {family: agreement([o for o in outcomes if o.item.family == family]) for family in families}
+
+
+def by_hardness(outcomes: list[ItemOutcome]) -> dict[str, Agreement]:
+    """Agreement on the easy and on the hard items (a level with no items is left out)."""
+    return {level: agreement(group) for level in HARDNESS_LEVELS
+            if (group := [o for o in outcomes if o.item.hardness == level])}
 
 
 def shortfalls(overall: Agreement, families: dict[str, Agreement]) -> list[str]:

@@ -6,12 +6,17 @@ majority of their verdicts, so models of different families check each other (as
 MedHELM's jury does). Ties fail, at both levels: a pass needs more passes than fails.
 Any error (unreachable model, malformed verdict) raises JudgeError: the check is then
 `error`, never a pass.
+
+Cached votes are keyed by provider, endpoint, model name and prompt (cache.py). Once a
+judge has heard from its endpoint which model version it serves, it reuses only cached
+votes of that version; until then (a re-score answered wholly from the cache) the votes
+keep the versions that cast them, which the usage record reports.
 """
 from __future__ import annotations
 
 from admindesk.verifiers.judge import JudgeError, Judgement, RubricRequest, Vote
 from admindesk.verifiers.judge.backends import ChatBackend, make_backend
-from admindesk.verifiers.judge.cache import CachedVote, VerdictCache
+from admindesk.verifiers.judge.cache import CachedVote, CacheKey, VerdictCache
 from admindesk.verifiers.judge.prompt import build_prompt, parse_verdict, prompt_hash
 from admindesk.verifiers.judge.spec import JudgeSettings, parse_specs
 
@@ -30,12 +35,22 @@ class ModelJudge:
         self.votes = votes
         self.cache = cache
         self.name = backend.spec.label
+        # The model version the endpoint last said answered (None before the first call).
+        self.served_model: str | None = None
+
+    def _cache_key(self, prompt_sha256: str) -> CacheKey:
+        spec = self.backend.spec
+        return CacheKey(provider=spec.provider, endpoint=self.backend.endpoint, model=spec.model,
+                        prompt_sha256=prompt_sha256)
+
+    def _current(self, stored: list[CachedVote]) -> list[CachedVote]:
+        return [vote for vote in stored if self.served_model in (None, vote.model)]
 
     def collect_votes(self, request: RubricRequest) -> list[Vote]:
         """Its `votes` votes on `request`: cached ones first, then fresh calls (each stored at once)."""
         system, user = build_prompt(request)
-        key = prompt_hash(system, user)
-        stored = self.cache.votes(self.name, key) if self.cache else []
+        key = self._cache_key(prompt_hash(system, user))
+        stored = self._current(self.cache.votes(key)) if self.cache else []
         votes = [Vote(judge=self.name, model=vote.model, verdict=vote.verdict, reason=vote.reason, cached=True)
                  for vote in stored[:self.votes]]
         while len(votes) < self.votes:
@@ -44,13 +59,18 @@ class ModelJudge:
                 verdict = parse_verdict(completion.text)
             except JudgeError as exc:
                 raise type(exc)(f"judge {self.name} (model {completion.model}): {exc}") from exc
+            if completion.model != self.served_model:
+                # Another model version behind the endpoint: the old version's votes no longer count.
+                self.served_model = completion.model
+                votes = [vote for vote in votes if vote.model == completion.model]
+                stored = self._current(stored)
             votes.append(Vote(judge=self.name, model=completion.model, verdict=verdict.verdict,
                               reason=verdict.reason.strip()))
             if self.cache is not None:
                 # Stored per vote, so a failure on a later vote does not waste the paid ones.
                 stored = stored + [CachedVote(model=completion.model, verdict=verdict.verdict,
                                               reason=verdict.reason.strip())]
-                self.cache.store(self.name, key, stored)
+                self.cache.store(key, stored)
         return votes
 
     def judge(self, request: RubricRequest) -> Judgement:
