@@ -4,10 +4,14 @@ Loading a task already proves its shape (unknown keys and kinds, `depends_on` th
 not resolve, cycles). This adds what needs the apps' snapshot schema and the case:
 every JMESPath query compiles and names only tables and fields that app's snapshot has;
 every table and field a check or guard names exists; every `{case: ...}` reference
-resolves; and no expected value retypes a value the case already states.
+resolves; no expected value retypes a value the case already states; and the goal and
+guidance, which the agent reads, name neither the task's challenge nor a value its checks
+expect (see `hint_problems`).
 """
 from __future__ import annotations
 
+import re
+from datetime import date
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,6 +19,7 @@ from pydantic import ValidationError
 from admindesk.schema.case_ids import case_values
 from admindesk.schema.check_base import AppQuery, CheckBase
 from admindesk.schema.checks_state import StateDiffCheck
+from admindesk.schema.checks_text import AuditCheck
 from admindesk.schema.guards import CollateralGuard, RecipientGuard, RowsGuard
 from admindesk.schema.task_model import Task, describe_errors
 from admindesk.schema.values import CaseRef, CaseReferenceError, resolve
@@ -113,8 +118,90 @@ def _specs_problems(item: CheckBase, case: dict | None, case_texts: dict[str, st
     return problems
 
 
+# Words that name each challenge. A task's goal and guidance must not use its own
+# challenge's words: they would tell the agent which trap the case sets. Matched as whole
+# words, case folded.
+CHALLENGE_WORDS: dict[str, tuple[str, ...]] = {
+    "no_auth_required": (r"no auth\w* (is )?required", r"not required", r"needs? no auth\w*"),
+    "duplicate_on_file": (r"duplicat\w*", r"already (on file|decided|submitted|filed|paid)", r"second request"),
+    "coverage_termed": (r"term(ed|inated)", r"ended", r"no longer active", r"inactive"),
+    "fax_only_payer": (r"fax[- ]only", r"only (by|on) fax", r"paper"),
+    "pended_for_info": (r"pend(ed|ing)?", r"(more|additional) information", r"request for information",
+                        r"missing"),
+    "deadline_passed": (r"deadline (has )?passed", r"past (the |its )?deadline", r"too late", r"expired"),
+    "wrong_code_on_order": (r"wrong code", r"(code|order) (is )?(wrong|incorrect)", r"mismatch\w*",
+                            r"does not match"),
+    "lookalike_patient": (r"same name", r"look-?alike\w*", r"another patient"),
+    "conflicting_documents": (r"addend(um|a)", r"disagree\w*", r"conflict\w*"),
+    "secondary_payer": (r"secondary", r"next coverage", r"as if (it were )?primary"),
+    "criteria_not_met": (r"criteria (are |is )?not met", r"not (meet|qualify)"),
+    "non_contracted_supplier": (r"non-?contracted", r"(no|not) contract\w*", r"out[- ]of[- ]network",
+                                r"does not accept"),
+}
+# Shorter expected values (unit counts, a frequency code "7", "Sent") occur in ordinary
+# procedure text by chance; they are too common to count as a hint.
+HINT_MIN_LENGTH = 5
+# Case values the goal carries to say which work item it is: the patient, the coverage's
+# payer and member id, record ids, the claim's date of service.
+IDENTIFYING_CASE_PATHS = re.compile(
+    r"^(patient\.|ids\.|coverages\.\d+\.(payer|plan|member_id)$|claims\.\d+\.service_date$)")
+
+
+def _words(phrase: str) -> re.Pattern:
+    return re.compile(rf"(?<![\w-]){phrase}(?![\w-])", re.IGNORECASE)
+
+
+def _hint_values(task: Task, case: dict | None) -> dict[str, str]:
+    """normalised text -> the value as the checks give it, for every value the task's checks
+    expect that would give an answer away if the goal or guidance said it. Audit checks are
+    left out (their values, actions, record types and record ids, say what is opened, which a
+    procedure may name), and so are regex patterns, which are no text to say."""
+    found: dict[str, str] = {}
+    for check in task.checks():
+        if isinstance(check, AuditCheck) or getattr(check, "op", None) == "regex":
+            continue
+        for spec in check.expected_specs():
+            if isinstance(spec, CaseRef):
+                if IDENTIFYING_CASE_PATHS.match(spec.case):
+                    continue
+                try:
+                    spec = resolve(spec, case)
+                except CaseReferenceError:
+                    continue  # reported by the case-reference check
+            for value in spec if isinstance(spec, list) else [spec]:
+                if isinstance(value, bool) or not isinstance(value, (str, int, float, date)):
+                    continue
+                text = normalise_text(value)
+                if len(text) >= HINT_MIN_LENGTH:
+                    found.setdefault(text, str(value))
+    return found
+
+
+def hint_problems(task: Task) -> list[str]:
+    """Goal and guidance lines that give the answer away: a line that uses a word naming the
+    task's challenge (CHALLENGE_WORDS) or says a value one of its checks expects (resolved
+    case references included; values shorter than HINT_MIN_LENGTH, audit values and the
+    case values that identify the work item are not hints)."""
+    values = _hint_values(task, case_values(task))
+    challenge_words = [_words(phrase) for phrase in CHALLENGE_WORDS.get(task.challenge, ())]
+    lines = [("goal", task.goal)] + [(f"guidance line {n}", line) for n, line in enumerate(task.guidance, 1)]
+    problems: list[str] = []
+    for where, line in lines:
+        for pattern in challenge_words:
+            match = pattern.search(line)
+            if match:
+                problems.append(f"{task.id} {where}: {match.group(0)!r} names the task's challenge "
+                                f"{task.challenge} ({line!r})")
+        normalised = normalise_text(line)
+        for text, value in values.items():
+            if _words(re.escape(text)).search(normalised):
+                problems.append(f"{task.id} {where}: {value!r} is a value the task's checks expect ({line!r})")
+    return problems
+
+
 def validate_task(task: Task, schema: SnapshotSchema | None = None) -> list[str]:
-    """Every problem of the task's checks and guards, as `check-id: message` lines (none: valid)."""
+    """Every problem of the task's checks and guards, as `check-id: message` lines, and of its
+    goal and guidance (`hint_problems`); none: valid."""
     schema = schema if schema is not None else load_schema()
     case = case_values(task)
     case_texts = _case_strings(case) if case is not None else {}
@@ -129,7 +216,7 @@ def validate_task(task: Task, schema: SnapshotSchema | None = None) -> list[str]
                                     f"{case_texts[normalise_text(spec)]}")
         problems += _named_tables(item, schema, what)
         problems += _specs_problems(item, case, case_texts, what)
-    return problems
+    return problems + hint_problems(task)
 
 
 def validate_task_data(data: dict, source: str = "task") -> list[str]:

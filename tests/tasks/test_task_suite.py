@@ -1,10 +1,11 @@
 """The committed task suite: every file loads and validates, matches its template and case
-row, meets the suite's counts, and no task passes (or waits only on a judge) in its own
-untouched initial state."""
+row, meets the suite's counts, gives no answer away in its goal and guidance, and no task
+passes (or waits only on a judge) in its own untouched initial state."""
 from __future__ import annotations
 
 import importlib
-from collections import Counter
+import re
+from collections import Counter, defaultdict
 
 import pytest
 
@@ -61,6 +62,27 @@ def test_infeasible_tasks_forbid_any_submission_and_want_the_reason_written(suit
                 ("fax", "outbound_faxes")} <= guarded, task.id
         assert any(c.kind == "rubric" and c.source is not None and "notes" in c.source.query
                    for c in task.checks()), task.id
+
+
+# A goal is the work item as the queue gives it: queue, service, patient, date of birth (and
+# a denial's date of service); only a DME item whose referral goes out separately says so.
+WORK_ITEM_GOAL = re.compile(r"Work the (Prior Auth|Denials|DME) queue item for the [\w ,-]+ of [\w' -]+ "
+                            r"\(born \d{4}-\d{2}-\d{2}\)(, date of service \d{4}-\d{2}-\d{2})?\."
+                            r"( The supplier referral goes out separately; record on the item which supplier "
+                            r"it should go to\.)?")
+
+
+def test_goals_are_work_items_that_say_nothing_of_the_outcome(suite):
+    assert [task.id for task in suite if not WORK_ITEM_GOAL.fullmatch(task.goal)] == []
+
+
+def test_guidance_is_the_workflows_procedure_whatever_the_case(suite):
+    procedures: dict[str, set] = defaultdict(set)
+    for task in suite:
+        procedures[task.workflow].add(tuple(task.guidance))
+    # DME has two: with and without the supplier referral, as the goal scopes the item.
+    assert {workflow: len(found) for workflow, found in procedures.items()} == {
+        "prior_auth": 1, "appeals": 1, "dme": 2}
 
 
 @pytest.fixture(scope="module")

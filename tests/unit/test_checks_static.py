@@ -1,11 +1,14 @@
-"""Static validation of task checks against the apps' snapshot schema and the case."""
+"""Static validation of task checks against the apps' snapshot schema and the case, and of
+the goal and guidance against giving the answer away."""
+from typing import get_args
+
 import pytest
 from pydantic import ValidationError
 
-from admindesk.schema.task_model import Task
+from admindesk.schema.task_model import Challenge, Task
 from admindesk.verifiers.snapshot_schema import SCHEMA_PATH, load_schema
-from admindesk.verifiers.static_validation import validate_task, validate_task_data
-from tests.unit.fixtures.episodes import MEMBER_ID, task, task_data
+from admindesk.verifiers.static_validation import CHALLENGE_WORDS, hint_problems, validate_task, validate_task_data
+from tests.unit.fixtures.episodes import MEMBER, MEMBER_ID, TITLE, task, task_data
 from tests.unit.fixtures.snapshot_schema_dump import render_schema
 
 
@@ -78,3 +81,67 @@ def test_checks_get_stable_default_ids():
 
 def test_schema_lists_every_app():
     assert set(load_schema()) == {"ehr_web", "payer_portal_a", "payer_portal_b", "fax"}
+
+
+def _hints(**changes) -> list[str]:
+    return hint_problems(task(**changes))
+
+
+def test_a_goal_that_names_the_tasks_challenge_is_refused():
+    problems = _hints(goal="Get the lumbar MRI for Dana Whitfield authorised; another patient has the same name.")
+    assert problems == [
+        "pa-medium-01 goal: 'same name' names the task's challenge lookalike_patient "
+        "('Get the lumbar MRI for Dana Whitfield authorised; another patient has the same name.')",
+        "pa-medium-01 goal: 'another patient' names the task's challenge lookalike_patient "
+        "('Get the lumbar MRI for Dana Whitfield authorised; another patient has the same name.')"]
+
+
+def test_a_guidance_line_that_names_the_tasks_challenge_is_refused():
+    problems = _hints(challenge="conflicting_documents",
+                      guidance=["Open the order.", "Watch for: an Addendum corrects the note."])
+    assert len(problems) == 1 and problems[0].startswith(
+        "pa-medium-01 guidance line 2: 'Addendum' names the task's challenge conflicting_documents"), problems
+
+
+def test_another_challenges_words_are_not_a_hint():
+    assert _hints(guidance=["Check the secondary coverage too; an addendum corrects the note it names."]) == []
+
+
+def test_a_line_that_says_an_expected_value_is_refused():
+    problems = _hints(guidance=["Record the request as Approved and add a comment."])
+    assert problems == ["pa-medium-01 guidance line 1: 'Approved' is a value the task's checks expect "
+                        "('Record the request as Approved and add a comment.')"]
+
+
+def test_a_line_that_says_a_case_value_a_check_expects_is_refused():
+    data = task_data(goal="Get the MRI for Dana Whitfield authorised; attach the Lumbar spine follow-up.")
+    data["subtasks"][0]["checks"].append({"kind": "query", "app": "ehr_web", "query": "documents[0].title",
+                                          "expected": TITLE})
+    problems = hint_problems(Task.model_validate(data))
+    assert problems == ["pa-medium-01 goal: 'Lumbar spine follow-up' is a value the task's checks expect "
+                        "('Get the MRI for Dana Whitfield authorised; attach the Lumbar spine follow-up.')"]
+
+
+def test_hints_are_refused_by_validation():
+    problems = validate_task(task(goal="Dana Whitfield's MRI: another patient has the same name."))
+    assert any("names the task's challenge lookalike_patient" in problem for problem in problems), problems
+
+
+def test_a_work_item_goal_passes():
+    data = task_data(goal=f"Work the Prior Auth queue item for the lumbar spine MRI of Dana Whitfield "
+                          f"(born 1961-04-12), member {MEMBER_ID}, Northwind Health Plan (PYR-NWH).",
+                     guidance=["Open the order and its documents; confirm the patient by name and date of birth.",
+                               "Record the outcome and set the item to the status that matches it.",
+                               "The request goes out once: send 1 request, with the signed forms."])
+    # The checks expect the patient, the member id and the payer (they identify the work), an
+    # audit's record type "order", and a count of 1 (too short to be a hint).
+    data["subtasks"][0]["checks"] += [
+        {"kind": "query", "app": "ehr_web", "query": "patients[0].last_name", "expected": {"case": "patient.last_name"}},
+        {"kind": "query", "app": "ehr_web", "query": "coverages[0].member_id", "expected": MEMBER},
+        {"kind": "query", "app": "ehr_web", "query": "coverages[0].payer_id", "expected": {"case": "coverages.0.payer"}},
+        {"kind": "query", "app": "ehr_web", "query": "patients[0].dob", "expected": {"case": "patient.dob"}}]
+    assert validate_task(Task.model_validate(data)) == []
+
+
+def test_every_challenge_has_words_that_name_it():
+    assert set(CHALLENGE_WORDS) == set(get_args(Challenge)) - {"none"}
