@@ -10,6 +10,7 @@ Rules (a refused change writes nothing and says why):
 - Cancellation applies to an Approved authorization or a request under review.
 - Withdrawal applies only to a request under review (Submitted - Pending or Pended).
 - Cancellation and withdrawal need a reason.
+(That each change takes only its own fields is a field-level check of the form.)
 """
 from __future__ import annotations
 

@@ -65,6 +65,11 @@ def date_kwargs() -> dict:
     return {"render_kw": {"placeholder": "MM/DD/YYYY", "autocomplete": "off", "size": 10}}
 
 
+# The approval terms of the authorization form, as its field messages name them (and "it" or "them").
+APPROVAL_TERMS = {"approved_units": ("approved units", "them"), "start_date": ("approved start date", "it"),
+                  "end_date": ("approved end date", "it")}
+
+
 def auth_number_check(_form, field) -> None:
     if field.data and not AUTH_NUMBER.match(field.data.strip()):
         raise ValidationError(AUTH_NUMBER_MESSAGE)
@@ -103,6 +108,29 @@ class AuthorizationForm(FlaskForm):
                 if not field.data and not field.errors:
                     field.errors.append(f"{field.label.text} is required when the status is Approved.")
                     valid = False
+        return valid
+
+    def check_approval_terms(self, on_file: dict) -> bool:
+        """Approved units and dates exist only once the payer approves: with any other status
+        they are refused (adds field errors), except that a cancelled authorization keeps,
+        unchanged, the terms on file (`on_file`: field name -> the value it shows now)."""
+        status = self.status.data
+        if status == "Approved":
+            return True
+        valid = True
+        for name, (term, pronoun) in APPROVAL_TERMS.items():
+            field = self[name]
+            if field.errors or not field.data:
+                continue
+            if status == "Cancelled" and on_file.get(name):
+                if field.data == on_file[name]:
+                    continue
+                message = f"A cancelled authorization keeps the {term} on file, which cannot be changed."
+            else:
+                message = (f"{term.capitalize()} can be entered only with the status Approved. "
+                           f"Leave {pronoun} blank while the status is {status}.")
+            field.errors.append(message)
+            valid = False
         return valid
 
 
@@ -189,17 +217,45 @@ class WorkItemUpdateForm(FlaskForm):
         return not errors
 
 
+PATIENT_LOOKUP_MESSAGE = ("Enter a patient name (Last, First), an MRN like E1000449, or a date of birth as "
+                          "MM/DD/YYYY.")
+
+
+def patient_lookup(text: str) -> tuple[str, str | date] | None:
+    """What one patient box asks for, read as a real EHR's filter bar reads it: a date of
+    birth ("dob", date), an MRN or its start ("mrn", text), or a name ("name", text: names
+    hold no digits). None when the text is none of these."""
+    text = text.strip()
+    born = parse_date(text)
+    if born is not None:
+        return "dob", born
+    if MRN_PATTERN.match(text):
+        return "mrn", text
+    if text and not any(char.isdigit() for char in text):
+        return "name", text
+    return None
+
+
 class QueueFilterForm(FlaskForm):
     """Work-queue filters (a GET form)."""
 
     class Meta:
         csrf = False
 
+    patient = StringField("Patient (name, MRN or DOB)", filters=[strip],
+                          validators=[Optional(), Length(max=80, message="Patient searches are limited to 80 "
+                                                                         "characters.")],
+                          render_kw={"type": "search", "placeholder": "Last, First / E1234567 / MM/DD/YYYY",
+                                     "autocomplete": "off"})
     status = SelectField("Status", choices=[], validators=[Optional()])
     payer = SelectField("Payer", choices=[], validators=[Optional()])
     assignee = SelectField("Assignee", choices=[], validators=[Optional()])
     due_from = DateText("Due from", **date_kwargs())
     due_to = DateText("Due to", **date_kwargs())
+
+    def validate_patient(self, field) -> None:
+        if field.data and patient_lookup(field.data) is None:
+            raise ValidationError(PATIENT_LOOKUP_MESSAGE)
 
     def validate(self, extra_validators=None) -> bool:
         valid = super().validate(extra_validators)

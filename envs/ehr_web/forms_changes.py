@@ -30,9 +30,25 @@ def _units_check(_form, field) -> None:
         raise ValidationError(f"Enter a whole number from 1 to {MAX_UNITS}.")
 
 
+# The fields each change records; a filled field the change does not use is refused rather
+# than silently dropped.
+FIELDS_USED = {"Extension": ("new_end_date", "new_units", "new_auth_number"),
+               "Units increase": ("new_units", "new_auth_number"),
+               "Date change": ("new_start_date", "new_end_date", "new_auth_number"),
+               "Cancellation": (), "Withdrawal": ()}
+# Each term, and the change that records it, as named when another change is given it.
+_TERMS = {"new_start_date": ("start date", "a date change"),
+          "new_end_date": ("end date", "an extension or a date change"),
+          "new_units": ("approved units", "a units increase")}
+
+
 class AuthorizationChangeForm(FlaskForm):
     """A change to the order's authorization: extension, units increase, date change,
-    cancellation of an authorization or withdrawal of a pending request."""
+    cancellation of an authorization or withdrawal of a pending request.
+
+    Each change takes only its own fields: a cancellation or withdrawal ends the
+    authorization and takes no new units, dates or authorization number; an extension keeps
+    the start date, a units increase the dates, a date change the units."""
 
     change = SelectField("Change", choices=options([("", "- Select change -"), *AUTH_CHANGES]),
                          validators=[DataRequired("Choose the change to record.")])
@@ -43,6 +59,25 @@ class AuthorizationChangeForm(FlaskForm):
     new_auth_number = StringField("New authorization number (if the payer issued one)",
                                   validators=[Optional(), Length(max=20), auth_number_check], filters=[strip])
     note = TextAreaField("Reason / payer reference", validators=[Optional(), _NOTE_LENGTH], render_kw={"rows": 2})
+
+    def validate(self, extra_validators=None) -> bool:
+        valid = super().validate(extra_validators)
+        used = FIELDS_USED.get(self.change.data)
+        if used is None:  # no valid change chosen: its own message says so
+            return valid
+        for name in ("new_start_date", "new_end_date", "new_units", "new_auth_number"):
+            field = self[name]
+            if not field.data or field.errors or name in used:
+                continue
+            if not used:
+                field.errors.append(f"{self.change.data} records no new units, dates or authorization number: "
+                                    "clear this field.")
+            else:
+                term, recorded_by = _TERMS[name]
+                field.errors.append(f"{self.change.data} does not change the {term}: clear this field "
+                                    f"({recorded_by} records it).")
+            valid = False
+        return valid
 
 
 class VerifyCoverageForm(FlaskForm):

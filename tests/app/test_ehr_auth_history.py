@@ -27,6 +27,9 @@ def open_order(app) -> Order:
 APPROVED = {"status": "Approved", "payer_id": "PYR-NWH", "auth_number": "NWH26-123456",
             "reference_number": "CS12345678", "approved_units": "12", "start_date": "11/20/2026",
             "end_date": "02/18/2027"}
+# A denial carries no approved units or dates.
+DENIED = {"status": "Denied", "payer_id": "PYR-NWH", "reference_number": "CS12345678"}
+PENDING = {"status": "Submitted - Pending", "payer_id": "PYR-NWH", "reference_number": "CS12345678"}
 
 
 def history(client, order_id) -> list[dict]:
@@ -64,7 +67,7 @@ def test_save_writes_initial_then_update_rows(client, open_order):
     client.post(f"/orders/{open_order.id}/authorization", {"status": "Submitted - Pending", "payer_id": "PYR-NWH",
                                                           "reference_number": "CS12345678"})
     client.post(f"/orders/{open_order.id}/authorization", APPROVED)
-    client.post(f"/orders/{open_order.id}/authorization", {**APPROVED, "status": "Denied"})
+    client.post(f"/orders/{open_order.id}/authorization", DENIED)
     rows = history(client, open_order.id)
     assert [(r["event"], r["status"]) for r in rows] == [
         ("Initial", "Submitted - Pending"), ("Update", "Approved"), ("Denial", "Denied")]
@@ -124,9 +127,9 @@ EXPIRED = {**APPROVED, "start_date": "01/05/2026", "end_date": "04/05/2026"}
      "End date must be on or after the start date"),
     (APPROVED, {"change": "Withdrawal", "note": "x"}, "Cancel an approved authorization instead"),
     (APPROVED, {"change": "Cancellation"}, "Give the reason for the cancellation"),
-    ({**APPROVED, "status": "Denied"}, {"change": "Extension", "new_end_date": "05/01/2027"},
+    (DENIED, {"change": "Extension", "new_end_date": "05/01/2027"},
      "Extension: only an approved authorization can be changed; this one is Denied"),
-    ({**APPROVED, "status": "Denied"}, {"change": "Cancellation", "note": "x"}, "this one is Denied"),
+    (DENIED, {"change": "Cancellation", "note": "x"}, "this one is Denied"),
     (APPROVED, {"change": "Renewal"}, "Not a valid choice"),
     (APPROVED, {"change": ""}, "Choose the change to record"),
     (APPROVED, {"change": "Extension", "new_end_date": "13/45/2027"}, "is not a valid date"),
@@ -139,6 +142,40 @@ def test_refused_changes_write_nothing(client, open_order, setup, fields, messag
     assert response.status_code == 422 and message in page and "This activity cannot be saved until these fields are corrected:" in page
     assert auth_row(client, open_order.id) == before_auth
     assert history(client, open_order.id) == before_history
+
+
+@pytest.mark.parametrize("setup, fields, refused", [
+    (APPROVED, {"change": "Cancellation", "note": "x", "new_units": "20"}, "new_units"),
+    (APPROVED, {"change": "Cancellation", "note": "x", "new_end_date": "05/18/2027"}, "new_end_date"),
+    (APPROVED, {"change": "Cancellation", "note": "x", "new_auth_number": "NWH26-999999"}, "new_auth_number"),
+    (PENDING, {"change": "Withdrawal", "note": "x", "new_start_date": "12/01/2026"}, "new_start_date"),
+    (PENDING, {"change": "Withdrawal", "note": "x", "new_units": "3"}, "new_units"),
+])
+def test_ending_changes_take_no_approval_terms(client, open_order, setup, fields, refused):
+    client.post(f"/orders/{open_order.id}/authorization", setup)
+    before_auth, before_history = auth_row(client, open_order.id), history(client, open_order.id)
+    response = change(client, open_order.id, **fields)
+    page = response.get_data(as_text=True)
+    assert response.status_code == 422
+    assert f"{fields['change']} records no new units, dates or authorization number: clear this field." in page
+    assert f'id="{refused}-error"' in page
+    assert auth_row(client, open_order.id) == before_auth and history(client, open_order.id) == before_history
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"change": "Extension", "new_end_date": "05/18/2027", "new_start_date": "12/01/2026"},
+     "Extension does not change the start date: clear this field (a date change records it)."),
+    ({"change": "Units increase", "new_units": "20", "new_end_date": "05/18/2027"},
+     "Units increase does not change the end date: clear this field (an extension or a date change records it)."),
+    ({"change": "Date change", "new_start_date": "12/01/2026", "new_end_date": "06/01/2027", "new_units": "20"},
+     "Date change does not change the approved units: clear this field (a units increase records it)."),
+])
+def test_a_change_takes_only_its_own_fields(client, open_order, fields, message):
+    client.post(f"/orders/{open_order.id}/authorization", APPROVED)
+    before_auth, before_history = auth_row(client, open_order.id), history(client, open_order.id)
+    response = change(client, open_order.id, **fields)
+    assert response.status_code == 422 and message in response.get_data(as_text=True)
+    assert auth_row(client, open_order.id) == before_auth and history(client, open_order.id) == before_history
 
 
 def test_main_form_cannot_skip_the_cancellation_rules(client, open_order):

@@ -109,3 +109,39 @@ def test_order_comments_added_and_listed(client, open_order):
 def test_orders_tab_lists_auth_status(client, open_order):
     page = client.get(f"/patients/{open_order.mrn}/orders").get_data(as_text=True)
     assert open_order.id in page and "Not Started" in page
+
+
+PENDING = {"status": "Submitted - Pending", "payer_id": "PYR-NWH", "reference_number": "CS12345678"}
+
+
+TERMS = {"approved_units": "12", "start_date": "11/20/2026", "end_date": "02/18/2027"}
+
+
+@pytest.mark.parametrize("status", ["Submitted - Pending", "Pended - Info Requested", "Not Started", "Denied",
+                                    "No Auth Required"])
+def test_approval_terms_need_an_approved_status(client, open_order, status):
+    before = auth_row(client, open_order.id)
+    response = client.post(f"/orders/{open_order.id}/authorization", {**PENDING, "status": status, **TERMS})
+    page = response.get_data(as_text=True)
+    assert response.status_code == 422 and "This activity cannot be saved until these fields are corrected:" in page
+    for term, pronoun in (("Approved units", "them"), ("Approved start date", "it"), ("Approved end date", "it")):
+        assert (f"{term} can be entered only with the status Approved. Leave {pronoun} blank while the status is "
+                f"{status}.") in page
+    assert auth_row(client, open_order.id) == before
+    assert [r for r in client.snapshot()["authorization_history"] if r["order_id"] == open_order.id] == []
+
+
+def test_a_cancelled_authorization_keeps_its_terms_but_cannot_change_them(client, open_order):
+    client.post(f"/orders/{open_order.id}/authorization", VALID)
+    client.post(f"/orders/{open_order.id}/authorization/changes", {"change": "Cancellation", "note": "Not needed."})
+    # The form shows the terms on file; saving it again as it stands (a new reference) is fine.
+    kept = client.post(f"/orders/{open_order.id}/authorization",
+                       {**VALID, "status": "Cancelled", "reference_number": "CS55550000"})
+    assert kept.status_code == 302
+    row = auth_row(client, open_order.id)
+    assert (row["status"], row["approved_units"], row["reference_number"]) == ("Cancelled", 1, "CS55550000")
+    changed = client.post(f"/orders/{open_order.id}/authorization", {**VALID, "status": "Cancelled", "approved_units": "5"})
+    assert changed.status_code == 422
+    assert "A cancelled authorization keeps the approved units on file, which cannot be changed." in \
+        changed.get_data(as_text=True)
+    assert auth_row(client, open_order.id) == row

@@ -77,6 +77,8 @@ def update_authorization(order_id: str):
     form.payer_id.choices = options(_payer_choices())
     auth = db().get(OrderAuthorization, order.id) or OrderAuthorization(order_id=order.id, units_used=0)
     valid = form.validate()
+    valid = form.check_approval_terms({"approved_units": str(auth.approved_units or ""),
+                                       "start_date": auth.start_date, "end_date": auth.end_date}) and valid
     if form.status.data in CHANGE_ONLY_AUTH_STATUSES and form.status.data != auth.status:
         form.status.errors = list(form.status.errors) + [
             f"Record a {form.status.data.lower()} authorization with 'Record a change' below, which checks that "

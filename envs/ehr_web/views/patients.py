@@ -18,7 +18,7 @@ PER_PAGE = 25
 SORT_COLUMNS = {"name": Patient.last_name, "mrn": Patient.mrn, "dob": Patient.dob, "city": Patient.city}
 
 
-def _name_filter(text: str):
+def name_filter(text: str):
     """'Last, First' matches by prefixes; other words must each start a first or last name."""
     if "," in text:
         last, first = (part.strip().lower() for part in text.split(",", 1))
@@ -27,6 +27,19 @@ def _name_filter(text: str):
     return and_(*(or_(func.lower(Patient.last_name).startswith(word, autoescape=True),
                       func.lower(Patient.first_name).startswith(word, autoescape=True))
                   for word in text.lower().split()))
+
+
+def mrn_filter(text: str):
+    """MRNs that start with the typed one; the leading E may be left out."""
+    mrn = text.strip().upper()
+    return Patient.mrn.startswith(mrn if mrn.startswith("E") else "E" + mrn)
+
+
+def patient_filter(kind: str, value):
+    """The patients a lookup (forms.patient_lookup) asks for: by date of birth, MRN or name."""
+    if kind == "dob":
+        return Patient.dob == value
+    return mrn_filter(value) if kind == "mrn" else name_filter(value)
 
 
 @patients.get("/patients")
@@ -43,10 +56,9 @@ def search():
             # Each row shows the payer in force: load coverages with the page, not per row.
             stmt = select(Patient).options(selectinload(Patient.coverages).selectinload(Coverage.payer))
             if form.name.data and form.name.data.strip():
-                stmt = stmt.where(_name_filter(form.name.data.strip()))
+                stmt = stmt.where(name_filter(form.name.data.strip()))
             if form.mrn.data and form.mrn.data.strip():
-                mrn = form.mrn.data.strip().upper()
-                stmt = stmt.where(Patient.mrn.startswith(mrn if mrn.startswith("E") else "E" + mrn))
+                stmt = stmt.where(mrn_filter(form.mrn.data))
             if form.dob.data:
                 stmt = stmt.where(Patient.dob == form.dob.data)
             stmt = apply_sort(stmt, SORT_COLUMNS, "name").order_by(Patient.last_name, Patient.first_name,

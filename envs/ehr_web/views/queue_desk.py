@@ -23,8 +23,8 @@ QUEUE_TABS = {"active": "Active", "deferred": "Deferred", "completed": "Complete
 # Statuses that record more than a status (an appeal reference, a supplier): set per item, not in bulk.
 ITEM_ONLY_STATUSES = {"Appeal Filed": "an appeal reference and date", "Sent to Supplier": "the supplier",
                       "Supplier Confirmed": "the supplier and confirmation #"}
-# Query arguments a saved view keeps (the queue page's filters, tab and sort).
-VIEW_ARGS = ("tab", "status", "payer", "assignee", "due_from", "due_to", "sort", "dir")
+# Query arguments a saved view keeps (the queue page's patient search, filters, tab and sort).
+VIEW_ARGS = ("tab", "patient", "status", "payer", "assignee", "due_from", "due_to", "sort", "dir")
 MAX_VIEWS = 20
 PRIORITY_ORDER = {"Urgent": 0, "Routine": 1}
 

@@ -10,13 +10,21 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
-from admindesk.envs.ehr_web.forms import AssignForm, NoteForm, QueueFilterForm, WorkItemUpdateForm, options
+from admindesk.envs.ehr_web.forms import (
+    AssignForm,
+    NoteForm,
+    QueueFilterForm,
+    WorkItemUpdateForm,
+    options,
+    patient_lookup,
+)
 from admindesk.envs.ehr_web.forms_desk import SavedViewForm
 from admindesk.envs.ehr_web.models import Patient, Payer, Supplier
 from admindesk.envs.ehr_web.models_work import Claim, ClaimLine, WorkItem, WorkItemEvent
 from admindesk.envs.ehr_web.views.billing import code_descriptions, denials
 from admindesk.envs.ehr_web.views.common import staff_names
 from admindesk.envs.ehr_web.views.notes import add_note, notes_for, store_note
+from admindesk.envs.ehr_web.views.patients import patient_filter
 from admindesk.envs.ehr_web.views.queue_desk import (
     QUEUE_TABS,
     bulk_form,
@@ -66,6 +74,8 @@ def _filtered(queue: Queue, form: QueueFilterForm):
     # A chosen status wins over the tab, so "Denied" shows denied items wherever they sit.
     stmt = stmt.where(tab_filter(queue, current_tab())) if status == "" else (
         stmt if status == "all" else stmt.where(WorkItem.status == status))
+    if form.patient.data:
+        stmt = stmt.where(patient_filter(*patient_lookup(form.patient.data)))
     if form.payer.data:
         stmt = stmt.where(WorkItem.payer_id == form.payer.data)
     assignee = form.assignee.data or ""
@@ -84,7 +94,7 @@ def _filtered(queue: Queue, form: QueueFilterForm):
 
 @queues.get("/<slug>")
 def queue_list(slug: str):
-    """The queue: filters, sortable columns, 25 items a page."""
+    """The queue: a patient search and filters, sortable columns, 25 items a page."""
     queue = queue_or_404(slug)
     staff = staff_names()
     form = _filter_form(queue, staff)
