@@ -24,6 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from admindesk.verifiers.record_files import read_json
 from admindesk.verifiers.scoring import TaskResult
 
 ClaimedState = Literal["pass", "fail", "unjudged", "error"]
@@ -94,7 +95,7 @@ def rejudged_run(submission: Path, results: dict[str, TaskResult], target: Path)
         claimed_scores = episode_folder / "scores.json"
         if episode_folder.is_dir() and claimed_scores.exists() and episode_folder.name not in results:
             os.symlink(claimed_scores.resolve(), target / episode_folder.name / "scores.json")
-    run = json.loads((submission / "run.json").read_text(encoding="utf-8"))
+    run = read_json(submission / "run.json")
     for line in run["episodes"]:
         folder = str(line.get("folder") or f"{line['task_id']}-t{line['trial']}")
         result = results.get(folder)

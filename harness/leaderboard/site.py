@@ -8,6 +8,10 @@
                                  or are the submitter's own; overturned verdicts and judge
                                  errors per entry; rejected submissions listed with their
                                  reasons (a split the maintainers do not hold among them)
+
+Submissions come from strangers: whatever is wrong with one (hostile files, a record another
+submission also holds, a report that cannot be written) rejects it with its reasons, and the
+build goes on with the others.
     SITE/entries/<name>/         each accepted entry's full report (harness.report)
     SITE/assets/                 plotly.min.js, report.css, viewer.js, leaderboard.js (shared
                                  by every page, so plotly.js is shipped once)
@@ -26,8 +30,10 @@ import jinja2
 from admindesk.harness.leaderboard.rejudge import RubricReview, rejudged_run
 from admindesk.harness.leaderboard.splits import SplitCatalog
 from admindesk.harness.leaderboard.submission import SUBMISSION_FILE, SubmissionMeta, Verdict, validate_submission
+from admindesk.harness.leaderboard.submission_files import refuse_duplicate_records
 from admindesk.harness.report.build import TEMPLATES as REPORT_TEMPLATES, write_assets, write_report
 from admindesk.harness.report.run_data import load_run
+from admindesk.harness.report.run_files import RunFolderError
 from admindesk.harness.running import metrics as run_metrics
 from admindesk.harness.task_tools.splits.manifest import PUBLIC_SPLIT
 from admindesk.verifiers.judge import Judge
@@ -112,6 +118,14 @@ def _scores(path: Path) -> dict[str, dict[str, Any]]:
     return scores
 
 
+def _validate(path: Path, tasks_dir: Path, judge: Judge | None, splits: SplitCatalog) -> Verdict:
+    """validate_submission, with any failure of it rejecting this submission only."""
+    try:
+        return validate_submission(path, tasks_dir, judge, splits)
+    except Exception as exc:  # an unforeseen hostile input must not stop the whole board
+        return Verdict(path=path, problems=[f"the submission could not be checked ({type(exc).__name__}: {exc})"])
+
+
 def find_submissions(folder: Path) -> list[Path]:
     """The submission folders directly under `folder` (those with a submission.json or run.json)."""
     return sorted(p for p in folder.iterdir()
@@ -130,7 +144,8 @@ def build_site(submissions_dir: Path, site_dir: Path, tasks_dir: Path, judge: Ju
     if not submissions:
         raise ValueError(f"{submissions_dir}: no submission folder (one with submission.json) in it")
     splits = splits or SplitCatalog()
-    verdicts = [validate_submission(path, tasks_dir, judge, splits) for path in submissions]
+    verdicts = [_validate(path, tasks_dir, judge, splits) for path in submissions]
+    refuse_duplicate_records(verdicts)
     site_dir.mkdir(parents=True, exist_ok=True)
     assets = write_assets(site_dir)
     shutil.copyfile(TEMPLATES / "leaderboard.js", assets / "leaderboard.js")
@@ -144,10 +159,17 @@ def build_site(submissions_dir: Path, site_dir: Path, tasks_dir: Path, judge: Ju
                 if verdict.judge is not None:
                     run = rejudged_run(verdict.path, verdict.rejudged, Path(scratch) / verdict.name)
                 target = site_dir / "entries" / verdict.name
-                write_report([run], target, shared_assets=assets)
+                try:
+                    write_report([run], target, shared_assets=assets)
+                    scores = _scores(run)
+                except RunFolderError as exc:
+                    verdict.problems.append(f"its report cannot be written: {exc.reason} "
+                                            f"({str(exc.where).removeprefix(f'{run}/')})")
+                    shutil.rmtree(target, ignore_errors=True)
+                    continue
                 split = verdict.split["name"]
                 held = splits.get(split)
-                accepted.append(Entry(name=verdict.name, meta=verdict.meta, scores=_scores(run),
+                accepted.append(Entry(name=verdict.name, meta=verdict.meta, scores=scores,
                                       report=f"entries/{verdict.name}/index.html", judge=verdict.judge,
                                       reviews=verdict.reviews, split=split,
                                       seed_private=held is not None and held.seed_private))

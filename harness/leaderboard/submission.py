@@ -3,6 +3,9 @@
 A submission is a run folder (as `admindesk run` writes it) with a `submission.json`
 beside its run.json: who made it and how (`SubmissionMeta`). Before it is listed:
 
+- the folder is plain folders and regular files, and run.json's episode folders are inside
+  it (submission_files; every JSON file is read strictly and within a size limit, see
+  verifiers.record_files); each trajectory.jsonl fits its shape (report.run_files);
 - submission.json fits the schema, and run.json names the same agent and observation mode;
 - the run's split (run.json `split`; none: the public suite) is one the maintainers hold,
   with the same task files (see splits); the run covers every task of that split (the
@@ -18,11 +21,13 @@ judge those are replayed from the submission's own scores.json, and everything t
 on them (subtask outcomes, the task's result) is still re-computed; with the maintainers'
 judge they are judged again (see rejudge): overturned verdicts that change a result reject
 the submission, and the entry is listed with the re-judged results.
+
+Each problem names the file (relative to the submission), the field where there is one,
+and why; a submission with a problem is refused as a whole.
 """
 from __future__ import annotations
 
 import datetime
-import json
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +36,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from admindesk.harness.leaderboard.rejudge import RubricReview, review_rubrics
 from admindesk.harness.leaderboard.splits import SplitCatalog
+from admindesk.harness.leaderboard.submission_files import tree_problems
+from admindesk.harness.report.run_files import (
+    RunFolderError,
+    RunLine,
+    agent_notes,
+    describe,
+    episode_folder,
+    episode_lines,
+    trajectory_entries,
+)
 from admindesk.harness.running import metrics as run_metrics
 from admindesk.harness.task_tools.folders import PUBLIC_SPLIT_RECORD, recorded_split
 from admindesk.schema.task_model import Task, TaskFileError, load_tasks
@@ -38,7 +53,7 @@ from admindesk.schema.values import CaseReferenceError
 from admindesk.verifiers.episode import QueryError
 from admindesk.verifiers.judge import Judge, JudgeError, Judgement, RubricRequest
 from admindesk.verifiers.judge.usage import JudgeUsage
-from admindesk.verifiers.record_files import RECORD_FILE, RecordFileError, read_json_bytes, record_file
+from admindesk.verifiers.record_files import RECORD_FILE, RecordFileError, read_json, record_digest, record_file
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import TaskResult, score_task
 
@@ -80,6 +95,8 @@ class Verdict(BaseModel):
     rejudged: dict[str, TaskResult] = Field(default_factory=dict, repr=False)
     # What the judge did over the whole submission: items, votes, cache hits, errors.
     judge_usage: JudgeUsage | None = None
+    # Episode folder -> the sha256 of its record's content (no two submissions may share one).
+    record_digests: dict[str, str] = Field(default_factory=dict, repr=False)
 
     @property
     def accepted(self) -> bool:
@@ -126,17 +143,19 @@ def compatible(claimed: str | None, current: str) -> bool:
 
 def _load_json(path: Path, problems: list[str]) -> Any:
     try:
-        return json.loads(read_json_bytes(path))
+        return read_json(path)
     except FileNotFoundError:
         problems.append(f"{path.name} is missing")
-    except (OSError, RecordFileError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        problems.append(f"{path.name} cannot be read: {exc}")
+    except RecordFileError as exc:
+        problems.append(f"{path.name}: {exc.reason}")
+    except OSError as exc:
+        problems.append(f"{path.name} cannot be read ({exc.strerror})")
     return None
 
 
-def _first_error(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    return f"{'.'.join(str(p) for p in error['loc']) or '(top level)'}: {error['msg']}"
+def _relative(error: RunFolderError, root: Path) -> str:
+    """The error's file named from the submission folder."""
+    return f"{str(error.where).removeprefix(f'{root}/')}: {error.reason}"
 
 
 def _compare(episode: str, claimed: TaskResult, rescored: TaskResult) -> list[str]:
@@ -163,13 +182,17 @@ def _compare(episode: str, claimed: TaskResult, rescored: TaskResult) -> list[st
     return problems
 
 
-def _check_episode(folder: Path, line: dict[str, Any], task: Task, verdict: Verdict,
+def _check_episode(folder: Path, line: RunLine, task: Task, verdict: Verdict,
                    judge: Judge | None) -> list[str]:
     """The problems with one episode; with `judge`, its re-judged result and rubric reviews
-    go into `verdict`."""
+    go into `verdict`, and its record's digest in any case."""
     episode = folder.name
+    try:
+        trajectory_entries(folder)
+    except RunFolderError as exc:
+        return [_relative(exc, verdict.path)]
     record_path = record_file(folder)
-    if line.get("result") in ("error", "infra_error", "timeout") and record_path is None:
+    if line.result in ("error", "infra_error", "timeout") and record_path is None:
         return []  # an episode that broke or was stopped has no record; it never counts as passed
     problems: list[str] = []
     record_data = _load_json(record_path or folder / RECORD_FILE, problems)
@@ -180,9 +203,14 @@ def _check_episode(folder: Path, line: dict[str, Any], task: Task, verdict: Verd
         record = EpisodeRecord.model_validate(record_data)
         claimed = TaskResult.model_validate(claimed_data)
     except ValidationError as exc:
-        return [f"{episode}: {record_path.name} or scores.json does not fit its schema ({_first_error(exc)})"]
+        return [f"{episode}: {record_path.name} or scores.json does not fit its schema ({describe(exc)})"]
     if record.task_id != task.id or claimed.task_id != task.id:
         return [f"{episode}: the record or scores are of another task ({record.task_id}, {claimed.task_id})"]
+    try:
+        agent_notes(record.trajectory, record_path)
+    except RunFolderError as exc:
+        return [_relative(exc, verdict.path)]
+    verdict.record_digests[episode] = record_digest(record)
     # Scored without a judge, a submission's rubrics are unjudged; with one, replay its verdicts.
     try:
         rescored = score_task(task, record, ReplayJudge(claimed) if claimed.judge is not None else None)
@@ -192,10 +220,10 @@ def _check_episode(folder: Path, line: dict[str, Any], task: Task, verdict: Verd
     problems = _compare(episode, claimed, rescored)
     for field in ("result", "first_failing_subtask"):
         value = rescored.outcome if field == "result" else rescored.first_failing_subtask
-        if line.get(field) != value:
-            problems.append(f"{episode}: run.json {field} {line.get(field)!r}, re-scored {value!r}")
-    if abs(float(line.get("subtask_pass_rate", -1)) - rescored.subtask_pass_rate) > TOLERANCE:
-        problems.append(f"{episode}: run.json subtask_pass_rate {line.get('subtask_pass_rate')!r}, "
+        if getattr(line, field) != value:
+            problems.append(f"{episode}: run.json {field} {getattr(line, field)!r}, re-scored {value!r}")
+    if line.subtask_pass_rate is None or abs(line.subtask_pass_rate - rescored.subtask_pass_rate) > TOLERANCE:
+        problems.append(f"{episode}: run.json subtask_pass_rate {line.subtask_pass_rate!r}, "
                         f"re-scored {rescored.subtask_pass_rate}")
     if rejudged is not None:
         reviews = review_rubrics(episode, claimed, rejudged)
@@ -222,9 +250,7 @@ def _add_usage(verdict: Verdict, usage: JudgeUsage | None) -> None:
 
 def _check_metrics(run: dict[str, Any], episodes: list[dict[str, Any]]) -> list[str]:
     """run.json's headline figures against the ones its episode lines give (run_metrics,
-    which leaves infra errors out of every score)."""
-    if not all(isinstance(e, dict) and {"task_id", "result"} <= set(e) for e in episodes):
-        return ["run.json has an episode line without task_id or result"]
+    which leaves infra errors out of every score); the lines are RunLine-checked."""
     summary = run_metrics.summarise(episodes)
     expected = {"e2e_success": summary["e2e_success"]["value"],
                 "subtask_pass_rate": summary["subtask_pass_rate"]["value"], "n_episodes": summary["n_episodes"]}
@@ -242,16 +268,25 @@ def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None,
     `judge` (the maintainers'), rubric checks are re-judged rather than replayed."""
     verdict = Verdict(path=path, judge=judge.name if judge is not None else None)
     problems = verdict.problems
+    problems.extend(tree_problems(path))
+    if problems:  # nothing in it is read: a link or a pipe could stand for any file
+        return verdict
     meta_data = _load_json(path / SUBMISSION_FILE, problems)
     run = _load_json(path / "run.json", problems)
     if meta_data is not None:
         try:
             verdict.meta = SubmissionMeta.model_validate(meta_data)
         except ValidationError as exc:
-            problems.append(f"{SUBMISSION_FILE} does not fit the schema ({_first_error(exc)})")
+            problems.append(f"{SUBMISSION_FILE} does not fit the schema ({describe(exc)})")
     if not isinstance(run, dict) or not isinstance(run.get("episodes"), list):
         if run is not None:
             problems.append("run.json has no episodes list")
+        return verdict
+    try:
+        typed_lines = episode_lines(run, path / "run.json")
+        folders = [episode_folder(path, line, number) for number, line in enumerate(typed_lines)]
+    except RunFolderError as exc:
+        problems.append(_relative(exc, path))
         return verdict
     if verdict.meta is not None:
         for field in ("agent", "observation"):
@@ -259,7 +294,8 @@ def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None,
                 problems.append(f"{SUBMISSION_FILE} says {field} {getattr(verdict.meta, field)!r}, "
                                 f"run.json {run.get(field)!r}")
     current = metadata.version("admindesk")
-    claimed_version = (run.get("versions") or {}).get("admindesk")
+    versions = run.get("versions") if isinstance(run.get("versions"), dict) else {}
+    claimed_version = versions.get("admindesk") if isinstance(versions.get("admindesk"), str) else None
     if not compatible(claimed_version, current):
         problems.append(f"made with admindesk {claimed_version}, not compatible with {current} (same major.minor)")
     if "split" in run and not (isinstance(run["split"], dict) and isinstance(run["split"].get("name"), str)):
@@ -275,24 +311,27 @@ def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None,
     except TaskFileError as exc:
         problems.append(f"the task files cannot be loaded: {exc}")
         return verdict
-    problems.extend(_check_coverage(run, tasks))
-    lines = {(e.get("task_id"), e.get("trial")): e for e in run["episodes"] if isinstance(e, dict)}
-    for (task_id, trial), line in sorted(lines.items(), key=str):
+    problems.extend(_check_coverage(run, typed_lines, tasks))
+    lines = {(line.task_id, line.trial): (line, folder) for line, folder in zip(typed_lines, folders)}
+    for (task_id, _), (line, folder) in sorted(lines.items()):
         if task_id in tasks:
-            folder = path / str(line.get("folder") or f"{task_id}-t{trial}")
             problems.extend(_check_episode(folder, line, tasks[task_id], verdict, judge))
     problems.extend(_check_metrics(run, run["episodes"]))
     verdict.n_episodes = len(lines)
     return verdict
 
 
-def _check_coverage(run: dict[str, Any], tasks: dict[str, Task]) -> list[str]:
+def _check_coverage(run: dict[str, Any], lines: list[RunLine], tasks: dict[str, Task]) -> list[str]:
     """Every task of the run x every trial has exactly one episode, and the tasks exist."""
     problems = []
     task_ids = run.get("tasks") if isinstance(run.get("tasks"), list) else []
+    if not all(isinstance(task_id, str) for task_id in task_ids):
+        return ["run.json tasks is not a list of task ids"]
     trials = run.get("trials") if isinstance(run.get("trials"), int) and run.get("trials") > 0 else 0
     if not task_ids or not trials:
         problems.append("run.json must name its tasks and a positive number of trials")
+    if trials > len(lines):  # each trial has a line; and a huge count is not enumerated below
+        return problems + [f"run.json says {trials} trials but lists {len(lines)} episode(s)"]
     unknown = sorted(set(task_ids) - set(tasks))
     if unknown:
         problems.append(f"unknown task(s): {', '.join(map(str, unknown))}")
@@ -302,14 +341,13 @@ def _check_coverage(run: dict[str, Any], tasks: dict[str, Task]) -> list[str]:
         problems.append(f"the run leaves out {len(left_out)} task(s) of the suite: {', '.join(left_out[:10])}"
                         + (" ..." if len(left_out) > 10 else ""))
     seen: dict[tuple[Any, Any], int] = {}
-    for line in run["episodes"]:
-        key = (line.get("task_id"), line.get("trial")) if isinstance(line, dict) else (None, None)
-        seen[key] = seen.get(key, 0) + 1
+    for line in lines:
+        seen[(line.task_id, line.trial)] = seen.get((line.task_id, line.trial), 0) + 1
     missing = [f"{t}-t{n}" for t in task_ids for n in range(trials) if (t, n) not in seen]
     if missing:
         problems.append(f"missing episode(s): {', '.join(missing)}")
     extra = sorted(f"{t}-t{n}" for (t, n), count in seen.items()
-                   if t not in task_ids or not isinstance(n, int) or not 0 <= n < trials)
+                   if t not in task_ids or not 0 <= n < trials)
     if extra:
         problems.append(f"episode(s) outside the run's tasks x trials: {', '.join(extra)}")
     doubled = sorted(f"{t}-t{n}" for (t, n), count in seen.items() if count > 1)

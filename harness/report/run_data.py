@@ -3,23 +3,27 @@ trajectory (trajectory.jsonl, with the agent's notes merged from the record) and
 names of its step screenshots.
 
 Everything is read before anything is written, so a broken folder is a clear error
-(`RunFolderError`, naming the file) and the report writes nothing.
+(`RunFolderError`, naming the file) and the report writes nothing. What each file may hold
+is in run_files (a run folder may come from a stranger).
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from admindesk.verifiers.record_files import RecordFileError, read_json_bytes, record_file
+from admindesk.harness.report.run_files import (
+    RunFolderError,
+    agent_notes,
+    describe,
+    episode_folder,
+    episode_lines,
+    trajectory_entries,
+)
+from admindesk.verifiers.record_files import RecordFileError, read_json, record_file
 from admindesk.verifiers.scoring import TaskResult
-
-
-class RunFolderError(ValueError):
-    """A run folder that cannot be reported on; the message names the file and the problem."""
 
 
 @dataclass
@@ -99,65 +103,54 @@ class RunData:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(read_json_bytes(path))
+        return read_json(path)
     except RecordFileError as exc:
-        raise RunFolderError(str(exc)) from exc
+        raise RunFolderError(path, exc.reason) from exc
     except OSError as exc:
-        raise RunFolderError(f"{path}: cannot read it ({exc.strerror})") from exc
-    except json.JSONDecodeError as exc:
-        raise RunFolderError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from exc
+        raise RunFolderError(path, f"cannot read it ({exc.strerror})") from exc
 
 
 def read_trajectory(folder: Path) -> list[Step]:
     """The episode's steps from trajectory.jsonl, with agent notes (reasoning, usage) taken
     from the entry itself or from the record's trajectory, where the agent loop puts them."""
-    path = folder / "trajectory.jsonl"
-    if not path.exists():
+    entries = trajectory_entries(folder)
+    if not entries:
         return []
-    entries = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                entries.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise RunFolderError(f"{path}:{number}: not JSON ({exc.msg})") from exc
     notes = {}
     record_path = record_file(folder)
     if record_path is not None:
-        for entry in _read_json(record_path).get("trajectory") or []:
-            if isinstance(entry, dict) and isinstance(entry.get("agent"), dict):
-                notes[entry.get("step")] = entry["agent"]
+        record = _read_json(record_path)
+        trajectory = record.get("trajectory") if isinstance(record, dict) else None
+        notes = agent_notes(trajectory if isinstance(trajectory, list) else [], record_path)
     steps = []
     for entry in entries:
-        note = entry.get("agent") or notes.get(entry.get("step")) or {}
-        usage = note.get("usage") or {}
-        steps.append(Step(index=int(entry.get("step", len(steps))), action=entry.get("action"),
-                          url=entry.get("url") or "", error=entry.get("error"),
-                          screenshot=entry.get("screenshot"), reasoning=note.get("reasoning") or "",
-                          note_error=note.get("error"), cost_usd=usage.get("cost_usd"),
-                          input_tokens=int(usage.get("input_tokens") or 0),
-                          output_tokens=int(usage.get("output_tokens") or 0)))
+        index = entry.step if entry.step is not None else len(steps)
+        note = entry.agent or notes.get(index)
+        usage = note.usage if note is not None and note.usage is not None else None
+        steps.append(Step(index=index, action=entry.action, url=entry.url or "", error=entry.error,
+                          screenshot=entry.screenshot, reasoning=(note.reasoning if note else None) or "",
+                          note_error=note.error if note else None, cost_usd=usage.cost_usd if usage else None,
+                          input_tokens=(usage.input_tokens if usage else None) or 0,
+                          output_tokens=(usage.output_tokens if usage else None) or 0))
     return steps
 
 
 def load_run(path: Path) -> RunData:
     """Read a run folder written by `admindesk run` (RunFolderError when it is not one)."""
     if not (path / "run.json").is_file():
-        raise RunFolderError(f"{path}: no run.json (not a run folder)")
+        raise RunFolderError(path, "no run.json (not a run folder)")
     meta = _read_json(path / "run.json")
-    if not isinstance(meta, dict) or not isinstance(meta.get("episodes"), list):
-        raise RunFolderError(f"{path / 'run.json'}: no `episodes` list")
+    if not isinstance(meta, dict):
+        raise RunFolderError(path / "run.json", "not a JSON object")
     episodes = []
-    for number, line in enumerate(meta["episodes"]):
-        if not isinstance(line, dict) or not {"task_id", "trial", "result"} <= set(line):
-            raise RunFolderError(f"{path / 'run.json'}: episode {number} lacks task_id, trial or result")
-        folder = path / str(line.get("folder") or f"{line['task_id']}-t{line['trial']}")
+    for number, line in enumerate(episode_lines(meta, path / "run.json")):
+        folder = episode_folder(path, line, number)
         score = None
         if (folder / "scores.json").exists():
             try:
                 score = TaskResult.model_validate(_read_json(folder / "scores.json"))
             except ValidationError as exc:
-                raise RunFolderError(f"{folder / 'scores.json'}: not a task result "
-                                     f"({exc.errors()[0]['msg']})") from exc
-        episodes.append(Episode(line=line, folder=folder, score=score, steps=read_trajectory(folder)))
+                raise RunFolderError(folder / "scores.json", f"not a task result ({describe(exc)})") from exc
+        episodes.append(Episode(line=meta["episodes"][number], folder=folder, score=score,
+                                steps=read_trajectory(folder)))
     return RunData(path=path, meta=meta, episodes=episodes)

@@ -5,12 +5,14 @@ scorer over a stored record), from the synthetic prior-auth episode of tests/uni
 Two tasks (pa-medium-01, and the same case as a DME task dme-medium-01) x `trials`
 (as `pa-medium-01@NAME`... in a held-out split NAME, with its split.json); an episode passes when `passes(task_id, trial)` says so, else it leaves the state untouched
 (a noop). Each episode has a five-step trajectory with click / type / key / done actions,
-the model's reasoning and a priced usage, and a PNG per step.
+the model's reasoning and a priced usage, and a PNG per step. Step timings are drawn per
+(agent, task, trial), so, as in real runs, no two runs' records are the same.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import random
 from pathlib import Path
 from typing import Callable
 
@@ -78,12 +80,13 @@ def _screenshot(path: Path, step: int) -> None:
     image.save(path, format="PNG")
 
 
-def _write_trajectory(folder: Path, record_trajectory: list[dict]) -> None:
+def _write_trajectory(folder: Path, record_trajectory: list[dict], timings: random.Random) -> None:
     lines = []
     for step in range(len(ACTIONS) + 1):
         action = ACTIONS[step - 1] if step else None
         entry = {"step": step, "action": action, "url": f"http://127.0.0.1:5100/page/{step}",
-                 "error": "element not found" if step == 4 else None, "timing": {"action_s": 0.1},
+                 "error": "element not found" if step == 4 else None,
+                 "timing": {"action_s": round(timings.uniform(0.05, 0.5), 4)},
                  "screenshot": f"step-{step:03d}.png"}
         if step:
             entry["agent"] = {"step": step - 1, "reasoning": REASONING[step - 1],
@@ -109,7 +112,7 @@ def write_run(out: Path, tasks_dir: Path, *, trials: int = 2, agent: str = "mode
             folder.mkdir(parents=True, exist_ok=True)
             record = (good_record(task_id=task_id) if passes(task_id, trial)
                       else untouched_record().model_copy(update={"task_id": task_id}))
-            _write_trajectory(folder, record.trajectory)
+            _write_trajectory(folder, record.trajectory, random.Random(f"{agent}/{task_id}/{trial}"))
             score = score_task(tasks[task_id], record, judge)
             write_record(folder, record)
             (folder / "scores.json").write_text(score.model_dump_json(indent=1), encoding="utf-8")

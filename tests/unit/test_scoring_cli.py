@@ -46,7 +46,7 @@ def test_a_judge_spec_judges_rubrics(run_dir):
 
 @pytest.mark.parametrize("record_text, message", [
     (None, "no such file or folder"),
-    ("{not json", "not an episode record"),
+    ("{not json", "record.json: not JSON (Expecting property name"),
     ('{"task_id": "pa-easy-99"}', "no task pa-easy-99"),
 ])
 def test_bad_input_is_a_clear_error_and_writes_nothing(run_dir, record_text, message):
