@@ -8,7 +8,9 @@ its own process with its own port and database, but the pages it only reads stay
 copy-on-write with the zygote and its siblings.
 
 Protocol, one JSON object per line. On stdin, a request to start an app:
-`{"app": NAME, "argv": [serve flags], "log": PATH}`. On stdout: `{"ready": true}` once the
+`{"app": NAME, "argv": [serve flags], "log": PATH, "env": {NAME: VALUE}}` ("env" optional:
+variables the app sees, such as its bench token, which must not be on any command line).
+On stdout: `{"ready": true}` once the
 apps are imported; `{"pid": PID, "app": NAME}` for each request (or `{"error": ...}`);
 `{"exited": PID, "code": CODE}` when a child exits (CODE as `Popen.returncode`: negative
 for a signal). The zygote exits when its stdin closes; its children then get SIGTERM.
@@ -55,7 +57,8 @@ def _report_exits(signum: int, frame: object) -> None:
         _say({"exited": pid, "code": os.waitstatus_to_exitcode(status)})
 
 
-def _become_app(name: str, package, argv: list[str], log_path: str, zygote_pid: int) -> None:
+def _become_app(name: str, package, argv: list[str], log_path: str, env: dict[str, str],
+                zygote_pid: int) -> None:
     """In the forked child: detach, log to `log_path`, serve app `name` until killed."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     os.setsid()  # its own process group: the harness kills the app's whole tree at once
@@ -70,6 +73,7 @@ def _become_app(name: str, package, argv: list[str], log_path: str, zygote_pid: 
     os.dup2(log, 2)
     os.close(log)
     os.close(devnull)
+    os.environ.update(env)
     from admindesk.envs.common.serve import serve_main
 
     code = 0
@@ -95,8 +99,11 @@ def serve_requests(packages: dict[str, object]) -> None:
         try:
             request = json.loads(line)
             name, argv, log_path = request["app"], list(request["argv"]), str(request["log"])
+            env = dict(request.get("env", {}))
+            if not all(isinstance(item, str) for pair in env.items() for item in pair):
+                raise TypeError("env names and values must be strings")
             package = packages[name]
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             _say({"error": f"bad request {line.strip()[:200]!r}: {exc!r} "
                            f"(apps loaded: {sorted(packages)})"})
             continue
@@ -105,7 +112,7 @@ def serve_requests(packages: dict[str, object]) -> None:
             continue
         pid = os.fork()
         if pid == 0:
-            _become_app(name, package, argv, log_path, zygote_pid)
+            _become_app(name, package, argv, log_path, env, zygote_pid)
         _say({"pid": pid, "app": name})
 
 

@@ -1,4 +1,9 @@
-"""`python -m admindesk.envs.<app> --port P --data-dir D --token T`: one app on waitress."""
+"""`python -m admindesk.envs.<app> --port P --data-dir D`: one app on waitress.
+
+The bench token comes from the environment (ADMINDESK_BENCH_TOKEN): a command line is
+readable by every local user (`ps`, /proc/<pid>/cmdline), a process's environment only by
+its owner. `--token T` is still accepted for a person who types it.
+"""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +14,8 @@ from pathlib import Path
 from flask import Flask
 
 from admindesk.envs.common.factory import AppConfig
+
+BENCH_TOKEN_ENV = "ADMINDESK_BENCH_TOKEN"
 
 
 def default_cache_dir() -> Path:
@@ -24,7 +31,9 @@ def serve_main(app_name: str, make_app: Callable[[AppConfig], Flask], argv: list
     parser.add_argument("--port", type=int, required=True, help="loopback port to listen on")
     parser.add_argument("--host", default="127.0.0.1", help="interface (default: loopback only)")
     parser.add_argument("--data-dir", type=Path, required=True, help="folder for the app's databases")
-    parser.add_argument("--token", required=True, help="secret for the /_bench API")
+    parser.add_argument("--token", default=None,
+                        help=f"secret for the /_bench API (default: env {BENCH_TOKEN_ENV}, "
+                             "which other local users cannot read, unlike this option)")
     parser.add_argument("--world-seed", type=int, default=AppConfig.world_seed)
     parser.add_argument("--tasks-dir", type=Path, default=None, help="folder of task files to seed")
     parser.add_argument("--cache-dir", type=Path, default=default_cache_dir(),
@@ -33,9 +42,15 @@ def serve_main(app_name: str, make_app: Callable[[AppConfig], Flask], argv: list
     args = parser.parse_args(argv)
     if not 0 < args.port < 65536:
         parser.error(f"--port must be between 1 and 65535, not {args.port}")
-    if not args.token.strip():
-        parser.error("--token must not be empty")
-    config = AppConfig(data_dir=args.data_dir, token=args.token, world_seed=args.world_seed,
+    # Taken out of the environment, so nothing the app starts inherits it.
+    from_env = os.environ.pop(BENCH_TOKEN_ENV, None)
+    token = args.token if args.token is not None else from_env
+    if token is None:
+        parser.error(f"no bench token: set {BENCH_TOKEN_ENV} (or pass --token)")
+    if not token.strip():
+        parser.error("--token must not be empty" if args.token is not None
+                     else f"{BENCH_TOKEN_ENV} must not be empty")
+    config = AppConfig(data_dir=args.data_dir, token=token, world_seed=args.world_seed,
                        cache_dir=args.cache_dir)
     if args.tasks_dir is not None:
         config.tasks_dir = args.tasks_dir

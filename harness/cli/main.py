@@ -16,7 +16,13 @@ from admindesk.harness.cli.run import run
 from admindesk.harness.cli.score import score
 from admindesk.harness.cli.tasks import tasks
 from admindesk.harness.env.environment import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
-from admindesk.harness.env.services import APP_NAMES, ServiceError, Services, available_apps
+from admindesk.harness.env.services import (
+    APP_NAMES,
+    BENCH_TOKEN_ENV,
+    ServiceError,
+    Services,
+    available_apps,
+)
 
 
 @click.group()
@@ -30,8 +36,11 @@ def main() -> None:
               help="First port; the apps take consecutive ports from here.")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the apps keep their databases (default: a temporary folder).")
-@click.option("--token", default=None, help="Bench token the apps accept (default: a new random one); "
-              "printed either way, for `Env(attach=AttachSpec(token, ports))`.")
+@click.option("--token", default=None, envvar=BENCH_TOKEN_ENV, show_envvar=True,
+              help="Bench token the apps accept (default: a new random one); printed either way, "
+              "for `Env(attach=AttachSpec(token, ports))`. The apps get it through their "
+              "environment, never their command line; prefer the environment variable here "
+              "too (other local users can read this command's own arguments).")
 def serve(base_port: int, data_dir: Path | None, token: str | None) -> None:
     """Run every available app, each as its own process, until Ctrl-C."""
     apps = available_apps()

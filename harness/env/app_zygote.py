@@ -66,14 +66,16 @@ class Zygote:
         return self.process.poll() is None
 
     def fork(self, app: str, argv: list[str], log_path: Path, command: list[str],
-             timeout: float = READY_TIMEOUT) -> "ForkedApp":
+             env: dict[str, str] | None = None, timeout: float = READY_TIMEOUT) -> "ForkedApp":
         """Have the zygote fork app `app` serving with flags `argv`, logging to `log_path`.
 
         `command` is the command line the app would have run standalone (kept as its args).
+        `env` adds environment variables (secrets go here: they travel over the zygote's
+        private pipe, never on a command line).
         """
         if app not in self.apps:
             raise ZygoteError(f"the zygote did not load app {app!r} (loaded: {self.apps})")
-        request = json.dumps({"app": app, "argv": argv, "log": str(log_path)}) + "\n"
+        request = json.dumps({"app": app, "argv": argv, "log": str(log_path), "env": env or {}}) + "\n"
         try:
             self.process.stdin.write(request.encode())
             self.process.stdin.flush()

@@ -5,16 +5,29 @@ any navigation and handed to Chromium rebuilt from the checked parts (so the bro
 read a different host out of them); requests the page makes are matched against
 `blocked_request_pattern` inside the browser driver and aborted; page APIs that open
 sockets outside the network stack (WebRTC) are removed by `PAGE_LOCKDOWN_JS`.
+
+The driver never shows a redirect's next request to the second layer (Playwright routes
+only the request a page makes, by design), so both checks refuse a URL that carries a
+bench path anywhere, its query included: that is where a redirect target rides
+(`/login?next=...`). The apps' own guard stays the last layer for the rest.
 """
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable
 from urllib.parse import unquote, urlsplit
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 BLANK = "about:blank"
 BENCH_SEGMENT = "_bench"
+# The request pattern finds a bench path under this many rounds of percent-encoding: the
+# server decodes once, and each redirect it is made to follow once more. A regular
+# expression cannot decode until stable (the apps' guard and `bench_path` do); a bounded
+# one also keeps matching linear in the URL's length, which an unbounded `%(25)*` is not.
+PATTERN_DECODINGS = 3
+# Longer than any app's URL; decoding until stable costs a round per nesting level.
+MAX_URL_CHARS = 16_384
 # What browsers drop from a typed URL before parsing it (WHATWG URL: tab and newlines
 # anywhere, C0 controls and spaces at the ends).
 _IGNORED_IN_URL = re.compile(r"[\t\n\r]")
@@ -37,21 +50,22 @@ class NavigationBlocked(ValueError):
 
 
 def bench_path(url: str) -> bool:
-    """True if the URL points into the bench API, however the path is spelled.
+    """True if the URL leads into the bench API, however it is spelled.
 
-    Decodes until stable (a server decodes once, a proxy maybe twice) and folds the
-    separators browsers and servers treat as `/`.
+    Looks at the path and the query: a query can carry a path the app redirects to
+    (`/login?next=/%5Fbench/...`), and the browser follows redirects unchecked, so the
+    request carrying the target is the one to refuse. Decodes until stable (a server
+    decodes once, each redirect once more), folds the separators browsers and servers
+    treat as `/`, and ignores letter case.
     """
     try:
-        path = urlsplit(url).path
+        parts = urlsplit(url)
+        text = f"{parts.path}?{parts.query}"
     except ValueError:
-        path = url
-    for _ in range(4):
-        decoded = unquote(path)
-        if decoded == path:
-            break
-        path = decoded
-    return "/" + BENCH_SEGMENT in path.lower().replace("\\", "/")
+        text = url
+    while (decoded := unquote(text)) != text:  # each round shortens it: it ends
+        text = decoded
+    return "/" + BENCH_SEGMENT in text.lower().replace("\\", "/")
 
 
 def check_navigation(url: str, allowed_ports: Iterable[int]) -> str:
@@ -61,6 +75,9 @@ def check_navigation(url: str, allowed_ports: Iterable[int]) -> str:
     """
     if not isinstance(url, str):
         raise NavigationBlocked(f"a URL must be text, not {type(url).__name__}")
+    if len(url) > MAX_URL_CHARS:
+        raise NavigationBlocked(f"a URL of {len(url)} characters is longer than any app's "
+                                f"(at most {MAX_URL_CHARS})")
     url = _IGNORED_IN_URL.sub("", url).strip(" \x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b"
                                                "\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17"
                                                "\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f")
@@ -92,21 +109,30 @@ def check_navigation(url: str, allowed_ports: Iterable[int]) -> str:
     return rebuilt
 
 
-def _spelled_any_way(text: str) -> str:
-    """Regex for `text` with each character literal or percent-encoded, either letter case
-    (used case-insensitively, so the hex digits match in any case too)."""
-    return "".join(f"(?:{re.escape(char)}|%{ord(char.lower()):02x}|%{ord(char.upper()):02x})"
-                   for char in text)
+@lru_cache(maxsize=None)
+def _spelled(char: str, decodings: int) -> str:
+    """Regex for whatever turns into `char` within `decodings` rounds of percent-decoding
+    (`_`, `%5F`, `%255F`, `%25%35F`, ...), used case-insensitively (letters and hex digits)."""
+    if decodings == 0:
+        return re.escape(char)
+    below = decodings - 1
+    codes = sorted({f"{ord(variant):02x}" for variant in {char.lower(), char.upper()}})
+    options = [re.escape(char)] + [_spelled("%", below) + _spelled(code[0], below) + _spelled(code[1], below)
+                                   for code in codes]
+    return "(?:" + "|".join(options) + ")"
 
 
 def blocked_request_pattern(allowed_ports: Iterable[int]) -> re.Pattern:
     """Matches every request the page must not make (checked inside the browser driver).
 
     Anything not on an allowed loopback origin, and any URL with `_bench` after a
-    separator, however percent-encoded once (the apps' server decodes once).
+    separator anywhere (path or query), spelled with up to PATTERN_DECODINGS rounds of
+    percent-encoding: what `bench_path` finds by decoding. The driver does not show a
+    page's redirects to this check, so a redirect target is refused in the request that
+    carries it.
     """
     hosts = "|".join(re.escape(host) for host in LOOPBACK_HOSTS)
     ports = "|".join(str(port) for port in sorted(allowed_ports))
-    separator = r"(?:/|\\|%2f|%5c)"
-    return re.compile(rf"^(?!https?://(?:{hosts}):(?:{ports})/)|{separator}"
-                      rf"{_spelled_any_way(BENCH_SEGMENT)}", re.IGNORECASE)
+    separator = f"(?:{_spelled('/', PATTERN_DECODINGS)}|{_spelled(chr(92), PATTERN_DECODINGS)})"
+    segment = "".join(_spelled(char, PATTERN_DECODINGS) for char in BENCH_SEGMENT)
+    return re.compile(rf"^(?!https?://(?:{hosts}):(?:{ports})/)|{separator}{segment}", re.IGNORECASE)

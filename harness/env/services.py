@@ -34,6 +34,9 @@ from admindesk.harness.env.app_zygote import ForkedApp, Zygote, ZygoteError
 APP_NAMES: tuple[str, ...] = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")
 HOST = "127.0.0.1"
 BENCH_TOKEN_HEADER = "X-Bench-Token"
+# How an app is given its bench token: a command line is readable by every local user
+# (/proc/<pid>/cmdline), an environment only by the process's owner.
+BENCH_TOKEN_ENV = "ADMINDESK_BENCH_TOKEN"
 # Bench calls answer in milliseconds (a reset is a file copy, a snapshot a few table
 # reads); an app that has not answered in these many seconds is hung, not busy.
 HEALTH_TIMEOUT = 2.0
@@ -65,7 +68,7 @@ def available_apps(names: tuple[str, ...] = APP_NAMES) -> list[str]:
 
 
 def default_launcher(name: str) -> list[str]:
-    """The command (without its --port/--data-dir/--token options) that runs app `name`."""
+    """The command (without its --port/--data-dir options) that runs app `name`."""
     return [sys.executable, "-m", f"admindesk.envs.{name}"]
 
 
@@ -136,21 +139,21 @@ class AppProcess:
         """Start the child (without waiting for it to answer)."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.prepared = set()
-        # "--opt=value": a token_urlsafe value may begin with "-" and pass for an option.
-        flags = [f"--port={self.port}", f"--data-dir={self.data_dir}", f"--token={self.token}"]
+        flags = [f"--port={self.port}", f"--data-dir={self.data_dir}"]
         if self.tasks_dir is not None:
             flags.append(f"--tasks-dir={self.tasks_dir}")
         command = [*self.launcher, *flags]
+        secret = {BENCH_TOKEN_ENV: self.token}
         if self.zygote is not None:
             try:
-                self.process = self.zygote.fork(self.name, flags, self.log_path, command)
+                self.process = self.zygote.fork(self.name, flags, self.log_path, command, secret)
             except ZygoteError as exc:
                 raise ServiceError(f"{self.name} could not be started: {exc}") from exc
             self.starts += 1
             return
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
-                                            stderr=subprocess.STDOUT,
+                                            stderr=subprocess.STDOUT, env={**os.environ, **secret},
                                             preexec_fn=_die_with_parent, close_fds=True)
         self.starts += 1
 

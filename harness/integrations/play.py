@@ -4,17 +4,22 @@
 a task card (goal, guidance, links into the apps, a box for the final answer and a Done
 button) from a small server of its own, outside the apps. Done scores the apps' current
 state with the task's checks, exactly as the harness scores an agent's episode, prints
-the check-by-check result and shows it on the card. Used by designers trying a new task
+the check-by-check result and shows it on the card. The card server takes Done only from
+the card's own page (any web page could post to a loopback port): it answers only its
+own host name, and Done needs a same-origin request carrying the session's CSRF token.
+Used by designers trying a new task
 and for human baselines (docs/human_baseline.md).
 """
 from __future__ import annotations
 
+import hmac
 import html
+import secrets
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 from urllib.parse import parse_qs
 
 from admindesk.harness.env.environment import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
@@ -25,6 +30,12 @@ from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import NamedResult, TaskResult, score_task
 
 MAX_FORM_BYTES = 64_000
+CSRF_FIELD = "csrf_token"
+# The card may not be framed by another page (a framed Done button can be clicked for the
+# person) nor cached (it carries the CSRF token). "same-origin", not "no-referrer": under
+# no-referrer Chromium sends the card's own Done with `Origin: null`, which is refused.
+CARD_HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
+                "Cache-Control": "no-store", "Referrer-Policy": "same-origin"}
 
 
 def find_task(task_id: str, tasks_dir: Path = TASKS_ROOT) -> Task:
@@ -65,6 +76,9 @@ class PlaySession:
         self.started_at = 0.0
         self._server: ThreadingHTTPServer | None = None
         self._lock = threading.Lock()
+        # Any web page the person visits can post to a loopback port; only the card's own
+        # form carries this token, and only the card's own page can read it.
+        self.csrf_token = secrets.token_urlsafe(24)
 
     def __enter__(self) -> "PlaySession":
         return self.start()
@@ -76,6 +90,46 @@ class PlaySession:
     def card_url(self) -> str:
         """Where the task card is served."""
         return f"http://{HOST}:{self.card_port}/"
+
+    @property
+    def card_hosts(self) -> frozenset[str]:
+        """The Host headers the card answers (any other name is DNS rebinding)."""
+        return frozenset(f"{name}:{self.card_port}" for name in (HOST, "localhost"))
+
+    def host_refusal(self, headers: Mapping[str, str]) -> str | None:
+        """Why a request naming another host must be refused (DNS rebinding), else None."""
+        host = (headers.get("Host") or "").strip().lower()
+        if host not in self.card_hosts:
+            return f"the task card answers only as {self.card_url} (Host {host[:100] or '(none)'!r} refused)"
+        return None
+
+    def done_refusal(self, headers: Mapping[str, str], form: Mapping[str, list[str]]) -> str | None:
+        """Why a Done post must be refused, else None.
+
+        Done must come from the card's own page: a foreign Origin or Sec-Fetch-Site is
+        refused, and the form must carry this session's CSRF token (a client that sends
+        neither header still needs the token, which only the card's page shows).
+        """
+        origin = headers.get("Origin")
+        if origin is not None and origin.strip().lower() not in {f"http://{name}" for name in self.card_hosts}:
+            return f"Done is accepted only from the task card's own page (Origin {origin[:100]!r} refused)"
+        site = headers.get("Sec-Fetch-Site")
+        if site is not None and site.strip().lower() != "same-origin":
+            return f"Done is accepted only from the task card's own page (Sec-Fetch-Site {site[:40]!r})"
+        supplied = form.get(CSRF_FIELD, [""])[0]
+        if not hmac.compare_digest(supplied.encode(), self.csrf_token.encode()):
+            return "this Done form is not the current card's: reload the card and press Done again"
+        return None
+        origin = headers.get("Origin")
+        if origin is not None and origin.strip().lower() not in {f"http://{name}" for name in self.card_hosts}:
+            return f"Done is accepted only from the task card's own page (Origin {origin[:100]!r} refused)"
+        site = headers.get("Sec-Fetch-Site")
+        if site is not None and site.strip().lower() != "same-origin":
+            return f"Done is accepted only from the task card's own page (Sec-Fetch-Site {site[:40]!r})"
+        supplied = (form or {}).get(CSRF_FIELD, [""])[0]
+        if not hmac.compare_digest(supplied.encode(), self.csrf_token.encode()):
+            return "this Done form is not the current card's: reload the card and press Done again"
+        return None
 
     def start(self) -> "PlaySession":
         """Start the apps, reset them to the task's state, and serve the card."""
@@ -135,7 +189,9 @@ padding:.5rem 1.5rem}}textarea{{width:100%}}</style></head><body>
 {f'<h2>Guidance</h2><ol>{guidance}</ol>' if guidance else ''}
 <p>Start here: <a id="start" href="{esc(start)}" target="_blank">{esc(start)}</a>
 (sign in as <b>{DEFAULT_USERNAME}</b> / <b>{DEFAULT_PASSWORD}</b>).</p><h2>Apps</h2><ul>{apps}</ul>
-<form method="post" action="/done"><label for="answer">Your final report (what you did and found)</label>
+<form method="post" action="/done">
+<input type="hidden" name="{CSRF_FIELD}" value="{esc(self.csrf_token)}">
+<label for="answer">Your final report (what you did and found)</label>
 <textarea id="answer" name="answer" rows="4"></textarea><p><button type="submit">Done</button></p></form>
 {verdict}</body></html>"""
 
@@ -143,7 +199,20 @@ padding:.5rem 1.5rem}}textarea{{width:100%}}</style></head><body>
         session = self
 
         class CardHandler(BaseHTTPRequestHandler):
+            def end_headers(self) -> None:
+                for name, value in CARD_HEADERS.items():
+                    self.send_header(name, value)
+                super().end_headers()
+
+            def foreign_host(self) -> bool:
+                refused = session.host_refusal(self.headers)
+                if refused:
+                    self.send_error(403, refused)
+                return refused is not None
+
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                if self.foreign_host():
+                    return
                 if self.path != "/":
                     self.send_error(404, "the card is at /")
                     return
@@ -155,6 +224,8 @@ padding:.5rem 1.5rem}}textarea{{width:100%}}</style></head><body>
                 self.wfile.write(body)
 
             def do_POST(self) -> None:  # noqa: N802
+                if self.foreign_host():
+                    return
                 if self.path != "/done":
                     self.send_error(404, "Done posts to /done")
                     return
@@ -166,6 +237,10 @@ padding:.5rem 1.5rem}}textarea{{width:100%}}</style></head><body>
                     self.send_error(400, f"a Done form is 0..{MAX_FORM_BYTES} bytes")
                     return
                 form = parse_qs(self.rfile.read(length).decode("utf-8", "replace"))
+                refused = session.done_refusal(self.headers, form)
+                if refused:
+                    self.send_error(403, refused)
+                    return
                 session.done(form.get("answer", [""])[0])
                 self.send_response(303)
                 self.send_header("Location", "/")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from urllib.parse import quote
 
 import pytest
 
@@ -14,7 +15,8 @@ from .conftest import TOKEN, FormClient, build_app
 BENCH_SPELLINGS = ["/_bench/reset", "/_bench/snapshot", "/_bench/health", "//_bench/reset",
                    "/./_bench/reset", "/%2F_bench/reset", "/%2F%5Fbench/snapshot", "/_BENCH/health",
                    "/%5Fbench/health", "/x/../_bench/reset", "/_bench/reset/", "/_bench/",
-                   "/_bench", "/%252F_bench/health", "/_bench/reset?x=1", "/_bench//reset"]
+                   "/_bench", "/%252F_bench/health", "/_bench/reset?x=1", "/_bench//reset",
+                   "/%255Fbench/health", "/%25%35Fbench/snapshot", "/%25252F%2525255FBENCH/reset"]
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +43,18 @@ def test_every_spelling_and_method_of_a_bench_path_without_the_token_is_not_foun
 def test_odd_spellings_are_not_found_even_with_the_token(client, path):
     response = client.client.post(path, headers={"X-Bench-Token": TOKEN}, json={})
     assert response.status_code == 404
+
+
+@pytest.mark.parametrize("target", ["/_bench/snapshot", "/%5Fbench/snapshot", "/%255Fbench/health",
+                                    "/x/../_bench/reset"])
+def test_a_sign_in_redirected_into_the_bench_api_ends_not_found(app, target):
+    client = FormClient(app)
+    client.reset()
+    response = client.client.post(f"/login?next={quote(target, safe='')}", follow_redirects=True,
+                                  data={"csrf_token": client.csrf_token(), "username": "coordinator",
+                                        "password": "admindesk"})
+    assert response.history and response.history[0].status_code == 302  # signed in, then sent on
+    assert response.status_code == 404 and "snapshot" not in response.get_data(as_text=True)
 
 
 @pytest.mark.parametrize("path,expected", [("/_bench/reset", True), ("/a/%2e/_BENCH", True),

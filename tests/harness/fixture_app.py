@@ -1,6 +1,7 @@
 """A tiny stand-in app that honours the AdminDesk app contract, for fast harness tests.
 
-Run as `python fixture_app.py --app NAME --port P --data-dir D --token T`. It has the bench
+Run as `ADMINDESK_BENCH_TOKEN=T python fixture_app.py --app NAME --port P --data-dir D`, as
+the harness runs the apps (the token never on a command line). It has the bench
 API (token-guarded, 404 without), a login form with a CSRF field, a playground page whose
 widgets report every mouse/keyboard interaction to the server (so tests read effects from
 the snapshot), a download, an upload form and a link that opens a new tab.
@@ -9,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import secrets
 from functools import wraps
+from urllib.parse import unquote
 
 from flask import Flask, Response, abort, jsonify, redirect, request, session
 
@@ -79,9 +82,13 @@ def create_app(name: str, token: str) -> Flask:
 
     @app.before_request
     def count_bench_requests_without_token():
-        # Any spelling the server decodes into the bench API, reached without the token:
+        # Any spelling that decodes into the bench API (a real app's guard decodes it
+        # repeatedly too), reached without the token:
         # sandbox tests require that the agent's page never gets this far.
-        if "_bench" in request.path and request.headers.get("X-Bench-Token") != token:
+        path = request.path
+        while (decoded := unquote(path)) != path:
+            path = decoded
+        if "/_bench" in path.lower().replace("\\", "/") and request.headers.get("X-Bench-Token") != token:
             state["bench_refused"] += 1
 
     def bench_only(view):
@@ -216,12 +223,15 @@ def create_app(name: str, token: str) -> Flask:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    for option in ("--app", "--data-dir", "--token"):
+    for option in ("--app", "--data-dir"):
         parser.add_argument(option, required=True)
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
+    token = os.environ.pop("ADMINDESK_BENCH_TOKEN", "")
+    if not token:
+        parser.error("set ADMINDESK_BENCH_TOKEN")
     from waitress import serve
-    serve(create_app(args.app, args.token), host="127.0.0.1", port=args.port, threads=8,
+    serve(create_app(args.app, token), host="127.0.0.1", port=args.port, threads=8,
           _quiet=True)
 
 

@@ -2,6 +2,8 @@
 and `localhost` means this Env's apps, not whoever listens on ::1."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from admindesk.harness.env.sandbox import NavigationBlocked, bench_path, blocked_request_pattern, check_navigation
@@ -34,7 +36,15 @@ HOSTILE_URLS = [
     "http://127.0.0.1:{P}/%252F%255Fbench/health",
     "127.0.0.1:{P}\\_bench\\health",
     "http://localhost:{P}\t/_bench/health",
+    "http://127.0.0.1:{P}/%255Fbench/snapshot",                  # decoded twice, then routed
+    "http://127.0.0.1:{P}/%25255F%2542ENCH/health",
+    "http://127.0.0.1:{P}/login?next=/%5Fbench/snapshot",        # the app redirects there
+    "http://127.0.0.1:{P}/login?next=%2F%255Fbench%2Fsnapshot",
 ]
+# Where a redirect leads: the request that carries the target is the one refused, since
+# the browser driver never shows a redirect's next request to the request check.
+REDIRECT_CARRIERS = ["/login?next=/_bench/snapshot", "/login?next=%2F%255Fbench%2Fsnapshot",
+                     "/login?next=%252F%25255FBench%252Fhealth", "/x?next=/a/%2e%2e/%5F%62ench/reset"]
 
 
 @pytest.mark.parametrize("url", HOSTILE_URLS)
@@ -55,6 +65,36 @@ def test_request_pattern_blocks_every_single_encoding_of_the_bench_api(path):
     url = "http://127.0.0.1:5100" + path
     assert blocked_request_pattern([5100]).search(url) and bench_path(url)
     assert not blocked_request_pattern([5100]).search("http://127.0.0.1:5100/benchmarks")
+
+
+@pytest.mark.parametrize("path", ["/%255Fbench/snapshot", "/%252F%255Fbench/health", "/%25255f%2542ENCH/x",
+                                  "/a%255c_bench", "/%25%35Fbench", "/_BeNcH/health", *REDIRECT_CARRIERS])
+def test_both_checks_refuse_every_repeated_encoding_and_every_redirect_target(path):
+    url = "http://127.0.0.1:5100" + path
+    assert blocked_request_pattern([5100]).search(url) and bench_path(url)
+    with pytest.raises(NavigationBlocked):
+        check_navigation(url, [5100])
+
+
+def test_an_overlong_url_is_refused_before_any_decoding():
+    with pytest.raises(NavigationBlocked, match="longer than any app's"):
+        check_navigation("http://127.0.0.1:5100/" + "%25" * 100_000, [5100])
+
+
+def test_the_request_pattern_stays_linear_on_a_long_run_of_encoded_percents():
+    # The pattern runs in the browser driver on every request: backtracking over a run of
+    # "%25" (what an unbounded "%(25)*" does) would stall the page's requests.
+    started = time.perf_counter()
+    blocked_request_pattern([5100]).search("http://127.0.0.1:5100/" + "%25" * 300_000)
+    assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize("path", ["/benchmarks", "/login?next=/patients/12", "/search?q=bench",
+                                  "/a%252Fb", "/patients/_benc/h"])
+def test_ordinary_app_urls_pass_both_checks(path):
+    url = "http://127.0.0.1:5100" + path
+    assert not blocked_request_pattern([5100]).search(url) and not bench_path(url)
+    assert check_navigation(url, [5100]) == url
 
 
 

@@ -7,13 +7,26 @@ import pytest
 
 from tests.harness.conftest import adhoc
 from tests.harness.listeners import CountingListener, ipv6_loopback_available
-from tests.harness.test_hostile_urls import HOSTILE_URLS
+from tests.harness.test_hostile_urls import HOSTILE_URLS, REDIRECT_CARRIERS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 BENCH_SPELLINGS = ["/_bench/snapshot", "/%2F_bench/snapshot", "/%2F%5Fbench/snapshot",
                    "//_bench/snapshot", "/./_bench/snapshot", "/%5Fbench/snapshot",
-                   "/x/../_bench/snapshot", "/_%62ench/health", "/%5C_bench/health"]
+                   "/x/../_bench/snapshot", "/_%62ench/health", "/%5C_bench/health",
+                   "/%255Fbench/snapshot", "/%252F%255Fbench/health", "/%25%35F%2542ENCH/health"]
+
+# Signs in from the page with a redirect target in the query: a followed redirect would
+# be the request that reaches the bench API.
+SIGN_IN_AND_FOLLOW_JS = """async carriers => {
+  const csrf = document.querySelector('input[name=csrf_token]').value;
+  const seen = {};
+  for (const url of carriers) {
+    const body = new URLSearchParams({csrf_token: csrf, username: 'coordinator', password: 'admindesk'});
+    seen[url] = await fetch(url, {method: 'POST', body}).then(r => 'answered ' + r.status, () => 'failed');
+  }
+  return seen;
+}"""
 
 # Every probe runs against every target URL; each reports what the page saw.
 PROBES_JS = """async ([targets, sockets, turn]) => {
@@ -137,3 +150,14 @@ def test_downloads_named_to_climb_out_land_inside_downloads(fixture_env):
     assert sorted(path.name for path in downloads.iterdir()) == sorted(obs.downloads)
     assert [path.name for path in downloads.parent.iterdir()] == [downloads.name]
     assert not any(downloads.parent.parent.glob("escape*"))
+
+
+def test_a_redirect_into_the_bench_api_is_refused_with_the_request_that_carries_it(fixture_env):
+    fixture_env.reset(adhoc("/login", login=False))
+    seen = fixture_env._episode.page.evaluate(SIGN_IN_AND_FOLLOW_JS, REDIRECT_CARRIERS)
+    assert set(seen.values()) == {"failed"}, seen
+    port = fixture_env.services.ports["ehr_web"]
+    for carrier in REDIRECT_CARRIERS:  # the agent's own way: open it, then sign in
+        obs, *_ = fixture_env.step({"type": "goto", "url": f"http://127.0.0.1:{port}{carrier}"})
+        assert obs.last_action_error, carrier
+    assert fixture_env.record().final_snapshots["ehr_web"]["bench_refused"] == 0

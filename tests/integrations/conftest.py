@@ -19,10 +19,11 @@ SERVE_START_TIMEOUT = 240.0
 
 @dataclass
 class ServedApps:
-    """A running `admindesk serve`: its bench token and app ports."""
+    """A running `admindesk serve`: its bench token, app ports and process id."""
 
     token: str
     ports: dict[str, int]
+    pid: int
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,7 @@ def served_apps(tmp_path_factory):
                 break
             time.sleep(0.5)  # waiting on another process's output: nothing to block on
         assert len(printed) == 2, f"serve did not print its token and ports:\n{out.read_text()}"
-        yield ServedApps(token=printed["bench token"], ports=json.loads(printed["ports"]))
+        yield ServedApps(token=printed["bench token"], ports=json.loads(printed["ports"]), pid=child.pid)
     finally:
         os.killpg(child.pid, signal.SIGTERM)
         child.wait(timeout=30)
