@@ -27,6 +27,7 @@ from admindesk.envs.common.request_guards import (
     BoundedIntConverter,
     DoubleSubmitGuard,
     guard_bench_paths,
+    keep_redirects_out_of_bench,
     refuse_overlong_fields,
 )
 from admindesk.envs.common.state import seeding
@@ -172,6 +173,7 @@ def create_app(spec: AppSpec, config: AppConfig) -> Flask:
     app.after_request(double_submits.after_request)
     app.after_request(record_request)
     app.after_request(forbid_caching_of_pages)
+    app.after_request(keep_redirects_out_of_bench)
     app.teardown_appcontext(kit.db.end_request)
     register_filters(app, spec.date_format)
     # A global, not a context value: the layouts' imported macros see globals only.

@@ -1,7 +1,10 @@
 """Guards every app applies to a request before its views see it.
 
 - The bench API answers only its exact paths with the run's token; every other spelling
-  the server would route there (`//_bench`, `/./_bench`, `/%2F_bench`, any method) is 404.
+  the server would route there (`//_bench`, `/./_bench`, `/%2F_bench`, any method) is 404,
+  and no redirect an app answers points there or to another host (a `next` in a form or a
+  query is data a page can set, and the browser follows a redirect without the harness
+  seeing it).
 - Integer URL parts beyond SQLite's range are "not found", not a database overflow.
 - A text field too long for any form is refused with a message naming the field.
 - An identical form posted again right after it succeeded is not applied twice.
@@ -12,9 +15,9 @@ import hashlib
 import hmac
 import threading
 import time
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
-from flask import abort, current_app, flash, g, redirect, render_template, request, session
+from flask import abort, current_app, flash, g, redirect, render_template, request, session, url_for
 from werkzeug.routing import IntegerConverter
 
 from admindesk.envs.common.messages import message
@@ -73,6 +76,17 @@ def guard_bench_paths():
     if not (exact and expected and hmac.compare_digest(supplied, expected)):
         abort(404)
     return None
+
+
+def keep_redirects_out_of_bench(response):
+    """after_request: a redirect into the bench API, or to another host (`//host/...` is
+    one), goes to the app's home page instead."""
+    location = response.location if 300 <= response.status_code < 400 else None
+    if location:
+        target = urlsplit(location)
+        if (target.netloc and target.netloc != request.host) or is_bench_spelling(target.path):
+            response.headers["Location"] = url_for(current_app.extensions["admindesk"].spec.home_endpoint)
+    return response
 
 
 def refuse_overlong_fields():

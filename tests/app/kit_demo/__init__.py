@@ -59,6 +59,12 @@ def add_widget():
     return redirect(url_for("widgets.index"))
 
 
+@views.post("/widgets/back")
+def back_to():
+    """Sends the browser where the form says, as views with a `next` field do."""
+    return redirect(request.form.get("next") or url_for("widgets.index"), code=303)
+
+
 @views.get("/widgets/<int:widget_id>")
 def widget(widget_id: int):
     found = db().get(Widget, widget_id)
