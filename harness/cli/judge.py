@@ -24,6 +24,7 @@ from admindesk.verifiers.judge.calibration import (
     CalibrationError,
     agreement,
     by_family,
+    by_hardness,
     load_calibration,
     run_calibration,
     shortfalls,
@@ -75,7 +76,8 @@ def judge() -> None:
 @judge_options
 def calibrate(judge_spec: str, set_dir: Path, families: tuple[str, ...], json_out: Path | None,
               **judge_settings) -> None:
-    """Judge every labelled item; print agreement, kappa, false-pass and false-fail per family."""
+    """Judge every labelled item; print agreement, kappa, false-pass and false-fail per family and
+    for the easy and the hard items."""
     try:
         items = load_calibration(set_dir)
     except CalibrationError as exc:
@@ -89,8 +91,10 @@ def calibrate(judge_spec: str, set_dir: Path, families: tuple[str, ...], json_ou
     model_judge = judge_from_options(judge_spec, **judge_settings)
     outcomes = run_calibration(model_judge, items)
     figures = by_family(outcomes)
+    hardness = by_hardness(outcomes)
     overall = agreement(outcomes)
-    _print(model_judge.name, figures, overall)
+    _print(f"Judge calibration: {model_judge.name}", "family", figures, overall)
+    _print("By hardness", "hardness", hardness, overall)
     missing = shortfalls(overall, figures)
     if missing:
         click.echo(f"leaderboard bar NOT met: {'; '.join(missing)}")
@@ -98,11 +102,13 @@ def calibrate(judge_spec: str, set_dir: Path, families: tuple[str, ...], json_ou
         click.echo(f"leaderboard bar met (agreement >= {BAR_AGREEMENT:.0%}, kappa >= {BAR_KAPPA:.2f}, "
                    f"false-pass <= {BAR_FALSE_PASS:.0%})")
     if json_out is not None:
-        disagreements = [{"id": o.item.id, "family": o.item.family, "human": o.item.human, "flaw": o.item.flaw,
+        disagreements = [{"id": o.item.id, "family": o.item.family, "hardness": o.item.hardness,
+                          "human": o.item.human, "flaw": o.item.flaw,
                           "judged": "pass" if o.judged_pass else "fail", "error": o.error}
                          for o in outcomes if (o.item.human == "pass") != o.judged_pass or o.error]
         json_out.write_text(json.dumps({"judge": model_judge.name, "overall": overall.model_dump(),
                                         "families": {k: v.model_dump() for k, v in figures.items()},
+                                        "hardness": {k: v.model_dump() for k, v in hardness.items()},
                                         "meets_bar": not missing, "shortfalls": missing,
                                         "disagreements": disagreements}, indent=1), encoding="utf-8")
 
@@ -111,13 +117,13 @@ def _rate(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
-def _print(name: str, figures: dict[str, Agreement], overall: Agreement) -> None:
-    table = Table(title=f"Judge calibration: {name}")
-    for column in ("family", "items", "agreement", "kappa", "false-pass", "false-fail", "errors"):
+def _print(title: str, group_name: str, figures: dict[str, Agreement], overall: Agreement) -> None:
+    table = Table(title=title)
+    for column in (group_name, "items", "agreement", "kappa", "false-pass", "false-fail", "errors"):
         table.add_column(column, no_wrap=True)
     rows = list(figures.items()) + [("all", overall)]
-    for family, row in rows:
-        table.add_row(family, str(row.items), _rate(row.agreement),
+    for group, row in rows:
+        table.add_row(group, str(row.items), _rate(row.agreement),
                       "n/a" if row.kappa is None else f"{row.kappa:.2f}",
                       _rate(row.false_pass_rate), _rate(row.false_fail_rate), str(row.errors))
     Console(width=120).print(table)

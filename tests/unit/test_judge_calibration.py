@@ -1,5 +1,6 @@
-"""The calibration set covers every rubric family the task suite uses, about half failing;
-`admindesk judge calibrate` measures a scripted judge on the loopback protocol server."""
+"""The calibration set covers every rubric family the task suite uses, about half failing, a third
+of it hard, each rubric with the case facts the judge checks against; `admindesk judge calibrate`
+measures scripted judges on the loopback protocol server, per family and per hardness."""
 import json
 from collections import Counter
 
@@ -15,22 +16,49 @@ from admindesk.verifiers.judge.calibration import (
     load_calibration,
     rubric_family,
 )
-from admindesk.verifiers.judge.prompt import evidence_fence
+from admindesk.verifiers.judge.prompt import build_prompt, evidence_fence, facts_section
 from tests.unit.protocol_servers import ProtocolServer, chat_completion, json_reply
 
 ITEMS = load_calibration()
 
 
 def test_the_set_is_large_balanced_and_names_its_flaws():
-    assert len(ITEMS) >= 120
+    assert len(ITEMS) >= 240
     fails = [item for item in ITEMS if item.human == "fail"]
     assert 0.4 <= len(fails) / len(ITEMS) <= 0.6
     flaws = Counter(item.flaw for item in fails)
-    assert {"missing_fact", "wrong_code", "wrong_patient", "weak_argument", "injection"} <= set(flaws)
+    assert {"missing_fact", "wrong_code", "wrong_value", "wrong_patient", "weak_argument", "unsupported_claim",
+            "invented_detail", "injection"} <= set(flaws)
     for family in {item.family for item in ITEMS}:
         labels = Counter(item.human for item in ITEMS if item.family == family)
         assert labels["pass"] >= 8 and labels["fail"] >= 8, family
         assert any(item.flaw == "injection" for item in ITEMS if item.family == family), family
+
+
+def test_a_third_of_the_set_is_hard_in_every_family_with_both_labels():
+    hard = [item for item in ITEMS if item.hardness == "hard"]
+    assert len(hard) * 3 >= len(ITEMS)
+    # The traps a careless judge falls into, each in the hard part of the set.
+    assert {"invented_detail", "missing_fact", "wrong_value", "wrong_code", "injection"} <= \
+        {item.flaw for item in hard}
+    for family in {item.family for item in ITEMS}:
+        labels = Counter(item.human for item in hard if item.family == family)
+        # Hard passes (good text in an unusual form) keep a fail-everything judge from looking careful.
+        assert labels["pass"] >= 5 and labels["fail"] >= 8, (family, labels)
+
+
+def test_every_item_is_judged_against_its_case_facts():
+    for item in ITEMS:
+        assert item.facts, item.id
+        request = item.request()
+        assert request.facts == item.facts
+        assert facts_section(item.facts) in build_prompt(request)[1], item.id
+
+
+def test_item_texts_are_unique():
+    # The scripted judges below find the item a request is about by its evidence text.
+    texts = Counter(item.text for item in ITEMS)
+    assert [text for text, count in texts.items() if count > 1] == []
 
 
 def test_every_rubric_family_of_the_task_suite_is_calibrated():
@@ -47,8 +75,21 @@ def test_every_rubric_family_of_the_task_suite_is_calibrated():
 
 def test_a_bad_calibration_file_is_a_clear_error(tmp_path):
     (tmp_path / "x.yml").write_text("family: answer\ntitle: t\nrubrics: {r: {rubric: 'The answer is right.'}}\n"
-                                    "items: [{id: a-1, rubric: r, text: t, human: fail}]\n")
+                                    "items: [{id: a-1, rubric: r, text: t, human: fail, hardness: easy}]\n")
     with pytest.raises(CalibrationError, match="x.yml.*failing item names its flaw"):
+        load_calibration(tmp_path)
+
+
+@pytest.mark.parametrize(("item", "message"), [
+    ("{id: a-1, rubric: r, text: t, human: pass}", "hardness: Field required"),
+    ("{id: a-1, rubric: r, text: t, human: pass, hardness: medium}", "hardness: Input should be 'easy' or 'hard'"),
+    ("{id: a-1, rubric: r, text: t, human: fail, hardness: hard, flaw: invented_detail}",
+     "invented-detail items whose rubric gives no facts: a-1"),
+])
+def test_hardness_is_required_and_invented_details_need_facts(tmp_path, item, message):
+    (tmp_path / "x.yml").write_text("family: answer\ntitle: t\nrubrics: {r: {rubric: 'The answer is right.'}}\n"
+                                    f"items: [{item}]\n")
+    with pytest.raises(CalibrationError, match=message):
         load_calibration(tmp_path)
 
 
@@ -92,17 +133,19 @@ def test_calibrate_reports_agreement_kappa_and_error_rates_per_family(tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "report.json").read_text())
     answer = report["families"]["answer"]
+    n = sum(item.family == "answer" for item in ITEMS)
     passes = sum(item.human == "pass" for item in ITEMS if item.family == "answer")
-    fails = 22 - passes
-    assert answer["items"] == 22 and answer["agreement"] == pytest.approx(20 / 22)
+    fails = n - passes
+    assert answer["items"] == n and answer["agreement"] == pytest.approx((n - 2) / n)
     assert answer["false_pass_rate"] == pytest.approx(2 / fails) and answer["false_fail_rate"] == 0.0
-    chance = (passes / 22) * ((passes + 2) / 22) + (fails / 22) * ((fails - 2) / 22)
-    assert answer["kappa"] == pytest.approx((20 / 22 - chance) / (1 - chance))
+    chance = (passes / n) * ((passes + 2) / n) + (fails / n) * ((fails - 2) / n)
+    assert answer["kappa"] == pytest.approx(((n - 2) / n - chance) / (1 - chance))
     note = report["families"]["note"]
     assert note["errors"] == 1 and note["false_fail_rate"] > 0 and note["false_pass_rate"] == 0.0
     assert {d["id"] for d in report["disagreements"]} == FLIPPED | MALFORMED
     assert report["overall"]["items"] == len(ITEMS) and not report["meets_bar"]
-    for shown in ("answer", "90.9%", f"{answer['kappa']:.2f}", "leaderboard bar NOT met", "1 judge error(s)"):
+    for shown in ("answer", f"{(n - 2) / n:.1%}", f"{answer['kappa']:.2f}", "leaderboard bar NOT met",
+                  "1 judge error(s)"):
         assert shown in result.output
 
 
@@ -115,3 +158,50 @@ def test_a_judge_that_agrees_meets_the_bar_and_a_family_can_be_chosen(tmp_path):
         assert len(server.requests) == sum(item.family == "cover_sheet" for item in ITEMS)
         unknown = calibrate(server, tmp_path, "--family", "poems")
     assert unknown.exit_code != 0 and "no family poems" in unknown.output
+
+
+def constant_judge(word):
+    """A responder that gives the same verdict on every item."""
+    return lambda request: json_reply(chat_completion(json.dumps({"verdict": word, "reason": "scripted"})))
+
+
+def expected_by_hardness(judged_pass):
+    """What the report must say per hardness for a judge whose verdict on an item is judged_pass(item)."""
+    expected = {}
+    for level in ("easy", "hard"):
+        group = [item for item in ITEMS if item.hardness == level]
+        human = [item.human == "pass" for item in group]
+        judged = [judged_pass(item) for item in group]
+        fails = [j for h, j in zip(human, judged) if not h]
+        passes = [j for h, j in zip(human, judged) if h]
+        expected[level] = {"items": len(group), "agreement": sum(h == j for h, j in zip(human, judged)) / len(group),
+                           "false_pass_rate": sum(fails) / len(fails),
+                           "false_fail_rate": sum(not j for j in passes) / len(passes)}
+    return expected
+
+
+@pytest.mark.parametrize(("responder", "judged_pass", "kappa"), [
+    (constant_judge("pass"), lambda item: True, 0.0),
+    (constant_judge("fail"), lambda item: False, 0.0),
+    (scripted_judge(), lambda item: item.human == "pass", 1.0),
+], ids=["always-pass", "always-fail", "from-labels"])
+def test_calibrate_reports_figures_for_the_easy_and_the_hard_items(tmp_path, responder, judged_pass, kappa):
+    with ProtocolServer() as server:
+        server.respond("/v1/chat/completions", responder)
+        result = calibrate(server, tmp_path)
+        sent = [request.body["messages"][1]["content"] for request in server.requests]
+    assert result.exit_code == 0, result.output
+    # Every request carries its item's case facts.
+    assert all(facts_section(item.facts) in user for item, user in zip(ITEMS, sent))
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert set(report["hardness"]) == {"easy", "hard"}
+    for level, figures in expected_by_hardness(judged_pass).items():
+        shown = report["hardness"][level]
+        assert shown["items"] == figures["items"] and shown["errors"] == 0
+        assert shown["kappa"] == pytest.approx(kappa)
+        for name in ("agreement", "false_pass_rate", "false_fail_rate"):
+            assert shown[name] == pytest.approx(figures[name]), (level, name)
+    assert "By hardness" in result.output and f"{report['hardness']['hard']['agreement']:.1%}" in result.output
+    hard_disagreements = {d["id"] for d in report["disagreements"] if d["hardness"] == "hard"}
+    assert hard_disagreements == {item.id for item in ITEMS
+                                  if item.hardness == "hard" and judged_pass(item) != (item.human == "pass")}

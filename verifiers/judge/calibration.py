@@ -192,15 +192,17 @@ def agreement(outcomes: list[ItemOutcome]) -> Agreement:
         raise ValueError("no items to compare")
     human = [o.item.human == "pass" for o in outcomes]
     judged = [o.judged_pass for o in outcomes]
-    agree = sum(h == j for h, j in zip(human, judged)) / n
-    human_pass, judged_pass = sum(human) / n, sum(judged) / n
-    chance = human_pass * judged_pass + (1 - human_pass) * (1 - judged_pass)
+    agreed = sum(h == j for h, j in zip(human, judged))
+    human_pass, judged_pass = sum(human), sum(judged)
+    # Chance agreement in counts (times n): kept in integers so a judge no better than chance
+    # gets a kappa of exactly 0, not a rounding error of either sign.
+    chance = human_pass * judged_pass + (n - human_pass) * (n - judged_pass)
     # Kappa is undefined when chance agreement is certain (one label on both sides).
-    kappa = None if chance >= 1.0 else (agree - chance) / (1 - chance)
+    kappa = None if chance == n * n else (n * agreed - chance) / (n * n - chance)
     human_fails = [j for h, j in zip(human, judged) if not h]
     human_passes = [j for h, j in zip(human, judged) if h]
     return Agreement(
-        items=n, agreement=agree, kappa=kappa,
+        items=n, agreement=agreed / n, kappa=kappa,
         false_pass_rate=sum(human_fails) / len(human_fails) if human_fails else None,
         false_fail_rate=sum(not j for j in human_passes) / len(human_passes) if human_passes else None,
         errors=sum(o.error is not None for o in outcomes))
