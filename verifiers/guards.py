@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from admindesk.schema.check_base import listed
 from admindesk.schema.guards import (
     CollateralGuard,
     DuplicateGuard,
@@ -38,7 +39,8 @@ def new_rows(guard: RowsGuard, view: EpisodeView) -> list[dict]:
 
 
 def evaluate_recipient(guard: RecipientGuard, view: EpisodeView) -> CheckResult:
-    allowed = view.resolve(guard.allowed)
+    found = listed(run_query(guard.allowed_from, view)) if guard.allowed_from is not None else []
+    allowed = view.resolve(guard.allowed) + found
     rows = new_rows(guard, view)
     wrong = [row.get(guard.field) for row in rows
              if not any(values_equal(row.get(guard.field), ok) for ok in allowed)]

@@ -11,20 +11,46 @@ from datetime import date, datetime
 from typing import Any
 
 # ---- dates -------------------------------------------------------------------------------
-_DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%m/%d/%y", "%m-%d-%Y", "%Y/%m/%d", "%Y%m%d",
-                 "%B %d, %Y", "%b %d, %Y", "%b. %d, %Y", "%B %d %Y", "%b %d %Y",
-                 "%d %B %Y", "%d %b %Y", "%d-%b-%Y")
-_MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
-# Date-looking runs inside free text (answers, notes), rewritten to ISO before comparing.
+_NUMERIC_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%m/%d/%y", "%m-%d-%Y", "%m-%d-%y", "%Y/%m/%d", "%Y%m%d")
+_MONTH_NUMBERS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8,
+                  "sep": 9, "oct": 10, "nov": 11, "dec": 12}
+_MONTH = r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?" \
+         r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+
+
+def _spelled_patterns(named: bool) -> tuple[str, str]:
+    """A date with its month in words, month first ("Apr. 20th, 2026") and day first
+    ("20 April 2026", "20-Apr-2026", "the 20th of April, 2026"); with named groups to parse."""
+    def group(name: str, body: str) -> str:
+        return f"(?P<{name}>{body})" if named else f"(?:{body})"
+    month, day, year = group("month", _MONTH), group("day", _DAY), group("year", r"\d{4}")
+    return (rf"{month}\.?\s+{day},?\s*{year}",
+            rf"{day}(?:\s+of)?[\s-]+{month}\.?,?[\s-]+{year}")
+
+
+_SPELLED = tuple(re.compile(pattern, re.IGNORECASE) for pattern in _spelled_patterns(named=True))
+# Date-looking runs inside free text (answers, notes, letters), rewritten to ISO before comparing.
 _DATE_IN_TEXT = re.compile(
-    r"\b(\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+    r"\b(\d{4}[-/]\d{1,2}[-/]\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
     r"|\d{1,2}[/-]\d{1,2}[/-]\d{2,4}"
-    rf"|(?:{_MONTHS})[a-z]*\.? \d{{1,2}},? \d{{4}}"
-    rf"|\d{{1,2}}[ -](?:{_MONTHS})[a-z]*[ -]\d{{4}})\b", re.IGNORECASE)
+    + "".join(f"|{pattern}" for pattern in _spelled_patterns(named=False)) + r")\b", re.IGNORECASE)
+
+
+def _spelled_date(text: str) -> date | None:
+    for pattern in _SPELLED:
+        match = pattern.fullmatch(text)
+        if match:
+            day = int(match["day"].rstrip("stndrh"))
+            try:
+                return date(int(match["year"]), _MONTH_NUMBERS[match["month"][:3].lower()], day)
+            except ValueError:
+                return None
+    return None
 
 
 def parse_date(value: Any) -> date | None:
-    """The calendar date a value denotes (ISO, US numeric, or spelled-out month), else None."""
+    """The calendar date a value denotes (ISO, US numeric, or with the month in words), else None."""
     if isinstance(value, datetime):
         return value.date()
     if isinstance(value, date):
@@ -36,12 +62,12 @@ def parse_date(value: Any) -> date | None:
         return datetime.fromisoformat(text).date()
     except ValueError:
         pass
-    for fmt in _DATE_FORMATS:
+    for fmt in _NUMERIC_FORMATS:
         try:
             return datetime.strptime(text, fmt).date()
         except ValueError:
             continue
-    return None
+    return _spelled_date(text)
 
 
 # ---- text --------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from admindesk.schema.app_names import AppName
 from admindesk.schema.check_base import AppQuery, CheckBase
@@ -34,11 +34,22 @@ class RowsGuard(CheckBase):
 
 
 class RecipientGuard(RowsGuard):
-    """Everything newly sent from `table` went to an allowed recipient (`field` in `allowed`)."""
+    """Everything newly sent from `table` went to an allowed recipient: `field` in `allowed`,
+    or among the values `allowed_from` selects (e.g. the number a payer's letter gives)."""
 
     kind: Literal["recipient"] = "recipient"
     field: str = Field(min_length=1)
-    allowed: list[ValueSpec] = Field(min_length=1)
+    allowed: list[ValueSpec] = Field(default_factory=list)
+    allowed_from: AppQuery | None = None
+
+    @model_validator(mode="after")
+    def _some_recipient(self):
+        if not self.allowed and self.allowed_from is None:
+            raise ValueError("a recipient guard needs `allowed` values or an `allowed_from` query")
+        return self
+
+    def app_queries(self) -> list[AppQuery]:
+        return super().app_queries() + ([self.allowed_from] if self.allowed_from else [])
 
     def expected_specs(self) -> list[Any]:
         return super().expected_specs() + list(self.allowed)

@@ -53,6 +53,20 @@ def test_fax_to_the_wrong_number_fails_the_recipient_guard():
     assert DISCONNECTED_FAX in result.explanation
 
 
+def test_recipients_can_come_from_the_snapshot():
+    # The fixture's directory lists the payer's active line: a fax there is allowed, one elsewhere not.
+    spec = {"kind": "recipient", "app": "fax", "table": "outbound_faxes", "field": "to_number",
+            "allowed_from": {"app": "fax", "query": "directory_contacts[?line_status=='active'].fax_number"}}
+    assert run(spec, good_record()).passed
+    result = run(spec, broken(lambda s: s["fax"]["outbound_faxes"][0].update(to_number=DISCONNECTED_FAX)))
+    assert not result.passed and result.evidence["wrong"] == [DISCONNECTED_FAX]
+
+
+def test_a_recipient_guard_names_some_recipient():
+    with pytest.raises(ValueError, match="`allowed` values or an `allowed_from` query"):
+        GUARD.validate_python({"kind": "recipient", "app": "fax", "table": "outbound_faxes", "field": "to_number"})
+
+
 def test_portal_request_to_the_wrong_payer_fails():
     spec = {"kind": "recipient", "app": "payer_portal_a", "table": "pa_requests", "field": "payer_id",
             "allowed": [{"case": "coverages.0.payer"}]}

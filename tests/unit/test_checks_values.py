@@ -29,9 +29,22 @@ def test_a_reference_without_a_case_is_an_error():
 
 
 @pytest.mark.parametrize("text", ["2026-11-16", "11/16/2026", "11/16/26", "Nov 16, 2026", "November 16, 2026",
-                                  "16 Nov 2026", "2026-11-16T09:00:00", "20261116"])
+                                  "16 Nov 2026", "2026-11-16T09:00:00", "20261116", "Nov. 16th, 2026",
+                                  "November 16,2026", "16th of November, 2026", "16-Nov-2026", "2026/11/16"])
 def test_common_date_formats_parse_to_one_date(text):
     assert parse_date(text) == date(2026, 11, 16)
+
+
+def test_abbreviated_months_and_impossible_days():
+    assert parse_date("Sept. 3, 2026") == date(2026, 9, 3)
+    assert parse_date("February 30, 2026") is None
+    assert parse_date("Smarch 3, 2026") is None
+
+
+def test_dates_in_free_text_compare_in_any_common_form():
+    assert text_contains("Filed April 20th, 2026 with the clearinghouse.", "2026-04-20")
+    assert text_contains("filed on the 20th of April, 2026", "04/20/2026")
+    assert not text_contains("filed April 20, 2025", "2026-04-20")
 
 
 def test_text_normalisation_drops_case_punctuation_and_date_format():

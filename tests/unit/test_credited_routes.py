@@ -1,0 +1,229 @@
+"""Every defensible way of doing a task's work is credited, and only those: checks of the
+committed task files run over hand-made snapshots holding one route each (the state a
+coordinator would leave), next to the near misses that must still fail."""
+from __future__ import annotations
+
+import copy
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from admindesk.schema.case_ids import case_values
+from admindesk.schema.task_model import Task, load_task_file
+from admindesk.verifiers.checks import run_check
+from admindesk.verifiers.episode import EpisodeView
+from admindesk.verifiers.records import EpisodeRecord
+
+TASKS = Path(__file__).resolve().parents[2] / "tasks"
+
+
+@cache
+def _task(task_id: str) -> Task:
+    workflow = {"pa": "prior_auth", "appeal": "appeals", "dme": "dme"}[task_id.split("-")[0]]
+    return load_task_file(TASKS / workflow / f"{task_id}.yaml")
+
+
+def ids(task_id: str) -> dict:
+    """The task's record ids (as the world numbers them)."""
+    return case_values(_task(task_id))["ids"]
+
+
+def check_passes(task_id: str, description: str, final: dict) -> bool:
+    """Whether the task's check (or guard) with this description passes on the final snapshots
+    (the initial ones: the same apps with empty tables)."""
+    task = _task(task_id)
+    checks = [check for subtask in task.subtasks for check in subtask.checks] + list(task.guards)
+    matching = [check for check in checks if check.description == description]
+    assert len(matching) == 1, f"{task_id} has {len(matching)} checks described {description!r}"
+    initial = {app: {table: [] for table in tables} for app, tables in final.items()}
+    record = EpisodeRecord(task_id=task_id, initial_snapshots=copy.deepcopy(initial),
+                           final_snapshots=copy.deepcopy(final))
+    result = run_check(matching[0], EpisodeView(record=record, case=case_values(task)))
+    return result.passed
+
+
+# ---- dates in free text, however a letter writes them ---------------------------------------
+
+FIRST_FILED = "the explanation gives the claim's first filing date"
+
+
+def appeal_letter(task_id: str, text: str) -> dict:
+    claim = ids(task_id)["claims"]["denied"]
+    return {"payer_portal_b": {"appeals": [{"appeal_id": "APL-1", "claim_number": claim, "explanation": text}]}}
+
+
+@pytest.mark.parametrize("written", [
+    "April 20, 2026", "Apr 20 2026", "Apr. 20, 2026", "April 20th, 2026", "20 April 2026",
+    "20th of April 2026", "20-Apr-2026", "4/20/2026", "04/20/2026", "4/20/26", "2026-04-20", "2026/04/20",
+])
+def test_the_first_filing_date_is_found_in_any_common_form(written):
+    letter = f"The claim was first accepted by the clearinghouse on {written}, within the limit."
+    assert check_passes("appeal-hard-12", FIRST_FILED, appeal_letter("appeal-hard-12", letter))
+
+
+@pytest.mark.parametrize("written", ["April 16, 2026", "4/16/2026", "20 April 2025", "April 2026"])
+def test_another_date_is_not_the_first_filing_date(written):
+    letter = f"The claim was first sent to the clearinghouse on {written}."
+    assert not check_passes("appeal-hard-12", FIRST_FILED, appeal_letter("appeal-hard-12", letter))
+
+
+# ---- a note where a coordinator would put it ---------------------------------------------
+
+WRONG_CODE_NAMED = "the note names the ordered code that is wrong"
+STOP_EXPLAINED = "the note explains why nothing was filed (a note exists)"
+EXPLANATION = ("Not submitted: order is for CPT 73721 right knee MRI but the visit note asks for the "
+               "LEFT knee. Routed back to Orthopedics to correct the order.")
+
+
+def ehr_note(task_id: str, subject_type: str, subject_id: str, text: str = EXPLANATION, mrn: str = "") -> dict:
+    return {"id": 1, "mrn": mrn or ids(task_id)["mrn"], "subject_type": subject_type, "subject_id": subject_id,
+            "author": "coordinator", "text": text}
+
+
+@pytest.mark.parametrize("subject_type", ["order", "work_item", "patient"])
+def test_the_explanation_counts_as_an_order_comment_work_item_note_or_patient_note(subject_type):
+    subject_id = {"order": ids("pa-medium-12")["orders"]["svc"], "work_item": "1",
+                  "patient": ids("pa-medium-12")["mrn"]}[subject_type]
+    final = {"ehr_web": {"notes": [ehr_note("pa-medium-12", subject_type, subject_id)]}}
+    assert check_passes("pa-medium-12", WRONG_CODE_NAMED, final)
+    assert check_passes("pa-medium-12", STOP_EXPLAINED, final)
+
+
+def test_a_note_elsewhere_does_not_count():
+    other_order = ehr_note("pa-medium-12", "order", "ORD-0000001")
+    other_patient = ehr_note("pa-medium-12", "patient", "E0000001", mrn="E0000001")
+    for note in (other_order, other_patient):
+        final = {"ehr_web": {"notes": [note]}}
+        assert not check_passes("pa-medium-12", WRONG_CODE_NAMED, final)
+        assert not check_passes("pa-medium-12", STOP_EXPLAINED, final)
+
+
+def test_a_note_without_the_ordered_code_does_not_name_it():
+    note = ehr_note("pa-medium-12", "work_item", "1", text="Not submitted: wrong side. Routed back.")
+    assert not check_passes("pa-medium-12", WRONG_CODE_NAMED, {"ehr_web": {"notes": [note]}})
+
+
+
+@pytest.mark.parametrize("task_id, description, subject_type", [
+    ("dme-easy-01", "the note records the referral (a note exists)", "patient"),
+    ("appeal-hard-12", "the note records the appeal (a claim, work-item or patient note exists)", "patient"),
+    ("appeal-hard-12", "the note records the appeal (a claim, work-item or patient note exists)", "claim"),
+])
+def test_a_patient_note_counts_in_every_workflow(task_id, description, subject_type):
+    final = {"ehr_web": {"notes": [ehr_note(task_id, subject_type, ids(task_id)["mrn"], text="Appeal filed.")]}}
+    assert check_passes(task_id, description, final)
+
+# ---- answering a pend the way the payer's letter asks ---------------------------------------
+
+def failing_guards(task_id: str, final: dict, initial: dict) -> list[str]:
+    """The descriptions of the task's guards over the given apps that fail on the snapshots."""
+    task = _task(task_id)
+    record = EpisodeRecord(task_id=task_id, initial_snapshots=copy.deepcopy(initial),
+                           final_snapshots=copy.deepcopy(final))
+    view = EpisodeView(record=record, case=case_values(task))
+    return [guard.description for guard in task.guards
+            if getattr(guard, "app", None) in final and not run_check(guard, view).passed]
+
+
+PEND_LETTER_NUMBER, OTHER_NUMBER = "8885550124", "8005550199"
+NOTE_SHA, OTHER_SHA = "1" * 64, "2" * 64
+
+
+def pend_answered_by_fax(to_number: str = PEND_LETTER_NUMBER, sha256: str = NOTE_SHA) -> tuple[dict, dict]:
+    """Initial and final snapshots around one fax to `to_number` carrying the file `sha256`."""
+    rfi = ids("pa-hard-20")["faxes"]["rfi"]
+    ehr = {"documents": [{"id": ids("pa-hard-20")["documents"]["visit"], "mrn": ids("pa-hard-20")["mrn"],
+                          "sha256": NOTE_SHA}]}
+    initial_fax = {"inbound_faxes": [{"id": rfi, "from_number": PEND_LETTER_NUMBER}],
+                   "outbound_faxes": [], "fax_attachments": []}
+    final_fax = copy.deepcopy(initial_fax)
+    final_fax["outbound_faxes"] = [{"id": 1, "to_number": to_number, "status": "Sent"}]
+    final_fax["fax_attachments"] = [{"id": 1, "outbound_fax_id": 1, "sha256": sha256}]
+    return {"ehr_web": ehr, "fax": initial_fax}, {"ehr_web": ehr, "fax": final_fax}
+
+
+def test_the_requested_note_faxed_to_the_number_the_pend_letter_gives_is_no_harm():
+    initial, final = pend_answered_by_fax()
+    assert failing_guards("pa-hard-20", final, initial) == []
+
+
+@pytest.mark.parametrize("to_number, sha256", [(OTHER_NUMBER, NOTE_SHA), (PEND_LETTER_NUMBER, OTHER_SHA)])
+def test_a_fax_elsewhere_or_with_another_document_still_fails(to_number, sha256):
+    initial, final = pend_answered_by_fax(to_number, sha256)
+    assert failing_guards("pa-hard-20", final, initial)
+
+
+# ---- a corrected document sent with or without the one it corrects ----------------------------
+
+ORIGINAL_SHA, ADDENDUM_SHA = "3" * 64, "4" * 64
+# task -> (the check that the right document went out, the corrected document's key, its addendum's key)
+CORRECTED = {
+    "pa-medium-14": ("the chart document was attached to the request", "visit", "addendum"),
+    "pa-hard-18": ("the chart document was attached to the request", "visit", "addendum"),
+    "appeal-medium-07": ("the proof was attached to the appeal", "lmn", "addendum"),
+}
+SENT_TABLES = {"pa-medium-14": ("payer_portal_a", "pa_attachments", {"stage": "Initial"}),
+               "pa-hard-18": ("payer_portal_b", "attachments", {"owner_type": "precert"}),
+               "appeal-medium-07": ("payer_portal_a", "appeal_attachments", {})}
+
+
+def documents_sent(task_id: str, shas: list[str]) -> dict:
+    _, original, addendum = CORRECTED[task_id]
+    documents = ids(task_id)["documents"]
+    ehr = {"documents": [{"id": documents[original], "sha256": ORIGINAL_SHA},
+                         {"id": documents[addendum], "sha256": ADDENDUM_SHA}]}
+    app, table, fields = SENT_TABLES[task_id]
+    return {"ehr_web": ehr, app: {table: [{"id": n, **fields, "sha256": sha} for n, sha in enumerate(shas, 1)]}}
+
+
+@pytest.mark.parametrize("task_id", sorted(CORRECTED))
+@pytest.mark.parametrize("shas", [[ADDENDUM_SHA], [ORIGINAL_SHA, ADDENDUM_SHA]], ids=["addendum", "both"])
+def test_the_addendum_alone_or_with_the_note_it_corrects_is_sent(task_id, shas):
+    assert check_passes(task_id, CORRECTED[task_id][0], documents_sent(task_id, shas))
+
+
+@pytest.mark.parametrize("task_id", sorted(CORRECTED))
+def test_the_uncorrected_document_alone_is_not_enough(task_id):
+    assert not check_passes(task_id, CORRECTED[task_id][0], documents_sent(task_id, [ORIGINAL_SHA]))
+
+
+# ---- any appeal kind the payer's own rules accept for the denial --------------------------------
+
+def appeal_filed(task_id: str, app: str, **fields) -> dict:
+    claim = ids(task_id)["claims"]["denied"]
+    return {app: {"appeals": [{"claim_number": claim, "level": "1", **fields}]}}
+
+
+@pytest.mark.parametrize("task_id, app, field, kind", [
+    ("appeal-hard-12", "payer_portal_b", "kind", "Reconsideration"),
+    ("appeal-hard-12", "payer_portal_b", "kind", "Formal appeal"),
+    ("appeal-easy-09", "payer_portal_a", "appeal_type", "Reconsideration"),
+    ("appeal-easy-09", "payer_portal_a", "appeal_type", "Formal Appeal"),
+])
+def test_a_level_one_reconsideration_or_formal_appeal_is_accepted_for_a_clerical_denial(task_id, app, field, kind):
+    assert check_passes(task_id, "the appeal is a reconsideration or a formal appeal",
+                        appeal_filed(task_id, app, **{field: kind}))
+
+
+@pytest.mark.parametrize("task_id, app, field, kind", [
+    ("appeal-hard-12", "payer_portal_b", "kind", "Clinical appeal"),
+    ("appeal-easy-09", "payer_portal_a", "appeal_type", "Clinical Appeal"),
+])
+def test_a_clinical_appeal_is_not_the_kind_for_a_clerical_denial(task_id, app, field, kind):
+    assert not check_passes(task_id, "the appeal is a reconsideration or a formal appeal",
+                            appeal_filed(task_id, app, **{field: kind}))
+
+
+DECIDED_OR_IN_REVIEW = "the payer overturned the reconsideration at filing, or holds the formal appeal in review"
+
+
+@pytest.mark.parametrize("fields, credited", [
+    ({"appeal_type": "Reconsideration", "status": "Decided", "decision": "Overturned"}, True),
+    ({"appeal_type": "Formal Appeal", "status": "In Review", "decision": None}, True),
+    ({"appeal_type": "Reconsideration", "status": "Decided", "decision": "Upheld"}, False),
+    ({"appeal_type": "Reconsideration", "status": "In Review", "decision": None}, False),
+])
+def test_a_formal_appeal_waits_in_review_where_a_reconsideration_is_decided_at_filing(fields, credited):
+    final = appeal_filed("appeal-easy-07", "payer_portal_a", **fields)
+    assert check_passes("appeal-easy-07", DECIDED_OR_IN_REVIEW, final) is credited
