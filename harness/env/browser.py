@@ -22,8 +22,10 @@ from playwright.sync_api import (
 )
 
 from admindesk.harness.env.episode_browser import PAGE_ACTIVITY_JS, EpisodeBrowser, renderers_grown
+from admindesk.harness.env.faults import kill_process_tree
 from admindesk.harness.env.login import submit_login_form
 from admindesk.harness.env.sandbox import LOOPBACK_HOSTS, PAGE_LOCKDOWN_JS, blocked_request_pattern
+from admindesk.harness.env.watchdog import Watchdog
 
 CHROMIUM_PATH = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -125,9 +127,12 @@ class Browser:
         self._playwright = acquire_playwright()
         self._launch_options = {"executable_path": executable_path, "headless": headless,
                                 "args": [*CHROMIUM_ARGS, *extra_args]}
+        self.pid: int | None = None
+        # Kills this Chromium when a guarded call (`deadline`) never answers.
+        self.watchdog = Watchdog(self.kill)
+        self._browser_session: CDPSession | None = None
         try:
-            self.chromium: PlaywrightBrowser = self._playwright.chromium.launch(
-                **self._launch_options)
+            self._launch()
         except BaseException:
             self._playwright = None
             release_playwright()
@@ -138,21 +143,50 @@ class Browser:
         self._dead_proxy.bind((LOOPBACK_HOSTS[0], 0))
         self._context: BrowserContext | None = None
         self._context_key: tuple[list[int], tuple[int, int]] | None = None
-        self._browser_session: CDPSession | None = None
+
+    def _launch(self) -> None:
+        self.chromium: PlaywrightBrowser = self._playwright.chromium.launch(**self._launch_options)
+        self._browser_session = None
+        processes = self._processes()
+        self.pid = next(process["id"] for process in processes if process["type"] == "browser")
+
+    def kill(self) -> None:
+        """SIGKILL this Chromium's whole process tree; any call blocked on it then ends.
+
+        Safe from any thread (it makes no Playwright call): the watchdog's way out.
+        """
+        if self.pid is not None:
+            kill_process_tree(self.pid)
+
+    def relaunch(self) -> None:
+        """Kill this Chromium and start another (its context goes with it)."""
+        self.kill()
+        self._context = self._context_key = None
+        try:
+            self.chromium.close()  # disconnected already: only frees the driver's objects
+        except PlaywrightError:
+            pass
+        self._launch()
+
+    def deadline(self, seconds: float, what: str):
+        """Guard a block of calls on this browser: past `seconds` Chromium is killed and
+        the block raises (BrowserWedged, or the PlaywrightError of the call it ended)."""
+        return self.watchdog.deadline(seconds, what)
 
     def new_episode(self, allowed_ports: Iterable[int], downloads_dir: Path,
-                    viewport: tuple[int, int]) -> "EpisodeBrowser":
+                    viewport: tuple[int, int], *, fresh_context: bool = False) -> "EpisodeBrowser":
         """The browser of one episode, wiped clean of everything the last one left.
 
         The sandboxed context is kept while the ports and viewport stay the same: a new
         context costs a renderer process start (~150-250 ms), while wiping cookies,
         storage and tabs costs a few ms, and nothing the apps serve survives it.
+        `fresh_context` replaces it anyway (a tab of the last episode would not stop).
         """
         ports = sorted(allowed_ports)
         if not self.chromium.is_connected():  # Chromium itself died: start another
-            self._context = self._context_key = self._browser_session = None
-            self.chromium = self._playwright.chromium.launch(**self._launch_options)
-        if self._context is None or self._context_key != (ports, viewport):
+            self._context = self._context_key = None
+            self._launch()
+        if fresh_context or self._context is None or self._context_key != (ports, viewport):
             self._close_context()
             self._context = _sandboxed_context(self.chromium, ports, viewport,
                                                self._dead_proxy.getsockname()[1])
@@ -163,10 +197,12 @@ class Browser:
     def renderer_pids(self) -> list[int]:
         """The process ids of this Chromium's renderers, as Chromium itself lists them (other
         browsers in the same process tree, a test's for one, are not this one's)."""
+        return [process["id"] for process in self._processes() if process["type"] == "renderer"]
+
+    def _processes(self) -> list[dict]:
         if self._browser_session is None:
             self._browser_session = self.chromium.new_browser_cdp_session()
-        processes = self._browser_session.send("SystemInfo.getProcessInfo")["processInfo"]
-        return [process["id"] for process in processes if process["type"] == "renderer"]
+        return self._browser_session.send("SystemInfo.getProcessInfo")["processInfo"]
 
     def sign_in(self, context: BrowserContext, login_url: str, username: str,
                 password: str) -> None:

@@ -21,13 +21,14 @@ from pydantic import ValidationError
 
 from admindesk.harness.env.actions import Action, parse_action
 from admindesk.harness.env.attach import AttachSpec, attached_services
-from admindesk.harness.env.browser import Browser
+from admindesk.harness.env.browser import NAVIGATION_TIMEOUT_MS, Browser
 from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
 from admindesk.harness.env.episode_browser import EpisodeBrowser
 from admindesk.harness.env.executor import ActionExecutor, ActionFailed
 from admindesk.harness.env.observation import Observation, ObservationMode, TabInfo, accessibility_text, compose_frame
 from admindesk.harness.env.recorder import TrajectoryWriter
 from admindesk.harness.env.services import ServiceError, Services
+from admindesk.harness.env.watchdog import BrowserWedged
 from admindesk.schema.task_model import Task, load_tasks
 from admindesk.verifiers.records import EpisodeRecord, FileDigest
 
@@ -38,6 +39,12 @@ FIRST_FRAGMENT_JS = """el => {
   return {x: box.x, y: box.y, width: box.width, height: box.height};
 }"""
 PAGE_CRASHED = "the page crashed (its renderer died); a blank tab replaced it"
+# Each browser call of a reset (or group of calls) must answer within this much beyond
+# its own timeouts; past it Chromium is killed and relaunched (see watchdog.py).
+BROWSER_CALL_DEADLINE = 5.0
+# Stopping the last episode's tabs: each tab's blanking, then the wait for its requests.
+STOP_NAVIGATION_TIMEOUT, STOP_CAP = 2.0, 2.0
+BROWSER_FAILURES = (PlaywrightError, BrowserWedged)
 APP_LABELS = {"ehr_web": "EHR", "payer_portal_a": "Payer Portal A",
               "payer_portal_b": "Payer Portal B", "fax": "Fax"}
 
@@ -112,8 +119,7 @@ class Env:
         started = time.perf_counter()
         # The last episode's pages stop first: a request of theirs still in flight when the
         # apps reset could write into the new episode.
-        if self._episode is not None:
-            self._episode.stop_all_pages()
+        stopped = self._stop_last_pages()
         self.task = resolved
         self._end_episode()
         self._episodes += 1
@@ -124,29 +130,65 @@ class Env:
         cached = self._initial_snapshot_cache.get(cache_key)
         folder = self._episode_folder()
         # The apps reset while Chromium wipes the context: neither touches the other.
-        self._episode = self.browser.new_episode(
-            self.services.ports.values(), folder / "Downloads",
-            (self.frame_size[0], self.frame_size[1] - CHROME_HEIGHT))
+        try:
+            self._episode = self._new_episode_browser(folder, fresh_context=not stopped)
+        except BROWSER_FAILURES:
+            self._episode = None  # Chromium was killed or lost: relaunched below
         self.services.await_resets(resets)
         snapshots = self.services.snapshot_futures() if cached is None else None
-        bookmarks = [(APP_LABELS.get(name, name), self.services.url(name))
-                     for name in self.services.processes]
-        self._executor = ActionExecutor(self._episode, self.frame_size, bookmarks)
         if cached is None:
             cached = {name: future.result() for name, future in snapshots.items()}
             self._initial_snapshot_cache = {cache_key: cached}  # keep one: they are large
         self._initial_snapshots = cached
-        self._open_start_page()
-        self._episode.replace_crashed_pages()
-        self._settle()
         self._step, self._terminated, self._answer = 0, False, None
+        try:
+            obs = self._first_observation(folder)
+        except BROWSER_FAILURES:
+            # Whatever wedged or killed the browser, a new one starts the episode over.
+            self.browser.relaunch()
+            self._episode = None
+            obs = self._first_observation(folder)
         self._trajectory: list[dict[str, Any]] = []
         if self.record_dir is not None:
             self._writer = TrajectoryWriter(folder)
-        obs = self._observe(error=None)
         reset_ms = (time.perf_counter() - started) * 1000
         self._log_step(None, obs, {"total_ms": round(reset_ms, 1)})
         return obs, self._info(reset_ms=reset_ms)
+
+    def _stop_last_pages(self) -> bool:
+        """Stop the last episode's tabs; False when its context must be replaced."""
+        if self._episode is None:
+            return True
+        pages = len(self._episode.pages)
+        try:
+            with self.browser.deadline(BROWSER_CALL_DEADLINE + STOP_CAP + STOP_NAVIGATION_TIMEOUT * pages,
+                                       "stopping the last episode's tabs"):
+                return self._episode.stop_all_pages(STOP_CAP, STOP_NAVIGATION_TIMEOUT)
+        except BROWSER_FAILURES:
+            return False
+
+    def _new_episode_browser(self, folder: Path, *, fresh_context: bool) -> EpisodeBrowser:
+        with self.browser.deadline(BROWSER_CALL_DEADLINE, "wiping the browser context"):
+            return self.browser.new_episode(
+                self.services.ports.values(), folder / "Downloads",
+                (self.frame_size[0], self.frame_size[1] - CHROME_HEIGHT), fresh_context=fresh_context)
+
+    def _first_observation(self, folder: Path) -> Observation:
+        """Open the start page (signed in if the task says so), let it settle, observe it;
+        every browser call under a deadline. Opens the episode's browser if it has none."""
+        if self._episode is None:
+            self._episode = self._new_episode_browser(folder, fresh_context=True)
+        bookmarks = [(APP_LABELS.get(name, name), self.services.url(name))
+                     for name in self.services.processes]
+        self._executor = ActionExecutor(self._episode, self.frame_size, bookmarks)
+        with self.browser.deadline(BROWSER_CALL_DEADLINE + NAVIGATION_TIMEOUT_MS / 1000,
+                                   "opening the start page"):
+            self._open_start_page()
+            self._episode.replace_crashed_pages()
+        with self.browser.deadline(BROWSER_CALL_DEADLINE + self.settle_cap, "settling the start page"):
+            self._settle()
+        with self.browser.deadline(BROWSER_CALL_DEADLINE, "taking the first frame"):
+            return self._observe(error=None)
 
     def step(self, action: Action | dict | str) -> tuple[Observation, bool, bool, dict]:
         """Apply one action; returns (observation, terminated, truncated, info)."""
@@ -339,7 +381,11 @@ class Env:
             self._writer.close()
             self._writer = None
         if self._episode is not None:
-            self._episode.close()
+            try:
+                with self.browser.deadline(BROWSER_CALL_DEADLINE, "closing the last episode"):
+                    self._episode.close()
+            except BROWSER_FAILURES:
+                pass  # a killed browser is relaunched by the next reset
             if self.record_dir is None:
                 shutil.rmtree(self._episode.downloads_dir.parent, ignore_errors=True)
             self._episode = None

@@ -125,6 +125,9 @@ def renderers_grown(renderer_pids: list[int]) -> bool:
 
 # Tries at a screenshot Chromium says it cannot take yet (waiting 0.1, 0.2... s between).
 SCREENSHOT_ATTEMPTS = 4
+# What a tab's CDP session answers once a navigation has replaced the document host it
+# was attached to (seen on a form submit just before the screenshot): a new session works.
+DETACHED_SESSION = "Not attached to an active page"
 
 
 class EpisodeBrowser:
@@ -191,20 +194,24 @@ class EpisodeBrowser:
         page.evaluate("window.name = ''")  # survives navigations within a tab
         self._cdp_session(page).send("Page.resetNavigationHistory")
 
-    def stop_all_pages(self, cap: float = 2.0) -> None:
+    def stop_all_pages(self, cap: float = 2.0, navigation_timeout: float = 2.0) -> bool:
         """Leave no request of this episode's pages in flight (before the apps reset).
 
         Every tab goes to about:blank, which aborts its loading and fetches; then waits (at
-        most `cap`) until the requests the browser had open have ended.
+        most `cap`) until the requests the browser had open have ended. Returns False when
+        a tab would not go blank (crashed, or its blanking was interrupted by a navigation
+        still arriving): closing such a tab may never return, so the caller replaces the
+        whole context instead, which ends its requests as surely.
         """
         for page in list(self.pages):
             try:
-                page.goto(BLANK)
+                page.goto(BLANK, timeout=navigation_timeout * 1000)
             except PlaywrightError:
-                page.close()  # crashed or gone: closing also ends its requests
+                return False
         deadline = time.monotonic() + cap
         while self._inflight and self.pages and time.monotonic() < deadline:
             self.page.wait_for_timeout(10)  # lets the request-ended events arrive
+        return True
 
     def replace_crashed_pages(self) -> bool:
         """Close tabs whose renderer crashed, opening a blank tab if none is left.
@@ -415,7 +422,8 @@ class EpisodeBrowser:
         """PNG of the active page's viewport (through CDP: no Playwright screenshot overhead).
 
         Chromium answers "Unable to capture screenshot" when the page has no frame to copy
-        yet (a busy machine, a renderer just swapped); a frame comes a moment later.
+        yet (a busy machine, a renderer just swapped); a frame comes a moment later. A
+        session left detached by a navigation is replaced.
         """
         def capture() -> bytes:
             result = self._cdp_session(self.page).send("Page.captureScreenshot",
@@ -426,7 +434,10 @@ class EpisodeBrowser:
             try:
                 return capture()
             except PlaywrightError as exc:
-                if "Unable to capture screenshot" not in str(exc):
+                if DETACHED_SESSION in str(exc):
+                    # A navigation swapped the tab's document host under the session.
+                    self._cdp.pop(self.page, None)
+                elif "Unable to capture screenshot" not in str(exc):
                     raise
             self.page.wait_for_timeout(100 * attempt)
         return capture()

@@ -60,6 +60,15 @@ def kill_renderers(root: int | None = None) -> int:
     return killed
 
 
+def kill_process_tree(root: int) -> None:
+    """SIGKILL `root` and every process below it (safe from any thread: no Playwright call)."""
+    for pid in [root, *descendants(root)]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            continue
+
+
 def kill_app(services: Services, name: str) -> None:
     """SIGKILL app `name`'s whole process group: it is dead until restarted."""
     os.killpg(services.processes[name].process.pid, signal.SIGKILL)

@@ -26,3 +26,14 @@ def test_soak_with_each_fault_kind_loses_no_episode_and_leaks_no_state():
     assert report.faults == {fault: 1 for fault in soak.FAULTS}
     # The killed and the hung app were each restarted; the killed renderers' pages replaced.
     assert report.recovered >= 3, report.notes
+
+
+def test_resets_landing_mid_submit_leave_no_stale_rows_errors_or_orphan_files():
+    spec = importlib.util.spec_from_file_location("soak", SOAK_SCRIPT)
+    soak = importlib.util.module_from_spec(spec)
+    sys.modules["soak"] = soak
+    spec.loader.exec_module(soak)
+    report = soak.run_mid_submit_resets(episodes=8)
+    assert report.episodes == 8 and len(report.reset_ms) == 9
+    assert (report.hangs, report.stale_rows, report.server_errors, report.orphan_files) == (0, 0, 0, 0), \
+        report.notes
