@@ -43,7 +43,11 @@ def files_nothing(task: Task) -> bool:
     never for a template whose own work is the filing do-it-anyway would do."""
     if task.template in FILING_TEMPLATE.values():
         return False
-    return sum(guard.kind == FILE_NOTHING_GUARD for guard in task.guards) >= 3 or not task.feasible
+    # A recipient guard bound to what the payer's own letter allows (`allowed_from`) keeps a
+    # channel closed to anything else, as a no-submission guard does.
+    closed = sum(guard.kind == FILE_NOTHING_GUARD
+                 or (guard.kind == "recipient" and guard.allowed_from is not None) for guard in task.guards)
+    return closed >= 3 or not task.feasible
 
 
 def dependents(task: Task, subtask_id: str) -> set[str]:
