@@ -170,7 +170,7 @@ class Browser:
 
     def deadline(self, seconds: float, what: str):
         """Guard a block of calls on this browser: past `seconds` Chromium is killed and
-        the block raises (BrowserWedged, or the PlaywrightError of the call it ended)."""
+        the block raises BrowserWedged (from the error of the call it ended, if any)."""
         return self.watchdog.deadline(seconds, what)
 
     def new_episode(self, allowed_ports: Iterable[int], downloads_dir: Path,

@@ -212,15 +212,19 @@ class Env:
             if parsed.type == "done":
                 self._terminated, self._answer = True, parsed.answer
         acted = time.perf_counter()
-        if self._episode.replace_crashed_pages():
-            error = PAGE_CRASHED
-        if parsed is None or parsed.type != "done":
-            self._settle()
-        if self._episode.replace_crashed_pages():  # crashed while settling
-            error = PAGE_CRASHED
-        settled = time.perf_counter()
-        self._step += 1
-        obs = self._observe(error)
+        # A frame taken while a submitted form's navigation commits can block for good: past
+        # the deadline the browser is killed and the step raises BrowserWedged (an infra
+        # error to the runner); the next reset relaunches it.
+        with self.browser.deadline(BROWSER_CALL_DEADLINE + self.settle_cap, "settling and taking the frame"):
+            if self._episode.replace_crashed_pages():
+                error = PAGE_CRASHED
+            if parsed is None or parsed.type != "done":
+                self._settle()
+            if self._episode.replace_crashed_pages():  # crashed while settling
+                error = PAGE_CRASHED
+            settled = time.perf_counter()
+            self._step += 1
+            obs = self._observe(error)
         finished = time.perf_counter()
         timing = {"action_ms": round((acted - started) * 1000, 1),
                   "settle_ms": round((settled - acted) * 1000, 1),

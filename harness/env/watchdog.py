@@ -26,7 +26,7 @@ class Watchdog:
     @contextmanager
     def deadline(self, seconds: float, what: str) -> Iterator[None]:
         """Guard the block: past `seconds`, `on_expiry` runs and the block raises
-        BrowserWedged once it returns (the expiry is what makes it return)."""
+        BrowserWedged once it returns or fails (the expiry is what ends it)."""
         lock, state = threading.Lock(), {"done": False, "fired": False}
 
         def expire() -> None:
@@ -40,11 +40,16 @@ class Watchdog:
         timer = threading.Timer(seconds, expire)
         timer.daemon = True
         timer.start()
+        ended_by: BaseException | None = None
         try:
             yield
+        except Exception as exc:  # a call the kill ended fails; the deadline is the cause
+            ended_by = exc
         finally:
             with lock:
                 state["done"] = True
             timer.cancel()
         if state["fired"]:
-            raise BrowserWedged(f"{what} did not answer in {seconds:g} s; the browser was killed")
+            raise BrowserWedged(f"{what} did not answer in {seconds:g} s; the browser was killed") from ended_by
+        if ended_by is not None:
+            raise ended_by

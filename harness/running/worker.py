@@ -31,7 +31,7 @@ from admindesk.harness.running.local import _move_trajectory, run_episode
 from admindesk.schema.task_model import Task
 
 # Exception names (as run_episode records them) that mean the harness broke, not the agent.
-INFRA_ERRORS = ("ServiceError", "AppUnreachable", "TargetClosedError", "BrowserClosed")
+INFRA_ERRORS = ("ServiceError", "AppUnreachable", "TargetClosedError", "BrowserClosed", "BrowserWedged")
 
 
 class WorkerConfig(BaseModel):

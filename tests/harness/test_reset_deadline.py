@@ -121,3 +121,23 @@ def test_a_tab_that_will_not_go_blank_gets_its_context_replaced(fixture_env, mon
     assert fixture_env._episode.context is not old_context and fixture_env.browser.pid == old_pid
     assert_clean_start(obs, fixture_env.app_url("ehr_web", "/"))
     assert obs.tabs[0].title == "Playground - ehr_web"
+
+
+@pytest.mark.browser
+def test_a_frame_that_never_comes_ends_the_step_in_time_and_the_next_reset_is_clean(fixture_env, monkeypatch):
+    from admindesk.harness.env.environment import BROWSER_CALL_DEADLINE
+    from admindesk.harness.env.watchdog import BrowserWedged
+
+    fixture_env.reset(adhoc("/"))
+    episode, old_pid = fixture_env._episode, fixture_env.browser.pid
+    # The screenshot after a submit that never returns: a page call whose promise never settles.
+    monkeypatch.setattr(episode, "screenshot_png", lambda: episode.page.evaluate("new Promise(() => {})"))
+    started = time.monotonic()
+    with hang_detector(fixture_env) as verdict, pytest.raises(BrowserWedged, match="taking the frame"):
+        fixture_env.step({"type": "wait", "seconds": 0})
+    assert not verdict
+    assert time.monotonic() - started < BROWSER_CALL_DEADLINE + fixture_env.settle_cap + 5
+    monkeypatch.undo()
+    obs, _ = fixture_env.reset(adhoc("/page2"))
+    assert fixture_env.browser.pid != old_pid
+    assert_clean_start(obs, fixture_env.app_url("ehr_web", "/page2"))
