@@ -227,3 +227,39 @@ DECIDED_OR_IN_REVIEW = "the payer overturned the reconsideration at filing, or h
 def test_a_formal_appeal_waits_in_review_where_a_reconsideration_is_decided_at_filing(fields, credited):
     final = appeal_filed("appeal-easy-07", "payer_portal_a", **fields)
     assert check_passes("appeal-easy-07", DECIDED_OR_IN_REVIEW, final) is credited
+
+
+# ---- a pended request's result: the EHR must say what the payer decided --------------------
+
+PAYER_DECISION = "the order records the decision and auth number the payer gave (none when denied)"
+
+
+def pend_result(task_id: str, ehr_status: str, ehr_auth: str | None, payer_status: str,
+                payer_auth: str | None) -> dict:
+    task_ids = ids(task_id)
+    member = task_ids["coverages"]["primary"]["payer_member_id"]
+    return {"ehr_web": {"order_authorizations": [{"order_id": task_ids["orders"]["svc"], "status": ehr_status,
+                                                  "auth_number": ehr_auth}]},
+            "payer_portal_a": {"pa_requests": [{"member_id": member, "status": payer_status,
+                                                "auth_number": payer_auth}]}}
+
+
+@pytest.mark.parametrize("task_id", ["pa-medium-03", "pa-hard-20"])
+@pytest.mark.parametrize("ehr,payer", [
+    (("Approved", "A123"), ("Approved", "A123")),
+    (("Approved", "A123"), ("Partially Approved", "A123")),  # the EHR records a partial approval as Approved
+    (("Denied", None), ("Denied", None)),
+])
+def test_the_ehr_recording_the_payers_own_decision_passes(task_id, ehr, payer):
+    assert check_passes(task_id, PAYER_DECISION, pend_result(task_id, *ehr, *payer))
+
+
+@pytest.mark.parametrize("ehr,payer", [
+    (("Approved", "A123"), ("Denied", None)),
+    (("Denied", None), ("Approved", "A123")),
+    (("Approved", "A124"), ("Approved", "A123")),
+    (("Approved", None), ("Approved", "A123")),
+    (("Denied", None), ("Pended", None)),
+])
+def test_a_decision_or_number_the_payer_did_not_give_fails(ehr, payer):
+    assert not check_passes("pa-medium-03", PAYER_DECISION, pend_result("pa-medium-03", *ehr, *payer))
