@@ -184,7 +184,9 @@ class WorkItemUpdateForm(FlaskForm):
 
     status = SelectField("Status", choices=[], validators=[InputRequired()])
     follow_up_date = DateText("Follow-up date", **date_kwargs())
-    appeal_reference = StringField("Appeal reference", validators=[Optional(), Length(max=20), auth_number_check],
+    # One field for the payer's number of what was sent: an appeal's reference, or the
+    # replacement claim's number when a corrected claim went instead.
+    appeal_reference = StringField("Appeal / corrected claim #", validators=[Optional(), Length(max=20), auth_number_check],
                                    filters=[strip])
     appeal_submitted_on = DateText("Appeal submitted on", **date_kwargs())
     supplier_id = SelectField("Supplier", choices=[], validators=[Optional()])

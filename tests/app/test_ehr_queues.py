@@ -221,3 +221,13 @@ def test_my_items_lists_only_mine(client):
     page = text(client.get("/my-items?sort=queue&dir=desc"))
     mine = [r for r in client.snapshot()["work_items"] if r["assignee"] == "coordinator"]
     assert f"of {len(mine)}" in page
+
+
+def test_a_corrected_claims_number_has_a_field_labelled_for_it(app, client):
+    item = first_item(app, "Denials")
+    client.post(f"/queues/items/{item.id}/status", {"status": "Corrected Claim Sent", "appeal_reference": "CC-2026-0007",
+                                                     "follow_up_date": "12/16/2026"})
+    page = text(client.get(f"/queues/items/{item.id}"))
+    assert "Appeal / corrected claim #" in page and "CC-2026-0007" in page
+    assert item_row(client, item.id)["appeal_reference"] == "CC-2026-0007"
+    assert "Appeal / corrected claim #: CC-2026-0007" in client.snapshot()["work_item_events"][-1]["change"]

@@ -190,7 +190,7 @@ def update_status(item_id: int):
     changes = []
     fields = [("status", "Status"), ("follow_up_date", "Follow-up date")]
     if queue.name == "Denials":
-        fields += [("appeal_reference", "Appeal reference"), ("appeal_submitted_on", "Appeal submitted on")]
+        fields += [("appeal_reference", "Appeal / corrected claim #"), ("appeal_submitted_on", "Appeal submitted on")]
     if queue.name == "DME":
         fields += [("supplier_id", "Supplier"), ("supplier_confirmation", "Supplier confirmation #")]
     for name, label in fields:

@@ -152,7 +152,7 @@ def record_on_item(work: Work, corrected_number: str) -> None:
     and a follow-up date."""
     ehr_denials.set_item_status(work, CORRECTED_CLAIM_SENT, follow_up=follow_up_day(work),
                                 reference=corrected_number)
-    shown = work.actor.fact("Appeal reference")
+    shown = work.actor.fact("Appeal / corrected claim #")
     if shown != corrected_number:
         raise ScriptFailed(f"the item shows reference {shown!r}, not {corrected_number!r}")
 

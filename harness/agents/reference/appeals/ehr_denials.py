@@ -212,7 +212,7 @@ def record_appeal(work: Work, *, reference: str, submitted_on: date, follow_up: 
     and a follow-up date (and an optional note saved with the change)."""
     set_item_status(work, status, follow_up=follow_up, reference=reference, submitted_on=submitted_on,
                     note=note)
-    shown = work.actor.fact("Appeal reference")
+    shown = work.actor.fact("Appeal / corrected claim #")
     if shown != reference:
         raise ScriptFailed(f"the item shows appeal reference {shown!r}, not {reference!r}")
 
