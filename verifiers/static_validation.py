@@ -177,12 +177,13 @@ def _hint_values(task: Task, case: dict | None) -> dict[str, str]:
     return found
 
 
-def hint_problems(task: Task) -> list[str]:
+def hint_problems(task: Task, case: dict | None = None) -> list[str]:
     """Goal and guidance lines that give the answer away: a line that uses a word naming the
     task's challenge (CHALLENGE_WORDS) or says a value one of its checks expects (resolved
     case references included; values shorter than HINT_MIN_LENGTH, audit values and the
-    case values that identify the work item are not hints)."""
-    values = _hint_values(task, case_values(task))
+    case values that identify the work item are not hints). `case` is the task's case
+    values when the caller has them already."""
+    values = _hint_values(task, case if case is not None else case_values(task))
     challenge_words = [_words(phrase) for phrase in CHALLENGE_WORDS.get(task.challenge, ())]
     lines = [("goal", task.goal)] + [(f"guidance line {n}", line) for n, line in enumerate(task.guidance, 1)]
     problems: list[str] = []
@@ -216,7 +217,7 @@ def validate_task(task: Task, schema: SnapshotSchema | None = None) -> list[str]
                                     f"{case_texts[normalise_text(spec)]}")
         problems += _named_tables(item, schema, what)
         problems += _specs_problems(item, case, case_texts, what)
-    return problems + hint_problems(task)
+    return problems + hint_problems(task, case)
 
 
 def validate_task_data(data: dict, source: str = "task") -> list[str]:

@@ -37,16 +37,17 @@ def is_plain_name(value: Any) -> bool:
             and not any(char in value for char in ("/", "\\", "\x00")))
 
 
-def _file_in_episode(value: str | None) -> str | None:
-    if value is not None and not is_plain_name(value):
-        raise ValueError(f"{value!r} is not a file name in the episode folder")
-    return value
+def _plain_name_in(place: str):
+    """A field validator: the value, when set, must be a plain name of an entry of `place`."""
+    def check(value: str | None) -> str | None:
+        if value is not None and not is_plain_name(value):
+            raise ValueError(f"{value!r} is not a {place}")
+        return value
+    return check
 
 
-def _folder_in_run(value: str | None) -> str | None:
-    if value is not None and not is_plain_name(value):
-        raise ValueError(f"{value!r} is not a folder name in the run folder")
-    return value
+_file_in_episode = _plain_name_in("file name in the episode folder")
+_folder_in_run = _plain_name_in("folder name in the run folder")
 
 
 class Usage(BaseModel):
