@@ -88,22 +88,42 @@ def leaderboard() -> None:
               show_default=True, help="Folder of task files the scores are re-computed against.")
 @split_dirs_option
 @rejudge_option
+@click.option("--replay", is_flag=True,
+              help="Re-execute every episode's recorded actions in a fresh Env and require the recorded "
+                   "initial and final state, files and answer (the maintainers' verification).")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Envs replaying at once (with --replay).")
+@click.option("--ledger", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The maintainers' ledger of replayed submissions: a submission that replays is written "
+                   "to it, and `leaderboard build --ledger` then lists it as verified (needs --replay).")
 def validate(submission: Path, tasks_dir: Path, split_dirs: tuple[Path, ...], judge_spec: str | None,
-             **judge_settings) -> None:
+             replay: bool, workers: int, ledger: Path | None, **judge_settings) -> None:
     """Check SUBMISSION (a run folder with submission.json) as the leaderboard would."""
-    from admindesk.harness.leaderboard import validate_submission
+    from importlib import metadata
 
+    from admindesk.harness.leaderboard import validate_submission
+    from admindesk.harness.leaderboard.ledger import LedgerError, add_replay
+
+    if ledger is not None and not replay:
+        raise click.UsageError("--ledger records a replay: add --replay")
     splits = _split_catalog(split_dirs)
     judge = judge_from_options(judge_spec, **judge_settings) if judge_spec else None
-    verdict = validate_submission(submission, tasks_dir, judge, splits)
+    verdict = validate_submission(submission, tasks_dir, judge, splits, replay_workers=workers if replay else None)
     for review in verdict.reviews:
         click.echo(f"~ {review.describe()}", err=True)
     if not verdict.accepted:
         for problem in verdict.problems:
             click.echo(f"- {problem}", err=True)
         raise click.ClickException(f"{submission}: rejected ({len(verdict.problems)} problem(s))")
+    replayed = f"{verdict.replayed} episodes replayed to their records; " if replay else ""
     click.echo(f"{submission}: accepted ({verdict.n_episodes} episodes re-scored, every score matches; "
-               f"{_split_label(verdict.split)}; {_review_summary(verdict)})")
+               f"{replayed}{_split_label(verdict.split)}; {_review_summary(verdict)})")
+    if ledger is not None:
+        try:
+            add_replay(ledger, verdict.name, verdict.record_digests, metadata.version("admindesk"))
+        except LedgerError as exc:
+            raise click.ClickException(str(exc)) from exc
+        click.echo(f"{ledger}: {verdict.name} recorded as verified")
 
 
 @leaderboard.command("build")
@@ -114,16 +134,21 @@ def validate(submission: Path, tasks_dir: Path, split_dirs: tuple[Path, ...], ju
               show_default=True, help="Folder of task files the scores are re-computed against.")
 @split_dirs_option
 @rejudge_option
+@click.option("--ledger", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="The maintainers' ledger of replayed submissions (`leaderboard validate --replay --ledger`): "
+                   "entries it holds are verified and ranked; without it every entry is self-reported.")
 def build(submissions_dir: Path, site_dir: Path, tasks_dir: Path, split_dirs: tuple[Path, ...],
-          judge_spec: str | None, **judge_settings) -> None:
+          judge_spec: str | None, ledger: Path | None, **judge_settings) -> None:
     """Validate every submission under SUBMISSIONS_DIR and build the site: public and held-out
-    results side by side per agent."""
+    results side by side per agent; only replay-verified entries are ranked."""
     from admindesk.harness.leaderboard import build_site
+    from admindesk.harness.leaderboard.ledger import load_ledger
 
     splits = _split_catalog(split_dirs)
     judge = judge_from_options(judge_spec, **judge_settings) if judge_spec else None
     try:
-        site = build_site(submissions_dir, site_dir, tasks_dir, judge, splits)
+        replayed = load_ledger(ledger) if ledger is not None else None
+        site = build_site(submissions_dir, site_dir, tasks_dir, judge, splits, replayed)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     for entry in site.accepted:

@@ -152,7 +152,10 @@ class Env:
         if self.record_dir is not None:
             self._writer = TrajectoryWriter(folder)
         reset_ms = (time.perf_counter() - started) * 1000
-        self._log_step(None, obs, {"total_ms": round(reset_ms, 1)})
+        # The apps' origins of this episode: a replay in another Env (other ports) maps the
+        # recorded actions' URLs onto its own.
+        self._log_step(None, obs, {"total_ms": round(reset_ms, 1)},
+                       apps={name: self.services.url(name).rstrip("/") for name in self.services.processes})
         return obs, self._info(reset_ms=reset_ms)
 
     def _stop_last_pages(self) -> bool:
@@ -366,9 +369,9 @@ class Env:
             file_dialog_open=episode.file_chooser is not None, step=self._step,
             last_action_error=error)
 
-    def _log_step(self, action: dict | None, obs: Observation, timing: dict) -> None:
+    def _log_step(self, action: dict | None, obs: Observation, timing: dict, **extra: Any) -> None:
         entry = {"step": obs.step, "action": action, "url": obs.url,
-                 "error": obs.last_action_error, "timing": timing}
+                 "error": obs.last_action_error, "timing": timing, **extra}
         self._trajectory.append(entry)
         if self._writer is not None:
             self._writer.write(entry, obs.screenshot)

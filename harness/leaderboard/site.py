@@ -27,6 +27,7 @@ from typing import Any
 
 import jinja2
 
+from admindesk.harness.leaderboard.ledger import Ledger, is_verified
 from admindesk.harness.leaderboard.rejudge import RubricReview, rejudged_run
 from admindesk.harness.leaderboard.splits import SplitCatalog
 from admindesk.harness.leaderboard.submission import SUBMISSION_FILE, SubmissionMeta, Verdict, validate_submission
@@ -57,6 +58,9 @@ class Entry:
     split: str = PUBLIC_SPLIT
     # A held-out split whose seed the maintainers keep (only its sha256 is published).
     seed_private: bool = False
+    # Replayed by the maintainers (its records are the ones in their ledger): only verified
+    # entries are ranked; the others are listed as self-reported.
+    verified: bool = False
 
 
 @dataclass
@@ -85,7 +89,8 @@ class Site:
 def board_rows(entries: list[Entry]) -> list[BoardRow]:
     """Entries paired per agent (same model, agent and observation mode): a row holds at most
     one entry per split, newest first, so an agent's second public entry starts a second row.
-    Ranked by public end-to-end success; rows with held-out entries only come last."""
+    Verified public entries first, ranked by end-to-end success; then the self-reported ones
+    (unranked, by success); rows with held-out entries only come last."""
     rows: dict[tuple[str, str, str], list[BoardRow]] = {}
     for entry in sorted(entries, key=lambda e: (-e.meta.date.toordinal(), e.name)):
         own = rows.setdefault((entry.meta.model, entry.meta.agent, entry.meta.observation), [])
@@ -100,8 +105,19 @@ def board_rows(entries: list[Entry]) -> list[BoardRow]:
             row.held_out[entry.split] = entry
     everything = [row for own in rows.values() for row in own]
     ranked = sorted((row for row in everything if row.public is not None),
-                    key=lambda r: (-r.public.scores["all"]["value"], -r.public.scores["all"]["ci95"][0], r.public.name))
+                    key=lambda r: (not r.public.verified, -r.public.scores["all"]["value"],
+                                   -r.public.scores["all"]["ci95"][0], r.public.name))
     return ranked + sorted((row for row in everything if row.public is None), key=lambda r: r.lead.name)
+
+
+def verified_ranks(rows: list[BoardRow]) -> list[int | None]:
+    """Each row's rank: verified public entries are numbered in order, other rows have none."""
+    ranks, rank = [], 0
+    for row in rows:
+        verified = row.public is not None and row.public.verified
+        rank += verified
+        ranks.append(rank if verified else None)
+    return ranks
 
 
 def _scores(path: Path) -> dict[str, dict[str, Any]]:
@@ -133,13 +149,14 @@ def find_submissions(folder: Path) -> list[Path]:
 
 
 def build_site(submissions_dir: Path, site_dir: Path, tasks_dir: Path, judge: Judge | None = None,
-               splits: SplitCatalog | None = None) -> Site:
+               splits: SplitCatalog | None = None, ledger: Ledger | None = None) -> Site:
     """Validate each submission under `submissions_dir`, write the site into `site_dir`.
 
     Public runs are checked against `tasks_dir`, held-out runs against the maintainers'
     copy of their split in `splits` (a split it does not hold rejects the submission).
     With `judge`, rubric checks are re-judged (submission.validate_submission) and each
-    entry's figures and report show the re-judged results."""
+    entry's figures and report show the re-judged results. An entry is verified when the
+    maintainers' `ledger` holds its records as replayed (leaderboard.ledger)."""
     submissions = find_submissions(submissions_dir)
     if not submissions:
         raise ValueError(f"{submissions_dir}: no submission folder (one with submission.json) in it")
@@ -172,7 +189,9 @@ def build_site(submissions_dir: Path, site_dir: Path, tasks_dir: Path, judge: Ju
                 accepted.append(Entry(name=verdict.name, meta=verdict.meta, scores=scores,
                                       report=f"entries/{verdict.name}/index.html", judge=verdict.judge,
                                       reviews=verdict.reviews, split=split,
-                                      seed_private=held is not None and held.seed_private))
+                                      seed_private=held is not None and held.seed_private,
+                                      verified=ledger is not None
+                                      and is_verified(ledger, verdict.name, verdict.record_digests)))
     accepted.sort(key=lambda e: (-e.scores["all"]["value"], -e.scores["all"]["ci95"][0], e.name))
     rows = board_rows(accepted)
     held_out = sorted({entry.split for entry in accepted if entry.split != PUBLIC_SPLIT})
@@ -182,7 +201,8 @@ def build_site(submissions_dir: Path, site_dir: Path, tasks_dir: Path, judge: Ju
     env = jinja2.Environment(loader=jinja2.FileSystemLoader([TEMPLATES, REPORT_TEMPLATES]),
                              autoescape=True, undefined=jinja2.StrictUndefined)
     page = env.get_template("leaderboard.html").render(
-        entries=accepted, rows=[(row, json.dumps(row.public.scores if row.public else {})) for row in rows],
+        entries=accepted, rows=[(row, json.dumps(row.public.scores if row.public else {}), rank)
+                                for row, rank in zip(rows, verified_ranks(rows))],
         held_out=[(name, name in private) for name in held_out], workflows=workflows,
         observations=("screenshot", "axtree", "both"), rejected=[v for v in verdicts if not v.accepted],
         assets="assets")

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from admindesk.harness.leaderboard.rejudge import RubricReview, review_rubrics
+from admindesk.harness.leaderboard.replay import replay_submission
 from admindesk.harness.leaderboard.splits import SplitCatalog
 from admindesk.harness.leaderboard.submission_files import tree_problems
 from admindesk.harness.report.run_files import (
@@ -97,6 +98,8 @@ class Verdict(BaseModel):
     judge_usage: JudgeUsage | None = None
     # Episode folder -> the sha256 of its record's content (no two submissions may share one).
     record_digests: dict[str, str] = Field(default_factory=dict, repr=False)
+    # Episodes replayed in a fresh Env (validate_submission with `replay_workers`), all agreeing.
+    replayed: int = 0
 
     @property
     def accepted(self) -> bool:
@@ -261,11 +264,13 @@ def _check_metrics(run: dict[str, Any], episodes: list[dict[str, Any]]) -> list[
 
 
 def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None,
-                        splits: SplitCatalog | None = None) -> Verdict:
+                        splits: SplitCatalog | None = None, replay_workers: int | None = None) -> Verdict:
     """Check the submission at `path` against the public task files in `tasks_dir`, or for a
     run of a held-out split against the maintainers' copy of it in `splits` (see the module
     docstring); every problem found is in the verdict, each naming its episode. With
-    `judge` (the maintainers'), rubric checks are re-judged rather than replayed."""
+    `judge` (the maintainers'), rubric checks are re-judged rather than replayed. With
+    `replay_workers`, a submission that passes every other check has each episode replayed
+    (leaderboard.replay) in that many fresh Envs, and each difference is a problem."""
     verdict = Verdict(path=path, judge=judge.name if judge is not None else None)
     problems = verdict.problems
     problems.extend(tree_problems(path))
@@ -318,6 +323,11 @@ def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None,
             problems.extend(_check_episode(folder, line, tasks[task_id], verdict, judge))
     problems.extend(_check_metrics(run, run["episodes"]))
     verdict.n_episodes = len(lines)
+    if replay_workers is not None and not problems:
+        episodes = {folder.name: (task_id, folder) for (task_id, _), (_, folder) in lines.items()}
+        findings = replay_submission(run, episodes, split_dir, replay_workers)
+        problems.extend(finding.describe() for finding in findings)
+        verdict.replayed = 0 if findings else len(episodes)
     return verdict
 
 

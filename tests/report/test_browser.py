@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from admindesk.harness.leaderboard import build_site
+from admindesk.harness.leaderboard import build_site, validate_submission
+from admindesk.harness.leaderboard.ledger import add_replay, load_ledger
 from admindesk.harness.report import write_report
 from tests.report.conftest import write_submission
 from tests.report.run_folders import write_run
@@ -109,6 +110,14 @@ def test_comparison_shows_the_grid_and_cost_charts(page, console_errors, tmp_pat
     assert console_errors == []
 
 
+def replay_ledger(path, subs, names, tasks_dir):
+    """A maintainers' ledger that holds `names` as replayed."""
+    for name in names:
+        verdict = validate_submission(subs / name, tasks_dir)
+        add_replay(path, name, verdict.record_digests, "test")
+    return load_ledger(path)
+
+
 def test_leaderboard_ranks_and_filters(page, console_errors, tmp_path, tasks_dir):
     subs = tmp_path / "subs"
     write_submission(subs / "alpha", tasks_dir, agent="alpha", observation="screenshot",
@@ -116,7 +125,8 @@ def test_leaderboard_ranks_and_filters(page, console_errors, tmp_path, tasks_dir
     write_submission(subs / "beta", tasks_dir, agent="beta", observation="both", passes=lambda t, n: True)
     write_submission(subs / "gamma", tasks_dir, agent="gamma", observation="axtree",
                      passes=lambda t, n: t.startswith("dme"))
-    site = build_site(subs, tmp_path / "site", tasks_dir)
+    ledger = replay_ledger(tmp_path / "verified.json", subs, ["alpha", "beta", "gamma"], tasks_dir)
+    site = build_site(subs, tmp_path / "site", tasks_dir, ledger=ledger)
     page.goto(site.index.as_uri())
 
     def visible_names():
@@ -135,6 +145,26 @@ def test_leaderboard_ranks_and_filters(page, console_errors, tmp_path, tasks_dir
     page.locator('#board tr[data-name="beta"] a').click()
     expect(page.locator("h1")).to_have_text("Run report: beta", timeout=PAGE_WITH_PLOTLY_MS)
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {N_RUN_CHARTS}")
+    assert console_errors == []
+
+
+def test_only_verified_entries_are_ranked(page, console_errors, tmp_path, tasks_dir):
+    subs = tmp_path / "subs"
+    write_submission(subs / "alpha", tasks_dir, agent="alpha", observation="screenshot",
+                     passes=lambda t, n: n == 0)
+    write_submission(subs / "beta", tasks_dir, agent="beta", observation="both", passes=lambda t, n: True)
+    ledger = replay_ledger(tmp_path / "verified.json", subs, ["alpha"], tasks_dir)
+    # beta changed after its replay would be self-reported again: its records are not the replayed ones.
+    site = build_site(subs, tmp_path / "site", tasks_dir, ledger=ledger)
+    page.goto(site.index.as_uri())
+    rows = page.locator("#board tbody tr")
+    assert rows.evaluate_all("rows => rows.map(r => [r.dataset.name, r.dataset.tier])") == [
+        ["alpha", "verified"], ["beta", "self-reported"]]
+    assert rows.nth(0).locator(".rank").inner_text() == "1"
+    assert rows.nth(1).locator(".rank").inner_text() == "–"
+    assert rows.nth(1).locator(".tier").inner_text() == "self-reported"
+    page.select_option("#filter-workflow", "dme")
+    assert rows.evaluate_all("rows => rows.map(r => r.dataset.name)") == ["alpha", "beta"]
     assert console_errors == []
 
 

@@ -1,7 +1,8 @@
 // Leaderboard filters: the observation mode hides other rows; a workflow shows each row's
 // public success on that workflow only and re-ranks by it (rows without it are hidden). A row
 // with held-out entries only has no public scores: shown last, and only without a workflow.
-// Held-out cells always show the whole split.
+// Held-out cells always show the whole split. Only verified rows are ranked: they come first,
+// the self-reported ones after them, unnumbered.
 (function () {
   "use strict";
   var observation = document.getElementById("filter-observation");
@@ -28,15 +29,19 @@
       row.querySelector(".subtasks").textContent = pct(score.subtask_pass_rate);
       row.querySelector(".episodes").textContent = score.n_episodes;
     });
+    function verified(item) { return item.row.dataset.tier === "verified" ? 0 : 1; }
     visible.sort(function (a, b) {
       if (!a.score || !b.score) {
         return (a.score ? -1 : b.score ? 1 : 0) || a.row.dataset.name.localeCompare(b.row.dataset.name);
       }
-      return (b.score.value - a.score.value) || (b.score.ci95[0] - a.score.ci95[0]) ||
+      return (verified(a) - verified(b)) || (b.score.value - a.score.value) || (b.score.ci95[0] - a.score.ci95[0]) ||
         a.row.dataset.name.localeCompare(b.row.dataset.name);
     });
-    visible.forEach(function (item, n) {
-      item.row.querySelector(".rank").textContent = n + 1;
+    var rank = 0;
+    visible.forEach(function (item) {
+      var ranked = item.score && verified(item) === 0;
+      rank += ranked ? 1 : 0;
+      item.row.querySelector(".rank").textContent = ranked ? rank : "–";
       body.appendChild(item.row);
     });
     shown.textContent = visible.length + " of " + rows.length + " entries shown";
