@@ -120,8 +120,15 @@ def verified_ranks(rows: list[BoardRow]) -> list[int | None]:
     return ranks
 
 
+def board_row(row: dict[str, Any]) -> dict[str, Any]:
+    """An episode's metrics row as the board counts it: an episode that ended as an infra
+    error (no record: it was not retried to a result) is a failure here, not left out, so
+    dropping failed episodes as 'infra errors' cannot raise an entry's score."""
+    return {**row, "result": "fail"} if row["result"] == "infra_error" else row
+
+
 def _scores(path: Path) -> dict[str, dict[str, Any]]:
-    rows = [episode.metrics_row() for episode in load_run(path).episodes]
+    rows = [board_row(episode.metrics_row()) for episode in load_run(path).episodes]
     groups = {"all": rows}
     for row in rows:
         if row.get("workflow"):
@@ -130,7 +137,8 @@ def _scores(path: Path) -> dict[str, dict[str, Any]]:
     for name, group in groups.items():
         summary = run_metrics.summarise(group)
         scores[name] = {**summary["e2e_success"], "n_episodes": summary["n_episodes"],
-                        "subtask_pass_rate": summary["subtask_pass_rate"]["value"]}
+                        "subtask_pass_rate": summary["subtask_pass_rate"]["value"],
+                        "deterministic_success": summary["deterministic_success"]["value"]}
     return scores
 
 

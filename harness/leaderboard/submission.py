@@ -61,6 +61,8 @@ from admindesk.verifiers.scoring import TaskResult, score_task
 SUBMISSION_FILE = "submission.json"
 # Floats in JSON survive a round trip, but sums may differ in the last bits.
 TOLERANCE = 1e-6
+# At most this share of a run's episodes may end as infra errors (see _check_infra_errors).
+MAX_INFRA_ERROR_SHARE = 0.02
 # run_metrics rounds its figures to four places.
 METRIC_TOLERANCE = 1e-4
 
@@ -322,6 +324,7 @@ def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None,
         if task_id in tasks:
             problems.extend(_check_episode(folder, line, tasks[task_id], verdict, judge))
     problems.extend(_check_metrics(run, run["episodes"]))
+    problems.extend(_check_infra_errors(typed_lines))
     verdict.n_episodes = len(lines)
     if replay_workers is not None and not problems:
         episodes = {folder.name: (task_id, folder) for (task_id, _), (_, folder) in lines.items()}
@@ -329,6 +332,16 @@ def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None,
         problems.extend(finding.describe() for finding in findings)
         verdict.replayed = 0 if findings else len(episodes)
     return verdict
+
+
+def _check_infra_errors(lines: list[RunLine]) -> list[str]:
+    """A run may lose at most MAX_INFRA_ERROR_SHARE of its episodes to infra errors (each
+    counts as a failure on the board; more means the run itself is not to be trusted)."""
+    errors = [f"{line.task_id} t{line.trial}" for line in lines if line.result == "infra_error"]
+    if not lines or len(errors) <= MAX_INFRA_ERROR_SHARE * len(lines):
+        return []
+    return [f"{len(errors)} of {len(lines)} episodes ended as infra errors (more than "
+            f"{MAX_INFRA_ERROR_SHARE:.0%}; rerun them with `admindesk run --retry-errors`): {', '.join(errors[:10])}"]
 
 
 def _check_coverage(run: dict[str, Any], lines: list[RunLine], tasks: dict[str, Task]) -> list[str]:

@@ -133,3 +133,24 @@ def test_an_episode_stopped_before_recording_counts_as_not_passed(submission, ta
     edit_json(submission / "run.json", lambda d: d["metrics"].update(e2e_success=0.5))
     assert validate_submission(submission, tasks_dir).problems == [
         "run.json metrics.e2e_success is 0.5, the episodes give 0.2500"]
+
+
+def test_a_run_losing_more_than_two_percent_to_infra_errors_is_refused(submission, tasks_dir):
+    """Failures relabelled infra errors with their records deleted: the scores still add up
+    (run_metrics leaves infra errors out), but 1 of 4 episodes is over the 2% a run may lose."""
+    shutil.rmtree(submission / "pa-medium-01-t1")
+
+    def relabel(data):
+        data["episodes"][1].update(result="infra_error", subtask_pass_rate=None, first_failing_subtask=None)
+        data["metrics"].update(e2e_success=2 / 3, subtask_pass_rate=2 / 3, n_episodes=3)
+    edit_json(submission / "run.json", relabel)
+    problems = validate_submission(submission, tasks_dir).problems
+    assert len(problems) == 1 and problems[0].startswith("1 of 4 episodes ended as infra errors"), problems
+    assert "--retry-errors" in problems[0] and "pa-medium-01 t1" in problems[0]
+
+
+def test_the_board_counts_an_infra_error_as_a_failure():
+    from admindesk.harness.leaderboard.site import board_row
+
+    assert board_row({"task_id": "pa-easy-01", "result": "infra_error"})["result"] == "fail"
+    assert board_row({"task_id": "pa-easy-01", "result": "pass"})["result"] == "pass"
