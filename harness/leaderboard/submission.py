@@ -12,6 +12,8 @@ beside its run.json: who made it and how (`SubmissionMeta`). Before it is listed
   public suite's or the maintainers' copy of the held-out split's task files), and every
   task x every trial has exactly one episode, each with its record and scores;
 - the run was made with a compatible AdminDesk (same major.minor version);
+- the run is a model's: no scripted agent, and every step's model call is on record
+  (model_calls: the provider's response id, model version and token counts);
 - every score is re-computed from the stored record (verifiers.scoring) and matches the
   claimed scores.json and the run.json line; run.json's headline metrics match the episodes.
 
@@ -34,6 +36,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from admindesk.harness.leaderboard.model_calls import model_call_problems, scripted_agent_problem
 from admindesk.harness.leaderboard.rejudge import RubricReview, review_rubrics
 from admindesk.harness.leaderboard.replay import replay_submission
 from admindesk.harness.leaderboard.splits import SplitCatalog
@@ -216,6 +219,9 @@ def _check_episode(folder: Path, line: RunLine, task: Task, verdict: Verdict,
     except RunFolderError as exc:
         return [_relative(exc, verdict.path)]
     verdict.record_digests[episode] = record_digest(record)
+    calls = model_call_problems(episode, record.trajectory)
+    if calls:
+        return calls
     # Scored without a judge, a submission's rubrics are unjudged; with one, replay its verdicts.
     try:
         rescored = score_task(task, record, ReplayJudge(claimed) if claimed.judge is not None else None)
@@ -295,6 +301,7 @@ def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None,
     except RunFolderError as exc:
         problems.append(_relative(exc, path))
         return verdict
+    problems.extend(scripted_agent_problem(run.get("agent")))
     if verdict.meta is not None:
         for field in ("agent", "observation"):
             if run.get(field) != getattr(verdict.meta, field):

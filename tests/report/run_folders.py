@@ -5,7 +5,8 @@ scorer over a stored record), from the synthetic prior-auth episode of tests/uni
 Two tasks (pa-medium-01, and the same case as a DME task dme-medium-01) x `trials`
 (as `pa-medium-01@NAME`... in a held-out split NAME, with its split.json); an episode passes when `passes(task_id, trial)` says so, else it leaves the state untouched
 (a noop). Each episode has a five-step trajectory with click / type / key / done actions,
-the model's reasoning and a priced usage, and a PNG per step. Step timings are drawn per
+the model's reasoning and a priced usage, the accessibility-tree text the model read, and a
+PNG per step; its reset entry carries the task's goal. Step timings are drawn per
 (agent, task, trial), so, as in real runs, no two runs' records are the same.
 """
 from __future__ import annotations
@@ -39,6 +40,7 @@ REASONING = ["The patient search box is at the top of the worklist; I click it f
              "Submit the search.",
              "Two patients share the name; the one born 04/12/1961 is ours, so I open that row.",
              "The authorization is approved and recorded; I report the auth number."]
+OBSERVATION = "main 'SVH Chart' [ref=e1]\n  textbox 'Patient name' [ref=e2]"
 FIELDS = ["Patient name", "Date of birth", "Member ID", "Procedure code", "Diagnosis", "Auth number"]
 
 
@@ -87,14 +89,19 @@ def _write_trajectory(folder: Path, record_trajectory: list[dict], timings: rand
         entry = {"step": step, "action": action, "url": f"http://127.0.0.1:5100/page/{step}",
                  "error": "element not found" if step == 4 else None,
                  "timing": {"action_s": round(timings.uniform(0.05, 0.5), 4)},
-                 "screenshot": f"step-{step:03d}.png"}
+                 "screenshot": f"step-{step:03d}.png",
+                 "axtree": f"{OBSERVATION} (screen {step})"}
+        if not step:
+            entry["goal"] = task_data()["goal"]
         if step:
             entry["agent"] = {"step": step - 1, "reasoning": REASONING[step - 1],
                               "usage": {"input_tokens": 1000, "output_tokens": 50, "cached_input_tokens": 0,
-                                        "calls": 1, "cost_usd": 0.0125}, "error": None, "details": {}}
+                                        "calls": 1, "cost_usd": 0.0125}, "error": None,
+                              "details": {"response_id": f"resp_{step:04d}", "model": "model-a-2026-11-01"}}
         _screenshot(folder / f"step-{step:03d}.png", step)
         lines.append(json.dumps(entry))
-        record_trajectory.append(entry)
+        # As the Env does: the text the model read stays out of the record.
+        record_trajectory.append({name: value for name, value in entry.items() if name != "axtree"})
     (folder / "trajectory.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

@@ -154,3 +154,38 @@ def test_the_board_counts_an_infra_error_as_a_failure():
 
     assert board_row({"task_id": "pa-easy-01", "result": "infra_error"})["result"] == "fail"
     assert board_row({"task_id": "pa-easy-01", "result": "pass"})["result"] == "pass"
+
+
+def test_a_scripted_agent_or_a_trajectory_without_model_calls_is_refused(submission, tasks_dir):
+    """The reference relabelled as a model: its trajectories show no model call."""
+    import gzip
+
+    folder = submission / "pa-medium-01-t0"
+    record = json.loads(gzip.decompress((folder / "record.json.gz").read_bytes()))
+    for entry in record["trajectory"][1:]:
+        entry.pop("agent", None)
+    (folder / "record.json.gz").write_bytes(gzip.compress(json.dumps(record).encode()))
+    problems = validate_submission(submission, tasks_dir).problems
+    assert len(problems) == 1 and problems[0].startswith(
+        "pa-medium-01-t0: step 1 does not show the model call that chose its action (no agent note"), problems
+    edit_json(submission / "run.json", lambda d: d.update(agent="reference"))
+    assert any("agent 'reference' is scripted" in p for p in validate_submission(submission, tasks_dir).problems)
+
+
+def test_a_step_without_a_response_id_is_refused():
+    from admindesk.harness.leaderboard.model_calls import model_call_problems
+
+    call = {"usage": {"input_tokens": 900, "output_tokens": 40},
+            "details": {"response_id": "resp_1", "model": "m-2026"}}
+    steps = [{"step": 0, "action": None},
+             {"step": 1, "action": {"type": "click", "x": 1, "y": 2}, "agent": call},
+             {"step": 2, "action": {"type": "click", "x": 3, "y": 4}, "agent": {"details": {"batched": True}}},
+             {"step": 3, "action": {"type": "wait", "seconds": 0},
+              "agent": {"details": {"raw_reply": "???"}, "usage": {"input_tokens": 5, "output_tokens": 1}}}]
+    assert model_call_problems("e", steps) == []
+    steps.append({"step": 4, "action": {"type": "click", "x": 1, "y": 1},
+                  "agent": {**call, "details": {"model": "m-2026"}}})
+    assert "(no response id;" in model_call_problems("e", steps)[0]
+    steps[-1] = {"step": 4, "action": {"type": "click", "x": 1, "y": 1},
+                 "agent": {"details": {"raw_reply": "x"}}}
+    assert "a malformed reply that acted" in model_call_problems("e", steps)[0]
