@@ -19,6 +19,7 @@ from admindesk.schema.app_names import APP_NAMES, AppName
 from admindesk.schema.case_model import Case
 from admindesk.schema.check_kinds import Check
 from admindesk.schema.guards import Guard
+from admindesk.schema.skills import SkillList
 
 __all__ = ["APP_NAMES", "AppName", "Category", "Challenge", "StartPage", "Subtask", "Task",
            "TaskFileError", "load_task_file", "load_tasks"]
@@ -101,6 +102,8 @@ class Task(BaseModel):
     feasible: bool = True
     revision: int = Field(default=1, ge=1)
     template: str | None = None
+    # The procedures the task exercises, from the closed vocabulary in schema/skills.py.
+    skills: SkillList = Field(default_factory=list)
     # The step-by-step plan shown in the `task_specific` prompt mode (never the answers).
     guidance: list[str] = Field(default_factory=list)
     subtasks: list[Subtask] = Field(default_factory=list)

@@ -1,11 +1,15 @@
-"""World audit: re-run the payers' rules over the built world and list what contradicts them.
+"""World audit: re-run the payers' rules over the built world and every task's case, and
+list what contradicts them.
 
-    python -m admindesk.envs.world.audit [--seed N]
+    python -m admindesk.envs.world.audit [--seed N] [--tasks-dir DIR]
 
 Prints, per scenario family, how many open orders, requests on file and claims the world
-holds, then the count of each inconsistency kind, and exits 1 when there is any (CI runs
-it). The rules are the world's own restatement of the portals' policies (`review_rules`),
-the same ones the generator decides with, checked here record by record.
+holds, then the count of each inconsistency kind; then the same for the task cases (each
+case built on the world as a reset builds it, in the chart's and the payer's view, and
+measured against its task's `now`); and exits 1 when there is any (CI runs it). The rules
+are the world's own restatement of the portals' policies (`review_rules`), the same ones the
+generator decides with, checked here record by record. A request on file for a code those
+rules do not restate cannot be judged: the report counts such codes instead.
 """
 
 from __future__ import annotations
@@ -14,16 +18,28 @@ import argparse
 import re
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import date, timedelta
+from pathlib import Path
 
 from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world
 from admindesk.envs.world.claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
+from admindesk.envs.world.cases.builder import CaseError, build_case
 from admindesk.envs.world.claims import DENIED_ALTHOUGH_MET, SUPPLIER_CATEGORY
 from admindesk.envs.world.models import Claim
 from admindesk.envs.world.retired_codes import NOT_BILLABLE_2026, not_billable
-from admindesk.envs.world.review_rules import MEDICARE_PRODUCTS, MET, NOT_REVIEWED, family_of, review, service_rule
+from admindesk.envs.world.review_rules import (
+    MEDICARE_PRODUCTS,
+    MET,
+    NOT_REVIEWED,
+    family_of,
+    restated,
+    review,
+    service_rule,
+)
 from admindesk.envs.world.world import World
+from admindesk.schema.task_model import TASKS_ROOT, Task, load_tasks
 
 # Inconsistency kinds, in report order, with what each one means.
 KINDS = {
@@ -41,7 +57,7 @@ KINDS = {
     "medicare_remark_on_non_medicare_plan": "N386/N115 on a plan that is not Medicare or Medicare Advantage",
     "co97_not_em_into_procedure": "a CO-97 bundling that is not an E/M without modifier 25 next to a procedure",
     "appeal_deadline_mismatch": "a remittance appeal deadline that is not the payer's appeal window",
-    "dated_after_today": "a claim serviced or submitted, or a remittance paid, after the world's today",
+    "dated_after_today": "a claim serviced or submitted, or a remittance paid, after today (a task's `now`)",
 }
 OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
 _RETIRED_IN_TEXT = re.compile(r"(?<![\w.])(" + "|".join(re.escape(c) for c in NOT_BILLABLE_2026) + r")(?!\.?\w)")
@@ -59,10 +75,12 @@ class Finding:
 
 @dataclass
 class AuditReport:
-    """Findings plus per-family counts of what was audited."""
+    """Findings plus per-family counts of what was audited, and the codes of requests on
+    file that the rules do not restate (not judged)."""
 
     findings: list[Finding] = field(default_factory=list)
     family_counts: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    unjudged_codes: Counter = field(default_factory=Counter)
 
     def add(self, kind: str, family: str, record: str, detail: str) -> None:
         self.findings.append(Finding(kind, family, record, detail))
@@ -120,6 +138,9 @@ def _audit_authorizations(world: World, report: AuditReport, facts: dict[str, di
         order, coverage = world.order(auth.order_id), by_member[auth.member_id]
         family, rule = family_of(auth.code), service_rule(auth.code)
         report.family_counts[family][f"auth {auth.status.lower()}"] += 1
+        if not restated(auth.code):
+            report.unjudged_codes[auth.code] += 1
+            continue
         outcome = review(auth.code, world.payer(auth.payer_id).portal, _product(world, coverage.id),
                          facts.get(order.id, {}), coverage.active_on(auth.start))
         record = auth.case_number
@@ -157,7 +178,7 @@ def _audit_faxes(world: World, report: AuditReport) -> None:
             report.add("rfi_asks_wrong_records", family, fax.id, f"letter does not ask for what {auth.code} needs")
 
 
-def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, str]]) -> None:
+def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, str]], today: date) -> None:
     supplier_npis = {s.npi: set(s.categories) for s in world.suppliers}
     approved = {a.auth_number: a for a in world.authorizations if a.status == "Approved"}
     claims = {c.claim_number: c for c in world.claims}
@@ -171,8 +192,8 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
         report.family_counts[family]["denied claims"] += claim.status == "Denied"
         remittance = world.remittance_for(claim.claim_number)
         latest = max(claim.service_date, claim.submitted_on, remittance.paid_on if remittance else claim.service_date)
-        if latest > WORLD_ANCHOR.date():
-            report.add("dated_after_today", family, record, f"dated {latest}, after {WORLD_ANCHOR.date()}")
+        if latest > today:
+            report.add("dated_after_today", family, record, f"dated {latest}, after {today}")
         if claim.paid_amount > 0 and not active:
             report.add("paid_outside_coverage", family, record, f"paid on {claim.service_date} outside coverage")
         if active and carcs & {"26", "27"}:
@@ -215,8 +236,9 @@ def _bundles_em_into_procedure(claim: Claim, line) -> bool:
             and any(other.code not in EVALUATION_AND_MANAGEMENT and other.paid > 0 for other in others))
 
 
-def audit_world(world: World) -> AuditReport:
-    """Every inconsistency of `world` against the payers' rules and the coding rules."""
+def audit_world(world: World, today: date | None = None) -> AuditReport:
+    """Every inconsistency of `world` against the payers' rules and the coding rules, as of
+    `today` (default: the world's today)."""
     report = AuditReport()
     facts = _facts_by_order(world)
     for order in world.orders:
@@ -225,36 +247,79 @@ def audit_world(world: World) -> AuditReport:
     _audit_codes(world, report)
     _audit_authorizations(world, report, facts)
     _audit_faxes(world, report)
-    _audit_claims(world, report, facts)
+    _audit_claims(world, report, facts, today or WORLD_ANCHOR.date())
     return report
 
 
-def format_report(report: AuditReport) -> str:
-    """The printed audit: a table of counts per family, then findings per kind."""
+def audit_cases(world: World, tasks: Iterable[Task]) -> AuditReport:
+    """Every inconsistency of the tasks' cases, each built on `world` as a reset builds it
+    and audited in the chart's and the payer's view as of its task's `now`; a finding's
+    record names the task. CaseError (naming the task) when a case does not build."""
+    report = AuditReport()
+    for task in tasks:
+        if task.case is None:
+            continue
+        try:
+            records = build_case(world, task.id, task.case)
+        except CaseError as exc:
+            raise CaseError(f"task {task.id}: {exc}") from exc
+        seen: set[tuple[str, str, str]] = set()
+        for view in ("chart", "payer"):
+            found = audit_world(records.view(view), today=task.now.date())
+            for finding in found.findings:
+                if (finding.kind, finding.record, finding.detail) not in seen:
+                    seen.add((finding.kind, finding.record, finding.detail))
+                    report.add(finding.kind, finding.family, f"{task.id} {finding.record}", finding.detail)
+            if view == "chart":  # the payer's view holds the same orders and requests
+                for family, counts in found.family_counts.items():
+                    report.family_counts[family].update(counts)
+                report.unjudged_codes.update(found.unjudged_codes)
+    return report
+
+
+def format_report(report: AuditReport, scope: str = "") -> str:
+    """The printed audit: a table of counts per family, then findings per kind; `scope`
+    (e.g. "task cases") names what was audited in the headings and the total."""
     columns = ("open orders", "auth approved", "auth denied", "auth pended", "auth cancelled", "claims",
                "denied claims")
     width = max([len("family")] + [len(f) for f in report.family_counts])
-    lines = ["Scenario families", "  " + "family".ljust(width) + "".join(f"{c:>16}" for c in columns)]
+    suffix = f" in {scope}" if scope else ""
+    lines = [f"Scenario families{suffix}", "  " + "family".ljust(width) + "".join(f"{c:>16}" for c in columns)]
     for family in sorted(report.family_counts):
         counts = report.family_counts[family]
         lines.append("  " + family.ljust(width) + "".join(f"{counts[c]:>16}" for c in columns))
-    lines.append("Inconsistencies")
+    if report.unjudged_codes:
+        lines.append("Requests on file for codes the rules do not restate (not judged): "
+                     + ", ".join(f"{code} x{count}" for code, count in sorted(report.unjudged_codes.items())))
+    lines.append(f"Inconsistencies{suffix}")
     for kind, count in report.counts().items():
         lines.append(f"  {kind:<38}{count:>6}  {KINDS[kind]}")
     for finding in report.findings[:50]:
         lines.append(f"  ! {finding.kind} [{finding.family}] {finding.record}: {finding.detail}")
-    lines.append(f"Total inconsistencies: {len(report.findings)}")
+    lines.append(f"Total inconsistencies{suffix}: {len(report.findings)}")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Audit the world built from `--seed`; exit status 1 when anything is inconsistent."""
+    """Audit the world built from `--seed` and the cases of the tasks under `--tasks-dir`;
+    exit status 1 when anything is inconsistent or a case does not build."""
     parser = argparse.ArgumentParser(prog="python -m admindesk.envs.world.audit", description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="world seed (default %(default)s)")
+    parser.add_argument("--tasks-dir", type=Path, default=TASKS_ROOT,
+                        help="folder of task files whose cases are audited (default: the suite's)")
     args = parser.parse_args(argv)
-    report = audit_world(build_world(args.seed))
+    world = build_world(args.seed)
+    report = audit_world(world)
     print(format_report(report))
-    return 1 if report.findings else 0
+    tasks = load_tasks(args.tasks_dir)
+    try:
+        case_report = audit_cases(world, tasks)
+    except CaseError as exc:
+        print(f"A case does not build: {exc}")
+        return 1
+    print(f"\n{sum(task.case is not None for task in tasks)} task case(s) under {args.tasks_dir}")
+    print(format_report(case_report, scope="task cases"))
+    return 1 if report.findings or case_report.findings else 0
 
 
 if __name__ == "__main__":

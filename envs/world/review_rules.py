@@ -197,6 +197,14 @@ def service_rule(code: str) -> ServiceRule | None:
     return _RULES.get(code)
 
 
+def restated(code: str) -> bool:
+    """Whether these rules say how the payers review `code`: a rule, or a code the world
+    orders that no payer reviews. The portals' policies review more codes than the world
+    orders (their general questionnaire's surgery and imaging codes); a task's case may
+    use one, and then the world's rules cannot judge a decision on it."""
+    return code in _RULES or code in _UNREVIEWED_FAMILIES
+
+
 def family_of(code: str) -> str:
     """The scenario family an ordered code belongs to ("office_visit" for anything else)."""
     rule = _RULES.get(code)

@@ -1,7 +1,7 @@
-"""`admindesk tasks ...`: list, show, validate and generate task files, and `tasks case ID`,
-which prints what a task's case puts in each app without starting any app: it builds the
-task's templates the way a reset does (or takes them from the cache) and lists the rows
-they add to the world's."""
+"""`admindesk tasks ...`: list, show, validate and generate task files, `tasks stats` (the
+suite's shape), and `tasks case ID`, which prints what a task's case puts in each app
+without starting any app: it builds the task's templates the way a reset does (or takes
+them from the cache) and lists the rows they add to the world's."""
 from __future__ import annotations
 
 import re
@@ -38,26 +38,59 @@ def _load(tasks_dir: Path):
         raise click.ClickException(str(exc)) from exc
 
 
+def _selected(selection: str, tasks_dir: Path):
+    """The tasks of `tasks_dir` that SELECTION names (the grammar of `admindesk run --tasks`)."""
+    from admindesk.harness.cli.run import select_tasks
+    try:
+        return select_tasks(selection, _load(tasks_dir))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+SELECTION_ARGUMENT = click.argument("selection", default="all")
+
+
 @tasks.command("list")
+@SELECTION_ARGUMENT
 @TASKS_DIR_OPTION
 @click.option("--json", "as_json", is_flag=True, help="One JSON document: the tasks and a summary.")
-def list_tasks(tasks_dir: Path, as_json: bool) -> None:
-    """One line per task: workflow, difficulty, challenge, feasibility, apps and checks."""
+def list_tasks(selection: str, tasks_dir: Path, as_json: bool) -> None:
+    """One line per task of SELECTION (all, ids, or filters as `admindesk run --tasks` takes them,
+    e.g. skill=cob,workflow=appeals): workflow, difficulty, challenge, feasibility, apps,
+    checks and skills."""
     import json
 
     from admindesk.harness.task_tools.suite import suite_summary, task_row
-    rows = [task_row(task) for task in _load(tasks_dir)]
+    rows = [task_row(task) for task in _selected(selection, tasks_dir)]
     if as_json:
         click.echo(json.dumps({"tasks": rows, "summary": suite_summary(rows)}, indent=2))
         return
     for row in rows:
         click.echo(f"{row['id']:<16} {row['workflow']:<10} {row['difficulty'] or '-':<7} {row['challenge']:<22} "
                    f"{'feasible' if row['feasible'] else 'INFEASIBLE':<10} {','.join(row['apps']):<44} "
-                   f"{row['n_checks']:>3} checks ({row['n_rubric']} rubric)")
+                   f"{row['n_checks']:>3} checks ({row['n_rubric']} rubric)  {','.join(row['skills'])}")
     summary = suite_summary(rows)
     click.echo(f"{summary['tasks']} task(s), {summary['checks']} checks "
                f"({summary['deterministic']} deterministic, {summary['rubric']} rubric), "
                f"{summary['infeasible']} infeasible")
+
+
+@tasks.command("stats")
+@SELECTION_ARGUMENT
+@TASKS_DIR_OPTION
+@click.option("--json", "as_json", is_flag=True, help="The figures as one JSON document.")
+def stats(selection: str, tasks_dir: Path, as_json: bool) -> None:
+    """The suite's shape over SELECTION: templates and tasks per template, tasks per skill,
+    prior auth's MRI share and service categories (see harness/task_tools/suite_stats.py)."""
+    import json
+
+    from admindesk.harness.task_tools.suite_stats import format_stats, suite_stats
+    figures = suite_stats(_selected(selection, tasks_dir))
+    if as_json:
+        click.echo(json.dumps(figures, indent=2))
+        return
+    for line in format_stats(figures):
+        click.echo(line)
 
 
 @tasks.command("show")

@@ -3,10 +3,11 @@
 A workflow folder under tasks/templates/ holds templates (`<name>.yaml.j2`: a task's
 goal, guidance, subtasks, checks and guards as Jinja2 text written against the case) and
 case tables (`*.cases.yml`: one row per task: id, template, difficulty, challenge,
-feasible, `vars` for the template, and the `case`). Rendering a row gives the committed
-task file tasks/<workflow>/<id>.yaml: the row's header, the rendered template, then the
-case. The committed files are the source of truth that every loader reads; `--check`
-proves they still equal what the templates and tables give.
+feasible, `vars` for the template, the `skills` the case adds to its template's, and the
+`case`). Rendering a row gives the committed task file tasks/<workflow>/<id>.yaml: the
+row's header, the rendered template, then the case. The committed files are the source of
+truth that every loader reads; `--check` proves they still equal what the templates and
+tables give.
 
 Template and table names do not end in `.yaml`, so the loaders (which read every
 `*.yaml` under tasks/) never take them for task files.
@@ -22,6 +23,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from admindesk.schema.case_model import Case
+from admindesk.schema.skills import SkillList
 from admindesk.schema.task_model import TASKS_ROOT, Challenge, Task, describe_errors, parse_task_text
 
 TEMPLATES_DIR = "templates"
@@ -49,6 +51,8 @@ class CaseRow(BaseModel):
     now: str = "2026-11-16T09:00:00"
     note: str | None = Field(default=None, description="why this case exists; written as the file's comment")
     vars: dict[str, Any] = Field(default_factory=dict)
+    skills: SkillList = Field(default_factory=list,
+                              description="skills the case exercises beyond its template's (schema/skills.py)")
     case: dict[str, Any]
 
 

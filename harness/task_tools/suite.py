@@ -27,12 +27,13 @@ def task_apps(task: Task) -> list[str]:
 
 
 def task_row(task: Task) -> dict[str, Any]:
-    """id, workflow, difficulty, challenge, feasible, apps, n_checks, n_rubric (and guards)."""
+    """id, workflow, difficulty, challenge, feasible, apps, n_checks, n_rubric (and guards),
+    template and skills."""
     checks = task.checks()
     return {"id": task.id, "workflow": task.workflow, "difficulty": task.difficulty,
             "challenge": task.challenge, "feasible": task.feasible, "apps": task_apps(task),
             "n_checks": len(checks), "n_rubric": sum(not check.deterministic for check in checks),
-            "n_guards": len(task.guards), "template": task.template}
+            "n_guards": len(task.guards), "template": task.template, "skills": list(task.skills)}
 
 
 def suite_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -55,7 +56,7 @@ def suite_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def suite_problems(tasks: list[Task]) -> list[str]:
     """Static validation of every task, plus the suite's own rules: at least 6 checks a
-    task, harm guards on every task, and one task per id."""
+    task, harm guards on every task, skills on every workflow's task, and one task per id."""
     problems: list[str] = []
     seen: Counter = Counter(task.id for task in tasks)
     problems += [f"{task_id}: the id is used by {count} task files" for task_id, count in seen.items() if count > 1]
@@ -65,4 +66,6 @@ def suite_problems(tasks: list[Task]) -> list[str]:
             problems.append(f"{task.id}: {len(task.checks())} checks; a task needs at least 6")
         if not HARM_GUARD_KINDS & {guard.kind for guard in task.guards}:
             problems.append(f"{task.id}: no harm guard (recipient, duplicate, no_submission or phi)")
+        if task.workflow != "adhoc" and not task.skills:
+            problems.append(f"{task.id}: no skills; its template (or case row) names the procedures it exercises")
     return problems

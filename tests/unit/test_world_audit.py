@@ -11,6 +11,7 @@ from admindesk.envs.world import WORLD_ANCHOR, build_world
 from admindesk.envs.world.audit import KINDS, audit_world, format_report, main
 from admindesk.envs.world.models import Adjustment
 from admindesk.envs.world.review_rules import MET, NOT_MET, review
+from tests.cases.examples import TASKS_DIR
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +113,7 @@ def test_the_built_world_has_no_inconsistency(world, capsys):
     families = report.family_counts
     assert {"lumbar_mri", "knee_mri", "cpap", "specialty_drug", "office_visit"} <= set(families)
     assert families["lumbar_mri"]["open orders"] > 0 and families["lumbar_mri"]["claims"] > 0
-    assert main([]) == 0
+    assert main(["--tasks-dir", str(TASKS_DIR)]) == 0  # the cases' audit: test_case_audit.py
     printed = capsys.readouterr().out
     assert "Total inconsistencies: 0" in printed and "lumbar_mri" in printed
 
@@ -129,6 +130,6 @@ def test_each_inconsistency_kind_is_detected(world, kind):
 def test_the_command_exits_1_and_lists_the_finding_when_anything_is_inconsistent(world, monkeypatch, capsys):
     defective, record = _inject(world, "co18_without_original")
     monkeypatch.setattr("admindesk.envs.world.audit.build_world", lambda seed: defective)
-    assert main(["--seed", "1"]) == 1
+    assert main(["--seed", "1", "--tasks-dir", str(TASKS_DIR)]) == 1
     printed = capsys.readouterr().out
     assert "co18_without_original [" in printed and record in printed and "Total inconsistencies: 1" in printed

@@ -17,6 +17,7 @@ from faker import Faker
 from admindesk.envs.world import WORLD_ANCHOR
 from admindesk.envs.world.cases import documents as text
 from admindesk.envs.world.cases.appeals import appeals_on_file
+from admindesk.envs.world.cases.duplicates import link_duplicates
 from admindesk.envs.world.cases.ids import CaseIds
 from admindesk.envs.world.faxes import FaxInbox
 from admindesk.envs.world.identifiers import phone_number
@@ -34,6 +35,7 @@ from admindesk.envs.world.models import (
     Remittance,
 )
 from admindesk.envs.world.org import AREA_CODES, CITIES, STATE
+from admindesk.envs.world.review_rules import service_rule
 from admindesk.envs.world.world import World
 from admindesk.schema.case_model import Case
 
@@ -226,7 +228,8 @@ class _Builder:
             description = spec.description or procedure.description
             if spec.laterality and spec.description is None:
                 description = f"{description}, {spec.laterality}"
-            enc = self._encounter(provider, spec.ordered_on, None, self.codes.icd10[dx[0]], dx)
+            enc = self._encounter(provider, spec.ordered_on, None, self.codes.icd10[dx[0]], dx,
+                                  kind="Office Visit" if spec.visit else "Orders Only")
             order = Order(id=self.ids.order(index), mrn=patient.mrn, encounter_id=enc.id, code=spec.code,
                           description=description, category=procedure.category, units=spec.units,
                           diagnosis_codes=dx, ordering_npi=provider.npi, facility_id=facility.id,
@@ -306,10 +309,14 @@ class _Builder:
             end = spec.end or start + timedelta(days=90)
             if end < start:
                 self._fail(f"payer_history.requests.{index}.end", "is before the start")
+            # A pend asks for what the service needs, as the world's pends and the payer's letter do.
+            rule = service_rule(order.code)
+            requested = (rule.records_needed,) if spec.status == "Pended" and rule is not None else ()
             auth = Authorization(
                 auth_number=self.ids.auth_number(payer.payer_code, order.ordered_on, index), payer_id=payer.id,
                 member_id=coverage.member_id, mrn=patient.mrn, code=order.code, units=spec.units or order.units,
-                start=start, end=end, status=spec.status, order_id=order.id, case_number=self.ids.case_number(payer.portal, order.ordered_on, index))
+                start=start, end=end, status=spec.status, order_id=order.id, case_number=self.ids.case_number(payer.portal, order.ordered_on, index),
+                requested_items=requested)
             self.auth_by_key[spec.key] = auth
             auths.append(auth)
         return auths
@@ -344,7 +351,7 @@ class _Builder:
                     appeal_deadline=spec.remittance.appeal_deadline
                     or paid_on + timedelta(days=payer.timely_appeal_days))
             results.append((claim, remittance))
-        return results
+        return link_duplicates(results)
 
     def _line(self, field: str, line_no: int, spec, order: Order | None) -> ClaimLine:
         self._procedure(f"{field}.code", spec.code)

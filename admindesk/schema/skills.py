@@ -1,0 +1,67 @@
+"""The closed vocabulary of skills: the procedures a task exercises (a task's `skills:`).
+
+A template names the skills every case of it exercises and a case row may add the ones
+its case brings in (see tasks/README.md); `admindesk tasks list SEL` filters on them
+(`skill=cob`) and `admindesk tasks stats` counts them. docs/authoring.md lists the same
+vocabulary for authors; a skill outside it is refused when a task file loads.
+"""
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+SKILLS: dict[str, str] = {
+    # Prior authorization: getting a service authorized (or proving it needs no authorization).
+    "portal_submission": "submit a prior-auth, precertification or DME request in a payer portal's form",
+    "fax_precert": "request authorization by fax: the payer's form and the chart document to its PA line",
+    "auth_lookup": "look up whether a service needs authorization and record 'no auth required'",
+    "request_on_file": "find the request already at the payer and record it instead of submitting again",
+    "pended_documents": "answer a payer's request for information by sending the records to the pended case",
+    "peer_to_peer": "schedule or record a peer-to-peer review of a denied or pending request",
+    "retro_auth": "request authorization after the service, within the payer's retro window",
+    "extension": "extend an approved authorization's dates",
+    "units_increase": "ask for more units than an approved authorization grants",
+    "dos_change": "move an approved authorization to a new date of service",
+    "continued_coverage": "request continued coverage when an approved course runs out",
+    "site_of_care": "move a service to the site of care the payer's policy requires",
+    "concurrent_review": "send clinical updates for a stay or course under concurrent review",
+    "preservice_appeal": "appeal a denied authorization before the service",
+    "referral": "obtain or record a referral the plan requires",
+    # Denials and appeals: claims the payer denied, underpaid or takes back.
+    "level1_appeal": "first-level appeal or reconsideration of a denied claim, with its proof",
+    "fax_appeal": "file an appeal on paper: the letter and records to the payer's appeals fax with a cover sheet",
+    "level2_appeal": "second-level appeal after a first level that did not overturn in full",
+    "external_review": "request independent external review after the payer's appeals",
+    "underpayment_appeal": "appeal a claim paid below the contracted amount",
+    "recoupment": "answer a payer's overpayment recoupment of a paid claim",
+    "records_request": "send the medical records a payer asked for to adjudicate a claim",
+    "corrected_claim": "fix a clerical denial with a corrected claim (frequency 7) instead of an appeal",
+    "duplicate_denial": "resolve a duplicate-claim denial by confirming the original claim's payment",
+    "ncci_modifier": "fix an NCCI edit denial with the right modifier",
+    "cob": "coordination of benefits: work the secondary coverage or carry the primary's payment",
+    # DME and the work queues.
+    "supplier_packet": "fax a DME order packet to a contracted supplier and record its confirmation",
+    "inbasket_routing": "route an in-basket message or work item to the team that must act on it",
+    # Any workflow: the right work is to file nothing.
+    "stop_and_document": "recognise that nothing may be filed, file nothing, and write down why",
+}
+
+
+def _known_skill(name: str) -> str:
+    if name not in SKILLS:
+        raise ValueError(f"unknown skill {name!r}; the skills are a closed vocabulary (docs/authoring.md): "
+                         f"{', '.join(SKILLS)}")
+    return name
+
+
+def _no_repeats(names: list[str]) -> list[str]:
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ValueError(f"skill {', '.join(repeated)} is listed twice")
+    return names
+
+
+Skill = Annotated[str, AfterValidator(_known_skill)]
+# A task's (or a case row's) skills: known ones, each once.
+SkillList = Annotated[list[Skill], AfterValidator(_no_repeats)]
