@@ -174,11 +174,16 @@ def test_status_by_case_number_and_by_member(client, snap):
     ("case_number=CS00000000", "No case was found with this number."),
     ("case_number=%3Cscript%3E", "letters, digits and dashes only"),
     ("member_id=NWH123&search=1", "select the payer and enter the member ID"),
-    ("payer_id=PYR-NWH&member_id=NWH0000001", "No authorization requests on file"),
 ])
 def test_status_inquiry_bad_input(client, query, message):
     page = client.get(f"/authorizations/status?{query}").get_data(as_text=True)
     assert message in page and "<script>" not in page
+
+
+def test_a_member_without_requests_is_a_result_not_an_input_error(client):
+    page = client.get("/authorizations/status?payer_id=PYR-NWH&member_id=NWH0000001").get_data(as_text=True)
+    assert "No authorization requests on file for member NWH0000001" in page
+    assert "Please correct" not in page and 'aria-invalid="true"' not in page
 
 
 def test_seeded_pended_case_offers_add_documents(client, snap):

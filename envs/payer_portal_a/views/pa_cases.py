@@ -65,9 +65,8 @@ def status():
             stmt = stmt.where(PaRequest.payer_id == form.payer_id.data,
                               func.upper(PaRequest.member_id) == form.member_id.data.strip().upper())
             page = paginate(db(), apply_sort(stmt, SORTS, "submitted"), per_page=15)
-            if page.total == 0:
-                form.member_id.errors.append("No authorization requests on file for this member and payer.")
-                page = None
+    # A member with no requests is an answer, not a mistake in the search: it is shown as a
+    # result, not as a field error.
     return render_template("pa/status.html", section="auth", subsection="status", form=form, page=page,
                            searched=searched)
 
