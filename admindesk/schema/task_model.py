@@ -108,9 +108,14 @@ class Task(BaseModel):
     guidance: list[str] = Field(default_factory=list)
     subtasks: list[Subtask] = Field(default_factory=list)
     guards: list[Guard] = Field(default_factory=list)
+    # A held-out split's public copy: the checks and guards stay with the maintainers, who
+    # score the run with their complete copy (harness/task_tools/splits/withheld.py).
+    checks_withheld: bool = False
 
     @model_validator(mode="after")
     def _subtasks_form_a_graph(self):
+        if self.checks_withheld and (self.subtasks or self.guards):
+            raise ValueError("a task whose checks are withheld lists no subtasks or guards")
         order_subtasks(self.subtasks)
         seen: set[str] = set()
         for subtask in self.subtasks:

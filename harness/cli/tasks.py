@@ -148,20 +148,23 @@ def new(tasks_dir: Path, template: str, task_id: str) -> None:
               help="Tasks per template (default: one new case per public task).")
 @click.option("--private-seed", is_flag=True, help="Record only the seed's sha256 in split.json.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The split's folder (new, empty, or an earlier split it replaces).")
+              help="The split's complete folder, which the maintainers keep (new, empty, or an earlier split "
+                   "it replaces).")
+@click.option("--public-out", "public_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The split's public copy for submitters, without checks (default: OUT-public beside OUT).")
 def generate(tasks_dir: Path, check: bool, split: str | None, seed: int | None, per_template: int | None,
-             private_seed: bool, out_dir: Path | None) -> None:
+             private_seed: bool, out_dir: Path | None, public_dir: Path | None) -> None:
     """Render task files from tasks/templates (templates + case tables), or with --split a
     held-out split of fresh cases (see harness/task_tools/splits/)."""
     from admindesk.harness.task_tools.generation import GenerationError, Generator
     split_options = {"--seed": seed, "--per-template": per_template, "--out": out_dir,
-                     "--private-seed": private_seed or None}
+                     "--private-seed": private_seed or None, "--public-out": public_dir}
     if split is None:
         given = [name for name, value in split_options.items() if value is not None]
         if given:
             raise click.UsageError(f"{', '.join(given)}: only with --split NAME")
     else:
-        _generate_split(tasks_dir, check, split, seed, per_template, private_seed, out_dir)
+        _generate_split(tasks_dir, check, split, seed, per_template, private_seed, out_dir, public_dir)
         return
     generator = Generator(tasks_dir)
     try:
@@ -180,10 +183,11 @@ def generate(tasks_dir: Path, check: bool, split: str | None, seed: int | None, 
 
 
 def _generate_split(tasks_dir: Path, check: bool, split: str, seed: int | None, per_template: int | None,
-                    private_seed: bool, out_dir: Path | None) -> None:
+                    private_seed: bool, out_dir: Path | None, public_dir: Path | None) -> None:
     from admindesk.harness.task_tools.generation import GenerationError
     from admindesk.harness.task_tools.splits.generate import write_split
     from admindesk.harness.task_tools.splits.sampler import SamplingError
+    from admindesk.harness.task_tools.splits.withheld import write_public_copy
     if check:
         raise click.UsageError("--check compares the public task files; it does not go with --split")
     if seed is None or out_dir is None:
@@ -191,12 +195,17 @@ def _generate_split(tasks_dir: Path, check: bool, split: str, seed: int | None, 
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", split):
         raise click.BadParameter("lower-case letters, digits and dashes, starting with a letter or digit",
                                  param_hint="--split")
+    public_dir = public_dir or out_dir.with_name(out_dir.name + "-public")
+    if public_dir.exists() and any(public_dir.iterdir()) and not (public_dir / "split.json").is_file():
+        raise click.ClickException(f"{public_dir}: not empty and not a split's public copy; choose a new --public-out")
     try:
         info = write_split(out_dir, split, seed, per_template, private_seed=private_seed, tasks_dir=tasks_dir)
+        public = write_public_copy(out_dir, public_dir)
     except (GenerationError, SamplingError) as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(f"{len(info.tasks)} task file(s) of split {split} written to {out_dir} "
-               f"(tasks sha256 {info.tasks_sha256[:12]}; seed sha256 {info.seed_sha256[:12]})")
+    click.echo(f"{len(info.tasks)} task file(s) of split {split} written to {out_dir}, the maintainers' complete "
+               f"copy (tasks sha256 {info.tasks_sha256[:12]}; seed sha256 {info.seed_sha256[:12]}), and without "
+               f"their checks to {public_dir}, the copy submitters run (tasks sha256 {public.tasks_sha256[:12]})")
 
 
 def _value(value) -> str:
@@ -217,6 +226,33 @@ def describe_rows(table: TableRows) -> list[str]:
                   if name not in table.key_columns and value not in (None, "", b"")][:MAIN_FIELDS]
         lines.append(f"  {table.table:<22} {key:<18} {' '.join(fields)}")
     return lines
+
+
+@tasks.command("affected")
+@click.option("--by", "changed", required=True, type=click.Path(path_type=Path),
+              help="The changed file (a task, template, case table, reference solution, app or world file).")
+@TASKS_DIR_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the ids and the reason as JSON.")
+@click.option("--selection", "as_selection", is_flag=True,
+              help="Print the ids comma-separated, as `tasks check` and `run --tasks` take them.")
+def affected(changed: Path, tasks_dir: Path, as_json: bool, as_selection: bool) -> None:
+    """The tasks a change to FILE could affect: the ones to re-check (`admindesk tasks check IDS`)."""
+    import json
+
+    from admindesk.harness.task_tools.affected import AffectedError, affected_tasks
+    try:
+        found = affected_tasks(changed, _load(tasks_dir), tasks_dir)
+    except AffectedError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps({"tasks": found.task_ids, "reason": found.reason}))
+        return
+    if as_selection:
+        click.echo(",".join(found.task_ids))
+        return
+    click.echo(f"{len(found.task_ids)} task(s): {found.reason}")
+    for task_id in found.task_ids:
+        click.echo(task_id)
 
 
 @tasks.command("case")

@@ -15,6 +15,8 @@ from click.testing import CliRunner
 from admindesk.harness.cli.main import main
 from admindesk.harness.leaderboard import build_site, validate_submission
 from admindesk.harness.leaderboard.splits import SplitCatalog
+from admindesk.harness.task_tools.splits.withheld import write_public_copy
+from admindesk.schema.task_model import TASKS_ROOT, TaskFileError, load_tasks
 from tests.report.conftest import write_submission
 from tests.report.run_folders import write_tasks
 
@@ -138,3 +140,34 @@ def test_the_cli_takes_split_dirs(tmp_path, held_out, tasks_dir, split_dir):
                                   "--tasks-dir", str(tasks_dir), "--split-dir", str(tmp_path / "empty")])
     assert result.exit_code == 1 and "neither a split folder nor a folder of split folders" in result.output
     assert not (tmp_path / "site").exists()
+
+
+def test_a_run_over_the_public_copy_is_scored_with_the_maintainers_copy(tmp_path, tasks_dir, split_dir):
+    """The submitter runs the public copy (no checks, no trap named); the maintainers score the
+    run with their complete copy, and it is then accepted against that copy."""
+    theirs = shutil.copytree(split_dir, tmp_path / "maintainers" / SPLIT)
+    public = tmp_path / "public"
+    info = write_public_copy(theirs, public)
+    tasks = load_tasks(public)
+    assert tasks and all(t.checks_withheld and not t.subtasks and not t.guards and t.challenge == "none"
+                         for t in tasks)
+    assert "subtasks" not in (public / "pa-medium-01@h-1.yaml").read_text()
+    assert json.loads((theirs / "split.json").read_text())["public_tasks_sha256"] == info.tasks_sha256
+    run = write_submission(tmp_path / "alpha-h-1", public, agent="alpha", observation="screenshot",
+                           passes=lambda task_id, trial: True)
+    lines = json.loads((run / "run.json").read_text())["episodes"]
+    assert {line["result"] for line in lines} == {"fail"}  # no checks: the submitter cannot score it
+    catalog = SplitCatalog.from_dirs([theirs])
+    assert any("re-scored" in p for p in validate_submission(run, tasks_dir, splits=catalog).problems)
+    result = CliRunner().invoke(main, ["score", str(run), "--tasks-dir", str(theirs)])
+    assert result.exit_code == 0, result.output
+    verdict = validate_submission(run, tasks_dir, splits=catalog)
+    assert verdict.accepted, verdict.problems
+    assert {line["result"] for line in json.loads((run / "run.json").read_text())["episodes"]} != {"fail"}
+
+
+def test_a_withheld_task_file_listing_checks_is_refused(tmp_path):
+    text = (TASKS_ROOT / "prior_auth" / "pa-easy-01.yaml").read_text() + "checks_withheld: true\n"
+    (tmp_path / "t.yaml").write_text(text)
+    with pytest.raises(TaskFileError, match="withheld lists no subtasks or guards"):
+        load_tasks(tmp_path)

@@ -123,6 +123,6 @@ def write_split(out_dir: Path, split: str, seed: int, per_template: int | None =
     info = SplitInfo(split=split, seed=None if private_seed else seed, seed_sha256=seed_digest(seed),
                      per_template=per_template, tasks=hashes, tasks_sha256=tasks_digest(hashes),
                      generator=f"admindesk {metadata.version('admindesk')}")
-    (out_dir / SPLIT_FILE).write_text(json.dumps(info.model_dump(exclude_none=True), indent=1, sort_keys=True) + "\n",
+    (out_dir / SPLIT_FILE).write_text(json.dumps(info.model_dump(exclude_defaults=True), indent=1, sort_keys=True) + "\n",
                                       encoding="utf-8")
     return info

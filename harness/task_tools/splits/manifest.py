@@ -30,6 +30,11 @@ class SplitInfo(BaseModel):
     tasks: dict[str, str] = Field(description="task id -> sha256 of its file's bytes")
     tasks_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     generator: str
+    # The public copy of a split (handed to submitters): its task files hold no checks.
+    checks_withheld: bool = False
+    # The maintainers' complete copy: the tasks_sha256 of the public copy made from it, so a
+    # run over the public copy is scored against this one.
+    public_tasks_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
 
 def seed_digest(seed: int) -> str:
