@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from admindesk.harness.cli.evaluate import evaluate
 from admindesk.harness.cli.judge import judge_from_options, judge_options
 from admindesk.schema.task_model import TASKS_ROOT
 
@@ -71,7 +72,7 @@ def report(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
 
     out = out_dir or (run_dirs[0] / "report" if len(run_dirs) == 1 else Path("comparison"))
     try:
-        index = write_report(list(run_dirs), out)
+        index = write_report(list(run_dirs), out, warn=lambda text: click.echo(f"warning: {text}", err=True))
     except RunFolderError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"report: {index}")
@@ -80,6 +81,9 @@ def report(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
 @click.group("leaderboard")
 def leaderboard() -> None:
     """Validate leaderboard submissions and build the leaderboard site."""
+
+
+leaderboard.add_command(evaluate)
 
 
 @leaderboard.command("validate")
