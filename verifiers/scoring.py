@@ -79,6 +79,13 @@ class TaskResult(BaseModel):
     # What the judge did (spec, model versions, votes, cache hits); None without a judge.
     judge: JudgeUsage | None = None
 
+    @property
+    def deterministic_pass(self) -> bool:
+        """Every deterministic check and every guard passed: the result with the rubric
+        checks (an LLM judge's) left aside, known without a judge."""
+        checks = [item for subtask in self.subtasks for item in subtask.checks if item.deterministic]
+        return bool(self.n_checks) and all(item.result.passed for item in checks + self.guards)
+
 
 # A real failure outranks a judge's error, which outranks a missing judge.
 SEVERITY: tuple[Outcome, ...] = ("pass", "unjudged", "error", "fail")

@@ -44,8 +44,11 @@ class AnthropicCUAgent(ModelAgent):
     default_api_key_env = "ANTHROPIC_API_KEY"
 
     def __init__(self, *, tool_version: str = "computer_20250124", thinking_budget: int = 0,
-                 **options: Any) -> None:
+                 temperature: float | None = None, **options: Any) -> None:
         super().__init__(**options)
+        if temperature is not None and thinking_budget:
+            raise ValueError("temperature cannot be set with thinking (the API requires 1)")
+        self.temperature = None if temperature is None else float(temperature)
         if tool_version not in TOOL_BETAS:
             raise ValueError(f"tool_version must be one of {', '.join(TOOL_BETAS)}, not {tool_version!r}")
         if thinking_budget and thinking_budget >= self.max_output_tokens:
@@ -56,6 +59,13 @@ class AnthropicCUAgent(ModelAgent):
         self._messages: list[dict[str, Any]] = []
         self._pending_ids: list[str] = []  # tool_use blocks awaiting a tool_result
         self._cursor = (0, 0)
+
+    def _model_known(self) -> bool:
+        try:
+            self.client.with_options(max_retries=0, timeout=15).models.retrieve(self.model)
+        except anthropic.NotFoundError:
+            return False
+        return True
 
     def tool_spec(self) -> dict[str, Any]:
         """The computer tool, sized to our frame."""
@@ -97,11 +107,12 @@ class AnthropicCUAgent(ModelAgent):
                                    "messages": self._messages, "betas": [TOOL_BETAS[self.tool_version]]}
         if self.thinking_budget:
             request["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
+        if self.temperature is not None:
+            request["temperature"] = self.temperature
         try:
             response = self.client.beta.messages.create(**request)
         except anthropic.APIError as exc:
-            raise AgentError(f"{self.name}: the Messages API failed after "
-                             f"{self.max_retries} retries: {exc}") from exc
+            raise self._endpoint_failure("the Messages API", exc) from exc
         usage = response.usage
         priced = call_usage(self.model, usage.input_tokens + (usage.cache_read_input_tokens or 0)
                             + (usage.cache_creation_input_tokens or 0), usage.output_tokens,

@@ -4,7 +4,10 @@ usage accounting and the path from a reply that is not an action to a recorded e
 A subclass implements `_start()` (a new conversation) and `_decide(observation)`, which
 returns a `Decision`: the actions the model chose (a reply may batch several), its
 reasoning text, and the call's usage. Retries with backoff on 429 and 5xx are the official
-SDKs' own (`max_retries`, honouring `retry-after`); when they are spent, `AgentError`.
+SDKs' own (`max_retries`, honouring `retry-after`); when they are spent, `ModelEndpointError`
+(the endpoint's fault: an infra error of the run) or `AgentError` (a request it rejected).
+`preflight()` makes one cheap call (the endpoint's model list) before a run starts anything;
+a subclass says how, in `_model_known()`.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from admindesk.harness.agents.base import AgentError, StepNote, Usage
+from admindesk.harness.agents.endpoint import ModelEndpointError, PreflightError, failure_reason, is_endpoint_failure
 from admindesk.harness.agents.prompting import PROMPT_MODES, PromptMode, task_prompt
 from admindesk.harness.env.actions import Action, Done, Wait
 from admindesk.harness.env.observation import Observation
@@ -162,7 +166,39 @@ class ModelAgent:
         feedback, self._feedback = self._feedback, None
         return feedback
 
+    # ---- the endpoint -------------------------------------------------------------------
+    @property
+    def endpoint_url(self) -> str:
+        """The base URL the SDK client calls (the provider's default when none was given)."""
+        return str(self.client.base_url)  # type: ignore[attr-defined]
+
+    def preflight(self) -> None:
+        """Check, with one call and no retries, that the endpoint answers, takes the key and
+        knows the model; PreflightError naming the URL and model otherwise."""
+        where = f"{self.name}: the model endpoint {self.endpoint_url} (model {self.model!r})"
+        try:
+            known = self._model_known()
+        except Exception as exc:  # the SDKs' errors, whichever provider
+            hint = ""
+            if getattr(exc, "status_code", None) in (401, 403):
+                hint = f"; the key comes from ${self.api_key_env}"
+            elif getattr(exc, "status_code", None) == 404:
+                hint = "; is the base URL right (an OpenAI-compatible one usually ends in /v1)?"
+            raise PreflightError(f"{where} {failure_reason(exc)}{hint}") from exc
+        if not known:
+            raise PreflightError(f"{where} does not know that model (check --model)")
+
+    def _endpoint_failure(self, what: str, exc: Exception) -> AgentError:
+        """The error for a call that failed after the SDK's retries (see endpoint.py)."""
+        message = (f"{self.name}: {what} at {self.endpoint_url} (model {self.model!r}) "
+                   f"failed after {self.max_retries} retries: {failure_reason(exc)}")
+        return ModelEndpointError(message) if is_endpoint_failure(exc) else AgentError(message)
+
     # ---- for subclasses -----------------------------------------------------------------
+    def _model_known(self) -> bool:
+        """Whether the endpoint knows `self.model` (one call, no retries); SDK errors propagate."""
+        raise NotImplementedError
+
     def _start(self) -> None:
         raise NotImplementedError
 

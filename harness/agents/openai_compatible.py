@@ -19,9 +19,8 @@ import openai
 from pydantic import ValidationError
 
 from admindesk.harness.agents.accounting import call_usage
-from admindesk.harness.agents.base import AgentError
 from admindesk.harness.agents.model_agent import Decision, MalformedReply, ModelAgent, observation_text, png_data_url
-from admindesk.harness.env.actions import ELEMENT_ACTION_TYPES, parse_action
+from admindesk.harness.env.actions import ELEMENT_ACTION_TYPES, Action, parse_action
 from admindesk.harness.env.observation import Observation
 
 PROMPTS = Path(__file__).with_name("prompts")
@@ -31,10 +30,13 @@ _FENCE = re.compile(r"^```(?:json)?\s*\n(.*?)\n?```$", re.DOTALL)
 OMITTED_SCREENSHOT = "(an earlier screenshot, left out to keep the conversation short)"
 
 
-def system_prompt(action_space: str, frame_size: tuple[int, int]) -> str:
-    """The system prompt for an action space, from the prompt files in prompts/."""
+def system_prompt(action_space: str, frame_size: tuple[int, int], reply_format: str = "openai_compatible") -> str:
+    """The system prompt for an action space, from the prompt files in prompts/: the desk's
+    introduction, then how to answer (`reply_format`: `openai_compatible`, one JSON object
+    per turn; `tool_calling`, one tool call per action) with the action space's list."""
     actions = (PROMPTS / f"actions_{action_space}.txt").read_text(encoding="utf-8").strip()
-    text = (PROMPTS / "openai_compatible.txt").read_text(encoding="utf-8")
+    intro = (PROMPTS / "desk_intro.txt").read_text(encoding="utf-8").strip()
+    text = (PROMPTS / f"{reply_format}.txt").read_text(encoding="utf-8").replace("{{INTRO}}", intro)
     return (text.replace("{{ACTIONS}}", actions).replace("{{WIDTH}}", str(frame_size[0]))
             .replace("{{HEIGHT}}", str(frame_size[1])).strip())
 
@@ -54,16 +56,23 @@ def parse_reply(text: str, action_space: str):
     unknown = set(data) - {"thought", "action"}
     if unknown:
         raise MalformedReply(f"unexpected keys {sorted(unknown)} (only thought and action)", text)
+    return str(data.get("thought") or ""), action_in_space(data["action"], action_space, text)
+
+
+def action_in_space(raw: dict[str, Any], action_space: str, source: str) -> Action:
+    """The action `raw` describes, if it is one of `action_space`'s; MalformedReply (carrying
+    `source`, the model's reply) says what is wrong. Shared by every agent that reads our
+    action schema from a model, whether as a JSON reply or as a tool call's arguments."""
     try:
-        action = parse_action(data["action"])
+        action = parse_action(raw)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'action'}: {e['msg']}"
                              for e in exc.errors()[:3])
-        raise MalformedReply(f"invalid action ({problems})", text) from exc
+        raise MalformedReply(f"invalid action ({problems})", source) from exc
     banned = POINTER_ACTION_TYPES if action_space == "element" else ELEMENT_ACTION_TYPES
     if action.type in banned:
-        raise MalformedReply(f"{action.type} is not in the {action_space} action space", text)
-    return str(data.get("thought") or ""), action
+        raise MalformedReply(f"{action.type} is not in the {action_space} action space", source)
+    return action
 
 
 class OpenAICompatibleAgent(ModelAgent):
@@ -74,7 +83,7 @@ class OpenAICompatibleAgent(ModelAgent):
     action_spaces = ("coordinate", "element")
 
     def __init__(self, *, observation: Literal["screenshot", "axtree", "both"] = "screenshot",
-                 temperature: float = 0.0, **options: Any) -> None:
+                 temperature: float = 0.0, seed: int | None = None, **options: Any) -> None:
         super().__init__(**options)
         if observation not in ("screenshot", "axtree", "both"):
             raise ValueError(f"observation must be screenshot, axtree or both, not {observation!r}")
@@ -82,9 +91,13 @@ class OpenAICompatibleAgent(ModelAgent):
             raise ValueError("the element action space needs the accessibility tree "
                              "(observation axtree or both)")
         self.observation, self.temperature = observation, float(temperature)
+        self.seed = None if seed is None else int(seed)  # sent as the request's `seed`, when set
         self.client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key or "not-needed",
                                     max_retries=self.max_retries, timeout=self.timeout)
         self._messages: list[dict[str, Any]] = []
+
+    def _model_known(self) -> bool:
+        return self.model in {model.id for model in self.client.with_options(max_retries=0, timeout=15).models.list()}
 
     def _start(self) -> None:
         self._messages = [{"role": "system", "content": system_prompt(self.action_space, self.frame_size)},
@@ -99,13 +112,13 @@ class OpenAICompatibleAgent(ModelAgent):
             content.append({"type": "image_url", "image_url": {"url": png_data_url(observation.screenshot)}})
         self._messages.append({"role": "user", "content": content})
         self._drop_old_screenshots()
+        seed = {"seed": self.seed} if self.seed is not None else {}
         try:
             response = self.client.chat.completions.create(
                 model=self.model, messages=self._messages, temperature=self.temperature,
-                max_tokens=self.max_output_tokens)
+                max_tokens=self.max_output_tokens, **seed)
         except openai.APIError as exc:
-            raise AgentError(f"{self.name}: the model endpoint failed after "
-                             f"{self.max_retries} retries: {exc}") from exc
+            raise self._endpoint_failure("the chat completions endpoint", exc) from exc
         usage = response.usage
         priced = call_usage(self.model, usage.prompt_tokens if usage else 0,
                             usage.completion_tokens if usage else 0,

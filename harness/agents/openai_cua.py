@@ -48,6 +48,9 @@ class OpenAICUAgent(ModelAgent):
         self._call_id: str | None = None
         self._safety_checks: list[dict[str, Any]] = []
 
+    def _model_known(self) -> bool:
+        return self.model in {model.id for model in self.client.with_options(max_retries=0, timeout=15).models.list()}
+
     def tool_spec(self) -> dict[str, Any]:
         """The tool definition: the preview tool is told our frame as the display size."""
         if self.tool == "computer":
@@ -91,8 +94,7 @@ class OpenAICUAgent(ModelAgent):
         try:
             response = self.client.responses.create(**request)
         except openai.APIError as exc:
-            raise AgentError(f"{self.name}: the Responses API failed after "
-                             f"{self.max_retries} retries: {exc}") from exc
+            raise self._endpoint_failure("the Responses API", exc) from exc
         self._previous_id, self._call_id, self._safety_checks = response.id, None, []
         usage = _usage(self.model, response)
         reasoning, messages, calls = [], [], []

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import click
 
+from admindesk.harness.cli.inspect_import import import_inspect
 from admindesk.harness.cli.judge import judge
 from admindesk.harness.cli.play import play
 from admindesk.harness.cli.report import leaderboard, report
 from admindesk.harness.cli.run import run
 from admindesk.harness.cli.score import score
 from admindesk.harness.cli.tasks import tasks
+from admindesk.harness.cli.world import world
 from admindesk.harness.env.environment import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
 from admindesk.harness.env.services import (
     APP_NAMES,
@@ -26,6 +28,7 @@ from admindesk.harness.env.services import (
 
 
 @click.group()
+@click.version_option(package_name="admindesk", prog_name="admindesk", message="%(prog)s %(version)s")
 def main() -> None:
     """AdminDesk: healthcare back-office tasks for computer-use agents."""
 
@@ -100,3 +103,5 @@ main.add_command(judge)
 main.add_command(report)
 main.add_command(leaderboard)
 main.add_command(play)
+main.add_command(import_inspect)
+main.add_command(world)

@@ -27,8 +27,16 @@ from admindesk.schema.task_model import TASKS_ROOT
               help="Judge for rubric checks (as in `admindesk score --judge`); without one they stay unjudged.")
 @click.option("--open/--no-open", "open_card", default=True, show_default=True,
               help="Open the card in the default web browser.")
+@click.option("--attempts-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Human baseline: the first Done writes the attempt as JSON into this folder "
+                   "(docs/human_baseline.md); needs --participant, --role and --experience-years.")
+@click.option("--participant", default=None, help="Human baseline: the participant's opaque id (e.g. P07).")
+@click.option("--role", default=None, help="Human baseline: the participant's role.")
+@click.option("--experience-years", type=click.FloatRange(0, 60), default=None,
+              help="Human baseline: the participant's years of this work.")
 def play(task_id: str, base_port: int, card_port: int, tasks_dir: Path, judge_spec: str | None,
-         open_card: bool) -> None:
+         open_card: bool, attempts_dir: Path | None, participant: str | None, role: str | None,
+         experience_years: float | None) -> None:
     """Serve the apps in TASK_ID's state with a task card; Done prints the check-by-check result."""
     from admindesk.harness.integrations.play import PlaySession, find_task
     from admindesk.verifiers.judge import JudgeSpecError, load_judge
@@ -37,11 +45,20 @@ def play(task_id: str, base_port: int, card_port: int, tasks_dir: Path, judge_sp
         judge = load_judge(judge_spec) if judge_spec else None
     except (KeyError, JudgeSpecError) as exc:
         raise click.ClickException(str(exc.args[0] if isinstance(exc, KeyError) else exc)) from exc
+    who = _participant(attempts_dir, participant, role, experience_years)
+    attempt_file = None
+    if attempts_dir is not None and who is not None:
+        from admindesk.harness.integrations.human_attempt import attempt_path
+        attempt_file = attempt_path(attempts_dir, task.id, who)
+        if attempt_file.exists():
+            raise click.ClickException(f"{attempt_file} already exists: {who.id} has done {task.id} "
+                                       "(no participant does a task twice)")
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         with PlaySession(task, base_port=base_port, card_port=card_port, judge=judge,
-                         echo=lambda line: click.echo(line)) as session:
+                         echo=lambda line: click.echo(line), attempt_file=attempt_file,
+                         participant=who, judge_spec=judge_spec) as session:
             for name in session.services.processes:
                 click.echo(f"{APP_LABELS.get(name, name):<16} {session.services.url(name)}")
             click.echo(f"bench token: {session.services.token}")
@@ -55,3 +72,27 @@ def play(task_id: str, base_port: int, card_port: int, tasks_dir: Path, judge_sp
     except (ServiceError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo("stopped")
+
+
+def _participant(attempts_dir: Path | None, participant: str | None, role: str | None,
+                 experience_years: float | None):
+    """The human-baseline participant the options describe (None without --attempts-dir)."""
+    from pydantic import ValidationError
+
+    from admindesk.harness.integrations.human_attempt import Participant
+    given = {"--participant": participant, "--role": role, "--experience-years": experience_years}
+    if attempts_dir is None:
+        if any(value is not None for value in given.values()):
+            raise click.UsageError("--participant, --role and --experience-years describe a human-baseline "
+                                   "attempt: give --attempts-dir too")
+        return None
+    missing = [name for name, value in given.items() if value is None]
+    if missing:
+        raise click.UsageError(f"--attempts-dir needs {', '.join(missing)}")
+    try:
+        return Participant(id=participant, role=role, experience_years=experience_years)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        option = {"id": "--participant", "role": "--role", "experience_years": "--experience-years"}[first["loc"][0]]
+        reason = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]
+        raise click.BadParameter(reason, param_hint=option) from exc

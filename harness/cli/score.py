@@ -6,7 +6,8 @@ and a table is printed. Every input is checked before anything is written, so ba
 input (a missing file, bad JSON, an unknown task, a bad judge spec or a missing API key)
 is an error that writes nothing. With `--judge SPEC` rubric checks are judged (model
 judges vote and cache their verdicts; see cli_judge); scores.json records the judge's
-spec, model versions and cache hits.
+spec, model versions and cache hits. In a run folder, run.json and each episode's
+summary.json take the new results too (see rescore), so reports show them.
 """
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ from rich.console import Console
 from rich.table import Table
 
 from admindesk.harness.cli.judge import judge_from_options, judge_options
+from admindesk.harness.running.rescore import write_scores_back
 from admindesk.schema.task_model import TASKS_ROOT, TaskFileError, load_tasks
 from admindesk.schema.values import CaseReferenceError
 from admindesk.verifiers.episode import QueryError
+from admindesk.verifiers.judge import Judge
 from admindesk.verifiers.record_files import PLAIN_RECORD_FILE, RECORD_FILE, RecordFileError, load_record, record_file
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import TaskResult, score_task, summarise
@@ -67,6 +70,14 @@ def read_record(path: Path) -> EpisodeRecord:
 @judge_options
 def score(target: Path, tasks_dir: Path, judge_spec: str | None, **judge_settings) -> None:
     """Score RECORD_OR_RUN_DIR: writes scores.json beside each record and prints a table."""
+    judge = judge_from_options(judge_spec, **judge_settings) if judge_spec else None
+    _print(score_target(target, tasks_dir, judge))
+
+
+def score_target(target: Path, tasks_dir: Path, judge: Judge | None) -> list[tuple[Path, TaskResult]]:
+    """Score the record(s) `target` names with `judge` and write the scores back (scores.json
+    beside each record; run.json and summary.json in a run folder); ClickException on bad input,
+    before anything is written."""
     paths = find_records(target)
     records = [(path, read_record(path)) for path in paths]
     try:
@@ -76,7 +87,6 @@ def score(target: Path, tasks_dir: Path, judge_spec: str | None, **judge_setting
     unknown = sorted({record.task_id for _, record in records} - set(tasks))
     if unknown:
         raise click.ClickException(f"no task {', '.join(unknown)} in {tasks_dir}")
-    judge = judge_from_options(judge_spec, **judge_settings) if judge_spec else None
     scored: list[tuple[Path, TaskResult]] = []
     for path, record in records:
         try:
@@ -85,7 +95,10 @@ def score(target: Path, tasks_dir: Path, judge_spec: str | None, **judge_setting
             raise click.ClickException(f"task {record.task_id} cannot be scored: {exc}") from exc
     for path, result in scored:
         (path.parent / "scores.json").write_text(result.model_dump_json(indent=1), encoding="utf-8")
-    _print(scored)
+    if target.is_dir():
+        write_scores_back(target, {path.parent.name: result for path, result in scored},
+                          judge.name if judge is not None else None)
+    return scored
 
 
 def _print(scored: list[tuple[Path, TaskResult]]) -> None:

@@ -154,7 +154,7 @@ class Env:
         reset_ms = (time.perf_counter() - started) * 1000
         # The apps' origins of this episode: a replay in another Env (other ports) maps the
         # recorded actions' URLs onto its own.
-        self._log_step(None, obs, {"total_ms": round(reset_ms, 1)},
+        self._log_step(None, obs, {"total_ms": round(reset_ms, 1)}, goal=self.task.goal,
                        apps={name: self.services.url(name).rstrip("/") for name in self.services.processes})
         return obs, self._info(reset_ms=reset_ms)
 
@@ -374,7 +374,10 @@ class Env:
                  "error": obs.last_action_error, "timing": timing, **extra}
         self._trajectory.append(entry)
         if self._writer is not None:
-            self._writer.write(entry, obs.screenshot)
+            # The text the agent saw goes to the folder's trajectory (the report shows it),
+            # not into the record: scoring never reads it, and it is most of a step's bytes.
+            self._writer.write({**entry, "axtree": obs.axtree} if obs.axtree is not None else entry,
+                               obs.screenshot)
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         messages, self._episode.dialog_messages = self._episode.dialog_messages, []

@@ -5,7 +5,7 @@
     env = gym.make("browsergym/admindesk.pa-easy-09")
     obs, info = env.reset()
 
-Needs the optional extra: `pip install 'admindesk[browsergym]'` (PyPI `browsergym-core`).
+Needs the optional extra: `pip install -e '.[browsergym]'` (PyPI `browsergym-core`).
 
 - `setup` resets the apps for the task (clock, case, interruptions), signs BrowserGym's
   own page in as the task says and opens the start page. The page gets our sandbox: only
@@ -31,6 +31,7 @@ import hashlib
 import os
 import re
 import threading
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -39,11 +40,11 @@ import playwright.sync_api
 
 try:
     import browsergym.core
-    from browsergym.core.registration import register_task
+    from browsergym.core.env import BrowserEnv
     from browsergym.core.task import AbstractBrowserTask
 except ImportError as exc:  # the optional extra is missing
     raise ImportError("the BrowserGym adapter needs browsergym-core: "
-                      "pip install 'admindesk[browsergym]'") from exc
+                      "pip install -e '.[browsergym]'") from exc
 
 from admindesk.harness.agents.prompting import PromptMode, task_prompt
 from admindesk.harness.env.attach import AttachSpec, attached_services
@@ -59,6 +60,8 @@ from admindesk.verifiers.scoring import TaskResult, score_task
 
 TASK_PREFIX = "admindesk."
 JUDGE_VARIABLE = "ADMINDESK_JUDGE"
+# Task kwargs a caller may set through `gym.make(..., task_kwargs={...})`.
+DEFAULT_TASK_KWARGS: dict[str, Any] = {"attach": None, "judge": None, "prompt_mode": "general"}
 _SHARED: dict[str, Services] = {}  # the process's own apps, started on first use
 
 
@@ -246,6 +249,22 @@ def _task_files(folder: Path) -> dict[str, Task]:
     return _TASKS[folder]
 
 
+def browser_env(task_id: str, tasks_dir: str, *args: Any, task_kwargs: dict[str, Any] | None = None,
+                **kwargs: Any) -> BrowserEnv:
+    """BrowserGym's env for one task file: the caller's `task_kwargs` over the defaults, the
+    task id and folder fixed.
+
+    Registered with gymnasium directly, not through BrowserGym's `register_task`, whose
+    signature changed at 0.13: the extra installs 0.10-0.12 (later releases pin an older
+    Playwright than ours), and the adapter runs on either."""
+    given = dict(task_kwargs or {})
+    fixed = {"task_id": task_id, "tasks_dir": tasks_dir}
+    clashing = sorted(set(given) & set(fixed))
+    if clashing:
+        raise ValueError(f"task_kwargs cannot set {', '.join(clashing)}: the gym id fixes them")
+    return BrowserEnv(AdminDeskTask, *args, task_kwargs={**DEFAULT_TASK_KWARGS, **given, **fixed}, **kwargs)
+
+
 def register_all(tasks_dir: str | Path = TASKS_ROOT) -> list[str]:
     """Register every task file under `tasks_dir` as `browsergym/admindesk.<id>`; returns
     the gym ids. The suite's are registered on import; a designer's folder can be added."""
@@ -255,9 +274,8 @@ def register_all(tasks_dir: str | Path = TASKS_ROOT) -> list[str]:
     for task_id in sorted(_task_files(folder)):
         gym_id = f"browsergym/{TASK_PREFIX}{task_id}"
         if gym_id not in gymnasium.registry:
-            register_task(f"{TASK_PREFIX}{task_id}", AdminDeskTask,
-                          task_kwargs={"task_id": task_id, "tasks_dir": str(folder)},
-                          default_task_kwargs={"attach": None, "judge": None, "prompt_mode": "general"})
+            gymnasium.register(id=gym_id, entry_point=partial(browser_env, task_id, str(folder)),
+                               nondeterministic=True)
         ids.append(gym_id)
     return ids
 

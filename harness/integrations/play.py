@@ -4,19 +4,25 @@
 a task card (goal, guidance, links into the apps, a box for the final answer and a Done
 button) from a small server of its own, outside the apps. Done scores the apps' current
 state with the task's checks, exactly as the harness scores an agent's episode, prints
-the check-by-check result and shows it on the card. The card server takes Done only from
-the card's own page (any web page could post to a loopback port): it answers only its
-own host name, and Done needs a same-origin request carrying the session's CSRF token.
-Used by designers trying a new task
-and for human baselines (docs/human_baseline.md).
+the check-by-check result (a query's `{{name}}` shown as the value it ran with) and shows
+it on the card, whose timer stops at the first Done. For a human baseline the first Done
+also writes the attempt as JSON (human_attempt.py); only the first Done counts.
+
+The card server takes Done only from the card's own page (any web page could post to a
+loopback port): it answers only its own host name, and Done needs a same-origin request
+carrying the session's CSRF token. Used by designers trying a new task and for human
+baselines (docs/human_baseline.md).
 """
 from __future__ import annotations
 
 import hmac
 import html
+import json
+import re
 import secrets
 import threading
 import time
+from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Callable, Mapping
@@ -24,12 +30,21 @@ from urllib.parse import parse_qs
 
 from admindesk.harness.env.environment import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
 from admindesk.harness.env.services import HOST, Services
+from admindesk.harness.integrations.human_attempt import (
+    HumanAttempt,
+    Participant,
+    build_attempt,
+    write_attempt,
+)
+from admindesk.schema.case_ids import case_values
 from admindesk.schema.task_model import TASKS_ROOT, Task, load_tasks
+from admindesk.schema.values import CaseReferenceError, resolve
 from admindesk.verifiers.judge import Judge
 from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import NamedResult, TaskResult, score_task
 
 MAX_FORM_BYTES = 64_000
+PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 CSRF_FIELD = "csrf_token"
 # The card may not be framed by another page (a framed Done button can be clicked for the
 # person) nor cached (it carries the CSRF token). "same-origin", not "no-referrer": under
@@ -46,10 +61,34 @@ def find_task(task_id: str, tasks_dir: Path = TASKS_ROOT) -> Task:
     raise KeyError(f"no task {task_id!r} under {tasks_dir}")
 
 
-def result_lines(result: TaskResult) -> list[str]:
-    """The verdict, then each subtask's checks and each guard, one line each."""
+def _query_values(task: Task) -> dict[str, dict[str, str]]:
+    """Check or guard id -> its queries' `{{name}}` parameters, each as the JSON value the
+    query ran with (explanations quote a check's query as written, placeholders and all)."""
+    case = case_values(task)
+    values: dict[str, dict[str, str]] = {}
+    for check in [*task.checks(), *task.guards]:
+        for query in check.app_queries():
+            for name, spec in query.params.items():
+                try:
+                    shown = json.dumps(resolve(spec, case))
+                except CaseReferenceError:
+                    continue  # the check itself failed on this; its explanation says so
+                values.setdefault(check.id, {})[name] = shown
+    return values
+
+
+def _filled(text: str, values: dict[str, str]) -> str:
+    """`text` with each `{{name}}` replaced by its value (`name` when none is known)."""
+    return PLACEHOLDER.sub(lambda match: values.get(match.group(1), match.group(1)), text)
+
+
+def result_lines(result: TaskResult, task: Task) -> list[str]:
+    """The verdict, then each subtask's checks and each guard, one line each, with the
+    queries' placeholders filled in from the task's case."""
+    values = _query_values(task)
+
     def line(named: NamedResult) -> str:
-        why = " ".join(named.result.explanation.split())
+        why = _filled(" ".join(named.result.explanation.split()), values.get(named.id, {}))
         return f"    {named.result.state.upper():<8} {named.kind:<10} {named.id}: {why[:160]}"
 
     lines = [f"{result.task_id}: {result.outcome.upper()} "
@@ -68,12 +107,20 @@ class PlaySession:
 
     def __init__(self, task: Task, *, base_port: int = 5100, card_port: int = 5099,
                  judge: Judge | None = None, echo: Callable[[str], None] = print,
-                 services: Services | None = None) -> None:
+                 services: Services | None = None, attempt_file: Path | None = None,
+                 participant: Participant | None = None, judge_spec: str | None = None) -> None:
+        """With `attempt_file` and `participant`, the first Done writes the human-baseline
+        attempt (harness/integrations/human_attempt.py) there; `judge_spec` names `judge`."""
+        if (attempt_file is None) != (participant is None):
+            raise ValueError("a human-baseline attempt needs both its file and its participant")
         self.task, self.judge, self.echo = task, judge, echo
+        self.attempt_file, self.participant, self.judge_spec = attempt_file, participant, judge_spec
         self.services = services or Services(base_port=base_port)
         self.card_port = card_port
         self.result: TaskResult | None = None
+        self.seconds_on_task: float | None = None
         self.started_at = 0.0
+        self.started_wall = datetime.now(timezone.utc)
         self._server: ThreadingHTTPServer | None = None
         self._lock = threading.Lock()
         # Any web page the person visits can post to a loopback port; only the card's own
@@ -136,6 +183,7 @@ class PlaySession:
             self.close()
             raise
         self.started_at = time.monotonic()
+        self.started_wall = datetime.now(timezone.utc)
         return self
 
     def done(self, answer: str = "") -> TaskResult:
@@ -144,11 +192,29 @@ class PlaySession:
             record = EpisodeRecord(task_id=self.task.id, initial_snapshots=self.initial_snapshots,
                                    final_snapshots=self.services.snapshot_all(),
                                    answer=answer.strip() or None)
+            first_done = self.result is None
             self.result = score_task(self.task, record, self.judge)
             elapsed = time.monotonic() - self.started_at
-            for text in [*result_lines(self.result), f"  time on task: {elapsed:.0f} s"]:
+            if first_done:
+                self.seconds_on_task = elapsed
+            for text in [*result_lines(self.result, self.task), f"  time on task: {elapsed:.0f} s"]:
                 self.echo(text)
+            if self.attempt_file is not None and not first_done:
+                self.echo(f"  attempt in {self.attempt_file} kept as the first Done wrote it (only the first counts)")
+            elif self.attempt_file is not None and self.participant is not None:
+                self._write_attempt(build_attempt(
+                    self.task, self.participant, self.result, answer=answer.strip(),
+                    started_at=self.started_wall, finished_at=datetime.now(timezone.utc),
+                    seconds=elapsed, judge_spec=self.judge_spec), self.attempt_file)
             return self.result
+
+    def _write_attempt(self, attempt: HumanAttempt, path: Path) -> None:
+        try:
+            write_attempt(path, attempt)
+        except FileExistsError:
+            self.echo(f"  attempt NOT written: {path} already exists (only a first attempt counts)")
+            return
+        self.echo(f"  attempt written to {path}")
 
     def close(self) -> None:
         """Stop the card server and the apps (idempotent)."""
@@ -166,16 +232,16 @@ class PlaySession:
         apps = "".join(f'<li><a href="{esc(self.services.url(name))}" target="_blank">'
                        f"{esc(APP_LABELS.get(name, name))}</a></li>" for name in self.services.processes)
         guidance = "".join(f"<li>{esc(line)}</li>" for line in task.guidance)
-        verdict = ""
+        verdict, timer = "", self._timer_html()
         if self.result is not None:
             verdict = (f'<section aria-labelledby="verdict-h"><h2 id="verdict-h">Result: '
                        f'<span id="outcome">{esc(self.result.outcome)}</span></h2><pre id="checks">'
-                       f"{esc(chr(10).join(result_lines(self.result)))}</pre></section>")
+                       f"{esc(chr(10).join(result_lines(self.result, task)))}</pre></section>")
         return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>Task {esc(task.id)}</title><style>body{{font:16px/1.5 sans-serif;max-width:60rem;margin:2rem auto;
 color:#1a1a1a}}pre{{white-space:pre-wrap;background:#f2f2f2;padding:1rem}}button{{font-size:1.1rem;
 padding:.5rem 1.5rem}}textarea{{width:100%}}</style></head><body>
-<h1>Task {esc(task.id)}</h1><p id="goal">{esc(task.goal)}</p>
+<h1>Task {esc(task.id)}</h1>{timer}<p id="goal">{esc(task.goal)}</p>
 {f'<h2>Guidance</h2><ol>{guidance}</ol>' if guidance else ''}
 <p>Start here: <a id="start" href="{esc(start)}" target="_blank">{esc(start)}</a>
 (sign in as <b>{DEFAULT_USERNAME}</b> / <b>{DEFAULT_PASSWORD}</b>).</p><h2>Apps</h2><ul>{apps}</ul>
@@ -184,6 +250,19 @@ padding:.5rem 1.5rem}}textarea{{width:100%}}</style></head><body>
 <label for="answer">Your final report (what you did and found)</label>
 <textarea id="answer" name="answer" rows="4"></textarea><p><button type="submit">Done</button></p></form>
 {verdict}</body></html>"""
+
+    def _timer_html(self) -> str:
+        """Time on task, counting on the card until the first Done, then the time Done gave."""
+        stopped = self.seconds_on_task is not None
+        seconds = int(self.seconds_on_task if stopped else time.monotonic() - self.started_at)
+        shown = f"{seconds // 60}:{seconds % 60:02d}"
+        script = "" if stopped else (
+            '<script>(function(){var t=document.getElementById("timer"),s=Number(t.dataset.seconds),'
+            'at=Date.now();setInterval(function(){var n=s+Math.floor((Date.now()-at)/1000);'
+            't.textContent=Math.floor(n/60)+":"+String(n%60).padStart(2,"0");},1000);}());</script>')
+        return (f'<p>Time on task: <span id="timer" role="timer" data-seconds="{seconds}" '
+                f'data-stopped="{str(stopped).lower()}">{shown}</span>'
+                f'{" (stopped at Done)" if stopped else ""}</p>{script}')
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         session = self

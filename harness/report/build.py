@@ -2,6 +2,7 @@
 from disk (no server, no network).
 
     OUT/index.html                 the run's summary and charts (or the comparison)
+    OUT/results.csv, results.tex   the results table (every run's, per workflow and difficulty)
     OUT/episodes/<episode>.html    a trajectory viewer per episode
     OUT/episodes/<episode>/*.png   the episode's step screenshots (copied)
     OUT/assets/                    plotly.min.js (from the plotly package), report.css, viewer.js
@@ -14,13 +15,13 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 import jinja2
 from plotly.offline import get_plotlyjs
 
-from admindesk.harness.report import charts
+from admindesk.harness.report import charts, export
 from admindesk.harness.report.run_data import Episode, RunData, load_run
 from admindesk.harness.running import metrics as run_metrics
 
@@ -33,6 +34,8 @@ def _environment() -> jinja2.Environment:
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["pct"] = lambda value: "-" if value is None else f"{value:.0%}"
     env.filters["ci"] = lambda est: f"{est['ci95'][0]:.0%}–{est['ci95'][1]:.0%}"
+    # A model without a price costs "unknown", never $0.
+    env.filters["usd"] = lambda value, places=4: "unknown" if value is None else f"${value:.{places}f}"
     return env
 
 
@@ -58,7 +61,11 @@ def _frames(episode: Episode) -> list[dict[str, Any]]:
             "action": following.action if following else None,
             "reasoning": following.reasoning if following else "",
             "error": (following.error or following.note_error) if following else None,
-            "cost_usd": following.cost_usd if following else None})
+            "cost_usd": following.cost_usd if following else None,
+            # The model call that chose the action on this screen, and the text it was shown.
+            "input_tokens": following.input_tokens if following else 0,
+            "output_tokens": following.output_tokens if following else 0,
+            "observation": step.observation_text})
     return frames
 
 
@@ -101,6 +108,33 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return run_metrics.summarise(rows)
 
 
+def version_rows(versions: dict[str, Any]) -> list[tuple[str, str]]:
+    """run.json's `versions` as (name, value) rows: a viewport as WxH, the task revisions
+    summed up (how many tasks at each revision), an unrecorded value as `unknown`."""
+    rows = []
+    for name, value in versions.items():
+        if name == "task_revisions" and isinstance(value, dict):
+            counts: dict[Any, int] = {}
+            for revision in value.values():
+                counts[revision] = counts.get(revision, 0) + 1
+            shown = "; ".join(f"{n} task(s) at revision {revision}"
+                              for revision, n in sorted(counts.items(), key=lambda item: str(item[0])))
+        elif isinstance(value, dict) and set(value) == {"width", "height"}:
+            shown = f"{value['width']}x{value['height']}"
+        elif isinstance(value, dict):
+            shown = ", ".join(f"{key} {item}" for key, item in value.items())
+        else:
+            shown = "unknown" if value is None else str(value)
+        rows.append((name, shown or "none"))
+    return rows
+
+
+def _write_results(runs: list[RunData], out: Path) -> None:
+    table = export.results_rows(runs)
+    (out / "results.csv").write_text(export.results_csv(table), encoding="utf-8")
+    (out / "results.tex").write_text(export.results_latex(table), encoding="utf-8")
+
+
 def _render_run(run: RunData, out: Path, env: jinja2.Environment, assets: str, up_link: str | None) -> None:
     rows = [episode.metrics_row() for episode in run.episodes]
     figures = [
@@ -125,8 +159,11 @@ def _render_run(run: RunData, out: Path, env: jinja2.Environment, assets: str, u
             evidence_steps=evidence_steps(episode) if frames else {},
             assets=f"../{assets}", index="../index.html")
         (out / "episodes" / f"{episode.name}.html").write_text(page, encoding="utf-8")
+    _write_results([run], out)
+    versions = run.meta.get("versions")
     page = env.get_template("report.html").render(
-        run=run, summary=_summary(rows), charts=chart_html, assets=assets, up_link=up_link)
+        run=run, summary=_summary(rows), charts=chart_html, assets=assets, up_link=up_link,
+        versions=version_rows(versions if isinstance(versions, dict) else {}))
     (out / "index.html").write_text(page, encoding="utf-8")
 
 
@@ -134,11 +171,13 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "run"
 
 
-def write_report(run_dirs: list[Path], out: Path, *, shared_assets: Path | None = None) -> Path:
+def write_report(run_dirs: list[Path], out: Path, *, shared_assets: Path | None = None,
+                 warn: Callable[[str], None] | None = None) -> Path:
     """Write the report of one run (or the comparison of several) into `out`; returns the
     index page. Every run folder is read first, so a bad one writes nothing. With
     `shared_assets` (a folder `write_assets` filled, e.g. a leaderboard site's) the pages
-    link to it instead of getting their own copy of plotly.js."""
+    link to it instead of getting their own copy of plotly.js. `warn` hears what the
+    comparison page warns of (runs over different task sets)."""
     if not run_dirs:
         raise ValueError("no run folder given")
     runs = [load_run(path) for path in run_dirs]
@@ -156,12 +195,15 @@ def write_report(run_dirs: list[Path], out: Path, *, shared_assets: Path | None 
         folder = f"runs/{number}-{_slug(run.label)}"
         _render_run(run, out / folder, env, assets_from(out / folder), up_link="../../index.html")
         links.append(f"{folder}/index.html")
-    _render_comparison(runs, links, out, env, assets_from(out))
+    warning = export.task_set_warning(runs)
+    if warning and warn is not None:
+        warn(warning)
+    _render_comparison(runs, links, out, env, assets_from(out), warning)
     return out / "index.html"
 
 
 def _render_comparison(runs: list[RunData], links: list[str], out: Path, env: jinja2.Environment,
-                       assets: str) -> None:
+                       assets: str, warning: str | None) -> None:
     rows = [[episode.metrics_row() for episode in run.episodes] for run in runs]
     task_ids = sorted({episode.line["task_id"] for run in runs for episode in run.episodes})
     grid = []
@@ -174,7 +216,8 @@ def _render_comparison(runs: list[RunData], links: list[str], out: Path, env: ji
         grid.append({"task_id": task_id, "cells": cells})
     figures = [charts.cost_performance(runs, rows, "cost_usd", "mean cost per episode (USD)"),
                charts.cost_performance(runs, rows, "wall_s", "mean wall time per episode (s)")]
+    _write_results(runs, out)
     page = env.get_template("compare.html").render(
-        runs=list(zip(runs, links, [_summary(r) for r in rows])), grid=grid,
+        runs=list(zip(runs, links, [_summary(r) for r in rows])), grid=grid, warning=warning,
         charts=[charts.fragment(f, f"compare-{n}") for n, f in enumerate(figures)], assets=assets)
     (out / "index.html").write_text(page, encoding="utf-8")

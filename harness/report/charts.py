@@ -53,9 +53,21 @@ def by_group(rows: list[dict[str, Any]], field: str, title: str) -> go.Figure:
     distance between the two bars is the subtask-vs-end-to-end gap."""
     groups = sorted({str(row.get(field)) for row in rows if row.get(field) is not None})
     summaries = [run_metrics.summarise([r for r in rows if str(r.get(field)) == g]) for g in groups]
-    figure = go.Figure([
-        _bar_with_ci("end-to-end success", groups, [s["e2e_success"] for s in summaries], E2E_COLOUR),
-        _bar_with_ci("subtask pass rate", groups, [s["subtask_pass_rate"] for s in summaries], SUBTASK_COLOUR)])
+    e2e = _bar_with_ci("end-to-end success", groups, [s["e2e_success"] for s in summaries], E2E_COLOUR)
+    e2e.update(offsetgroup="e2e")
+    bars = [e2e]
+    unjudged = [s["n_unjudged"] / s["n_episodes"] if s["n_episodes"] else 0.0 for s in summaries]
+    if any(unjudged):
+        # Unjudged episodes are neither passes nor failures: drawn on top of the passes in
+        # their own colour, never as the 0 they would add to the success rate.
+        bars.append(go.Bar(name="unjudged (awaits a judge)", x=groups, y=unjudged, offsetgroup="e2e",
+                           base=[s["e2e_success"]["value"] for s in summaries],
+                           marker_color=RESULT_COLOURS["unjudged"],
+                           hovertemplate="%{x}: %{y:.0%} unjudged<extra></extra>"))
+    bars.append(_bar_with_ci("subtask pass rate", groups, [s["subtask_pass_rate"] for s in summaries],
+                             SUBTASK_COLOUR))
+    bars[-1].update(offsetgroup="subtasks")
+    figure = go.Figure(bars)
     figure.update_layout(title=title, barmode="group", yaxis=dict(range=[0, 1.05], tickformat=".0%"))
     return _note_when_empty(figure, bool(groups), f"no episode names its {field}")
 

@@ -16,13 +16,16 @@ from pydantic import ValidationError
 
 from admindesk.harness.report.run_files import (
     RunFolderError,
+    TrajectoryEntry,
     agent_notes,
     describe,
     episode_folder,
     episode_lines,
     trajectory_entries,
 )
+from admindesk.harness.report.state_changes import TableChanges, state_changes
 from admindesk.verifiers.record_files import RecordFileError, read_json, record_file
+from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import TaskResult
 
 
@@ -40,16 +43,20 @@ class Step:
     cost_usd: float | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    observation_text: str | None = None
 
 
 @dataclass
 class Episode:
-    """An episode's run.json line, its score (None when it errored) and its steps."""
+    """An episode's run.json line, its score (None when it errored), its steps, the task's
+    goal (when the trajectory recorded it) and the rows it changed in the apps."""
 
     line: dict[str, Any]
     folder: Path
     score: TaskResult | None
     steps: list[Step] = field(default_factory=list)
+    goal: str | None = None
+    changes: list[TableChanges] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -57,11 +64,15 @@ class Episode:
         return self.folder.name
 
     @property
-    def cost_usd(self) -> float:
+    def cost_usd(self) -> float | None:
         """What the agent's model calls cost over the episode: run.json's figure when the
-        runner wrote one, else the sum of the trajectory's notes (0 for scripted agents)."""
-        if isinstance(self.line.get("cost_usd"), (int, float)):
-            return float(self.line["cost_usd"])
+        runner wrote one, else the sum of the trajectory's notes (0 for scripted agents);
+        None when a call's model has no price (unknown, not zero)."""
+        if "cost_usd" in self.line:
+            value = self.line["cost_usd"]
+            return float(value) if isinstance(value, (int, float)) else None
+        if any(step.cost_usd is None and (step.input_tokens or step.output_tokens) for step in self.steps):
+            return None
         return round(sum(step.cost_usd or 0.0 for step in self.steps), 6)
 
     def metrics_row(self) -> dict[str, Any]:
@@ -72,6 +83,8 @@ class Episode:
         row.setdefault("output_tokens", sum(s.output_tokens for s in self.steps))
         row["cost_usd"] = self.cost_usd
         if self.score is not None:
+            # From the scores themselves, which validation re-scores, not the line's claim.
+            row["deterministic_pass"] = self.score.deterministic_pass
             row.setdefault("workflow", self.score.workflow)
             row.setdefault("difficulty", self.score.difficulty)
             row.setdefault("challenge", self.score.challenge)
@@ -110,17 +123,33 @@ def _read_json(path: Path) -> Any:
         raise RunFolderError(path, f"cannot read it ({exc.strerror})") from exc
 
 
-def read_trajectory(folder: Path) -> list[Step]:
-    """The episode's steps from trajectory.jsonl, with agent notes (reasoning, usage) taken
-    from the entry itself or from the record's trajectory, where the agent loop puts them."""
-    entries = trajectory_entries(folder)
+def _read_record(folder: Path) -> tuple[Path, Any] | None:
+    """The episode's record file and its JSON, or None when it has none."""
+    record_path = record_file(folder)
+    return None if record_path is None else (record_path, _read_json(record_path))
+
+
+def read_changes(record: tuple[Path, Any] | None) -> list[TableChanges]:
+    """The rows the episode changed, from its record's snapshots ([] without a record)."""
+    if record is None:
+        return []
+    path, data = record
+    try:
+        return state_changes(EpisodeRecord.model_validate(data))
+    except ValidationError as exc:
+        raise RunFolderError(path, f"not an episode record ({describe(exc)})") from exc
+
+
+def read_trajectory(entries: list[TrajectoryEntry], record: tuple[Path, Any] | None) -> list[Step]:
+    """The episode's steps from its trajectory.jsonl entries, with agent notes (reasoning,
+    usage) taken from the entry itself or from the record's trajectory (`record`, as
+    _read_record gives it), where the agent loop puts them."""
     if not entries:
         return []
     notes = {}
-    record_path = record_file(folder)
-    if record_path is not None:
-        record = _read_json(record_path)
-        trajectory = record.get("trajectory") if isinstance(record, dict) else None
+    if record is not None:
+        record_path, data = record
+        trajectory = data.get("trajectory") if isinstance(data, dict) else None
         notes = agent_notes(trajectory if isinstance(trajectory, list) else [], record_path)
     steps = []
     for entry in entries:
@@ -131,7 +160,8 @@ def read_trajectory(folder: Path) -> list[Step]:
                           screenshot=entry.screenshot, reasoning=(note.reasoning if note else None) or "",
                           note_error=note.error if note else None, cost_usd=usage.cost_usd if usage else None,
                           input_tokens=(usage.input_tokens if usage else None) or 0,
-                          output_tokens=(usage.output_tokens if usage else None) or 0))
+                          output_tokens=(usage.output_tokens if usage else None) or 0,
+                          observation_text=entry.axtree))
     return steps
 
 
@@ -151,6 +181,9 @@ def load_run(path: Path) -> RunData:
                 score = TaskResult.model_validate(_read_json(folder / "scores.json"))
             except ValidationError as exc:
                 raise RunFolderError(folder / "scores.json", f"not a task result ({describe(exc)})") from exc
+        record, entries = _read_record(folder), trajectory_entries(folder)
         episodes.append(Episode(line=meta["episodes"][number], folder=folder, score=score,
-                                steps=read_trajectory(folder)))
+                                steps=read_trajectory(entries, record),
+                                goal=next((entry.goal for entry in entries if entry.goal), None),
+                                changes=read_changes(record)))
     return RunData(path=path, meta=meta, episodes=episodes)

@@ -81,6 +81,10 @@ class TrajectoryEntry(BaseModel):
     error: str | None = None
     screenshot: str | None = None
     agent: AgentNote | None = None
+    # The task's goal (on the reset entry) and the accessibility-tree text the agent was
+    # given with this screen (when its observation had one).
+    goal: str | None = None
+    axtree: str | None = None
 
     _screenshot_name = field_validator("screenshot")(_file_in_episode)
 
@@ -95,6 +99,7 @@ class RunLine(BaseModel):
     result: Literal["pass", "unjudged", "fail", "error", "timeout", "infra_error"]
     subtask_pass_rate: float | None = Field(default=None, ge=0, le=1)
     first_failing_subtask: str | None = None
+    deterministic_pass: bool | None = None
     folder: str | None = None
     error: str | None = None
     steps: int | None = Field(default=None, ge=0)

@@ -4,7 +4,7 @@
     DIR/<task>-t<trial>/          record.json.gz, scores.json, summary.json, trajectory, screenshots
 
 An episode is finished when its folder holds its record and scores.json; a rerun into the
-same DIR skips it. Episode folders appear whole: their files are written into a hidden
+same DIR skips it (unless it errored and the rerun is asked to retry errors). Episode folders appear whole: their files are written into a hidden
 staging folder, which is renamed into place (a rename is atomic on one filesystem), and
 run.json is replaced the same way; so Ctrl-C at any moment leaves only finished episodes
 and a readable run.json. Stale staging folders are swept on the next run.
@@ -85,6 +85,24 @@ def finished_summaries(out_dir: Path, names: list[str]) -> dict[str, dict[str, A
         if is_finished(folder) and (folder / "summary.json").is_file():
             found[name] = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     return found
+
+
+def needs_retry(summary: dict[str, Any]) -> bool:
+    """Whether a finished episode errored rather than being the agent's work to score: its
+    result is an error, or the agent stopped on an error (as a model endpoint that failed
+    was recorded before such failures became infra errors). `--retry-errors` reruns these."""
+    return (summary.get("result") in ("error", "infra_error")
+            or (summary.get("agent_note") or "").startswith("agent error"))
+
+
+def plan_episodes(out_dir: Path, names: list[str], *, retry_errors: bool = False
+                  ) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """(the finished episodes a run into `out_dir` keeps, by name; the names it runs).
+    Unfinished episodes always run; errored finished ones too with `retry_errors`."""
+    done = finished_summaries(out_dir, names)
+    if retry_errors:
+        done = {name: summary for name, summary in done.items() if not needs_retry(summary)}
+    return done, [name for name in names if name not in done]
 
 
 def git_commit() -> str | None:

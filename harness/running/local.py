@@ -27,9 +27,11 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field
 
 from admindesk.harness.agents import AgentError, make_agent, registry
+from admindesk.harness.agents.endpoint import ModelEndpointError
 from admindesk.harness.agents.loop import attach_notes
 from admindesk.harness.agents.scripted import ScriptFailed
 from admindesk.harness.env.environment import Env
+from admindesk.harness.running.metrics import deterministic_pass
 from admindesk.harness.task_tools.folders import split_record
 from admindesk.process_memory import limit_arenas, release_free_memory
 from admindesk.schema.task_model import Task
@@ -44,6 +46,9 @@ class EpisodeSummary(BaseModel):
     trial: int
     result: str  # pass | unjudged | fail | error
     subtask_pass_rate: float
+    # Every deterministic check and guard passed (the result without the rubric checks);
+    # None when unscored (an error), then read from the result (metrics.deterministic_pass).
+    deterministic_pass: bool | None = None
     first_failing_subtask: str | None
     steps: int
     wall_s: float
@@ -91,6 +96,8 @@ def _drive(env: Env, agent: Any, task: Task, obs: Any) -> str | None:
     for _ in range(task.max_steps):
         try:
             action = agent.act(obs)
+        except ModelEndpointError:
+            raise  # the endpoint's fault, not the agent's: the episode errors (an infra error)
         except AgentError as exc:
             return f"agent error: {exc}"
         obs, terminated, truncated, _info = env.step(action)
@@ -130,7 +137,7 @@ def _play_and_score(env: Env, agent: Any, task: Task, folder: Path, trial: int) 
     (folder / "scores.json").write_text(score.model_dump_json(indent=1), encoding="utf-8")
     summary = EpisodeSummary(
         task_id=task.id, trial=trial, result=score.outcome, subtask_pass_rate=score.subtask_pass_rate,
-        first_failing_subtask=score.first_failing_subtask, steps=len(record.trajectory) - 1,
+        deterministic_pass=score.deterministic_pass, first_failing_subtask=score.first_failing_subtask, steps=len(record.trajectory) - 1,
         wall_s=round(time.perf_counter() - started, 2), folder=folder.name, agent_note=note,
         final_snapshot_hashes={app: snapshot_hash(snap) for app, snap in sorted(record.final_snapshots.items())})
     return EpisodeOutcome(summary=summary, score=score)
@@ -151,6 +158,7 @@ def metrics(summaries: list[EpisodeSummary]) -> dict[str, Any]:
     n = len(summaries)
     return {"e2e_success": sum(s.result == "pass" for s in summaries) / n if n else 0.0,
             "e2e_success_or_unjudged": sum(s.result in ("pass", "unjudged") for s in summaries) / n if n else 0.0,
+            "deterministic_success": sum(deterministic_pass(s.model_dump()) for s in summaries) / n if n else 0.0,
             "subtask_pass_rate": sum(s.subtask_pass_rate for s in summaries) / n if n else 0.0,
             "n_episodes": n,
             "results": {r: sum(s.result == r for s in summaries) for r in ("pass", "unjudged", "fail", "error")}}

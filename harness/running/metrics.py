@@ -3,9 +3,17 @@ pass^k, mean steps, wall time, tokens and cost, each with a 95% bootstrap confid
 interval, overall and grouped by workflow, difficulty, challenge kind and check category.
 
 An episode is a dict with at least `task_id`, `result` (pass | unjudged | fail | error |
-timeout | infra_error), `subtask_pass_rate`, `steps` and `wall_s`; optional `workflow`,
+timeout | infra_error), `subtask_pass_rate`, `steps` and `wall_s`; optional
+`deterministic_pass` (every deterministic check and guard passed), `workflow`,
 `difficulty`, `challenge`, `categories` ({category: [passed, total]} subtasks of that
-category), `input_tokens`, `output_tokens`, `cost_usd`.
+category), `input_tokens`, `output_tokens`, `cost_usd` (None: the model has no price, so the
+cost is unknown, not zero; such episodes are counted in `n_cost_unknown` and left out of the
+cost figures).
+
+Deterministic success is the share of episodes whose deterministic checks and guards all
+pass: end-to-end success with the rubric checks (an LLM judge's) left aside. Without a judge
+it is the figure a run can vouch for; an `unjudged` episode counts in it, never in
+end-to-end success.
 
 Infra errors (an app died, the browser crashed) are the harness's fault, not the agent's:
 they are counted apart and left out of every score. Timeouts are the agent's: they fail.
@@ -88,11 +96,25 @@ def _pass_k_statistic(estimator: Callable[[int, int, int], float], k: int
     return statistic
 
 
+def deterministic_pass(episode: dict[str, Any]) -> bool:
+    """Whether the episode's deterministic checks and guards all passed (from its result
+    when the line does not say: an unjudged episode passed all of them)."""
+    if episode.get("deterministic_pass") is not None:
+        return bool(episode["deterministic_pass"])
+    return episode["result"] in ("pass", "unjudged")
+
+
+def cost_unknown(episode: dict[str, Any]) -> bool:
+    """Whether the episode's model calls have no price (a `cost_usd` given as None)."""
+    return "cost_usd" in episode and episode["cost_usd"] is None
+
+
 def summarise(episodes: list[dict[str, Any]]) -> dict[str, Any]:
     """The metrics of one set of episodes (see the module docstring)."""
     scored = [e for e in episodes if e["result"] not in UNSCORED]
     tasks = _by_task(scored)
     passes = [[1.0 if e["result"] == "pass" else 0.0 for e in trials] for trials in tasks.values()]
+    deterministic = [[1.0 if deterministic_pass(e) else 0.0 for e in trials] for trials in tasks.values()]
 
     def per_task(field: str) -> list[list[float]]:
         return [[float(e.get(field) or 0.0) for e in trials] for trials in tasks.values()]
@@ -102,6 +124,8 @@ def summarise(episodes: list[dict[str, Any]]) -> dict[str, Any]:
         "n_infra_errors": len(episodes) - len(scored),
         "n_timeouts": sum(e["result"] == "timeout" for e in scored),
         "e2e_success": _estimate(passes, _mean_of_all),
+        "deterministic_success": _estimate(deterministic, _mean_of_all),
+        "n_unjudged": sum(e["result"] == "unjudged" for e in scored),
         "subtask_pass_rate": _estimate(per_task("subtask_pass_rate"), _mean_of_all),
         "mean_steps": _estimate(per_task("steps"), _mean_of_all),
         "mean_wall_s": _estimate(per_task("wall_s"), _mean_of_all),
@@ -109,6 +133,7 @@ def summarise(episodes: list[dict[str, Any]]) -> dict[str, Any]:
         "input_tokens": sum(int(e.get("input_tokens") or 0) for e in scored),
         "output_tokens": sum(int(e.get("output_tokens") or 0) for e in scored),
         "cost_usd": round(sum(float(e.get("cost_usd") or 0.0) for e in scored), 6),
+        "n_cost_unknown": sum(cost_unknown(e) for e in scored),
         "mean_cost_usd": _estimate(per_task("cost_usd"), _mean_of_all),
     }
     # k runs up to the fewest trials any task has, so every task has an estimate at each k.
@@ -140,6 +165,7 @@ def run_metrics(episodes: list[dict[str, Any]]) -> dict[str, Any]:
     overall = summarise(episodes)
     metrics: dict[str, Any] = {
         "e2e_success": overall["e2e_success"]["value"],
+        "deterministic_success": overall["deterministic_success"]["value"],
         "subtask_pass_rate": overall["subtask_pass_rate"]["value"],
         "n_episodes": overall["n_episodes"],
         "pass_at_k": {k: v["value"] for k, v in overall["pass_at_k"].items()},

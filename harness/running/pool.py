@@ -8,7 +8,8 @@ Failure handling, by kind:
 - agent failure or agent exception: scored as the episode's result (fail / error);
 - episode timeout (`episode_timeout_s` of wall time): the worker is killed and replaced,
   the episode is `timeout`, scored as a failure and rerun by a resumed run;
-- infra error (an app died, the browser crashed, a worker could not start or vanished):
+- infra error (an app died, the browser crashed, a worker could not start or vanished,
+  the model endpoint failed: down, key refused, 429/5xx after the SDK's retries):
   the worker is discarded and the episode is retried on a fresh worker, at most
   `max_infra_retries` times; every retry is listed in run.json, and an episode that keeps
   failing ends as `infra_error`, which no metric scores.
@@ -28,8 +29,8 @@ from typing import Any, Callable, Protocol
 from admindesk.harness.env import faults
 from admindesk.harness.running.folder import (
     episode_name,
-    finished_summaries,
     install_episode,
+    plan_episodes,
     run_versions,
     sweep_staging,
     write_json_atomic,
@@ -100,12 +101,14 @@ def _worker_main(config: WorkerConfig, connection: Connection) -> None:
 
 
 class LocalWorker:
-    """A worker in a local process, talked to over a pipe."""
+    """A worker in a local process, talked to over a pipe. `main(config, connection)` is what
+    the process runs: by default whole episodes (`_worker_main`); the Inspect integration
+    runs one whose Env is stepped by the driver's model."""
 
-    def __init__(self, config: WorkerConfig) -> None:
+    def __init__(self, config: Any, main: Callable[[Any, Connection], None] = _worker_main) -> None:
         context = multiprocessing.get_context("spawn")  # a clean interpreter: no inherited threads
         self.connection, child_end = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(config, child_end), daemon=False)
+        self.process = context.Process(target=main, args=(config, child_end), daemon=False)
         self.process.start()
         child_end.close()
 
@@ -251,9 +254,11 @@ def run_parallel(config: WorkerConfig, tasks: list[Task], out_dir: Path, *, tria
                  episode_timeout_s: float = DEFAULT_EPISODE_TIMEOUT_S,
                  max_infra_retries: int = DEFAULT_MAX_INFRA_RETRIES,
                  on_episode: Callable[[dict[str, Any]], None] | None = None,
-                 on_plan: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                 on_plan: Callable[[int, int], None] | None = None,
+                 retry_errors: bool = False) -> dict[str, Any]:
     """Run `config`'s agent on every task `trials` times with `workers` workers; resume a
-    run already in `out_dir` (of the same split only: see task_folders). Writes and returns
+    run already in `out_dir` (of the same split only: see task_folders), rerunning its
+    errored episodes too with `retry_errors` (folder.needs_retry). Writes and returns
     run.json. `on_plan(total, already_done)` is told the size of the run before it starts."""
     if trials < 1 or workers < 1:
         raise ValueError("trials and workers must be at least 1")
@@ -265,9 +270,10 @@ def run_parallel(config: WorkerConfig, tasks: list[Task], out_dir: Path, *, tria
     out_dir.mkdir(parents=True, exist_ok=True)
     sweep_staging(out_dir)
     names = [episode_name(task.id, trial) for task in tasks for trial in range(trials)]
-    done = finished_summaries(out_dir, names)
+    done, to_run = plan_episodes(out_dir, names, retry_errors=retry_errors)
+    running = set(to_run)
     jobs = [Job(task, trial) for task in tasks for trial in range(trials)
-            if episode_name(task.id, trial) not in done]
+            if episode_name(task.id, trial) in running]
     state = RunState(jobs_total=len(names), summaries=dict(done))
     if on_plan is not None:
         on_plan(len(names), len(done))

@@ -1,4 +1,8 @@
-"""A parallel run with a rich progress bar: episodes done, running success rate, ETA."""
+"""A parallel run with a rich progress bar: episodes done, running success rate, ETA.
+
+Until the first episode ends the bar says the workers are starting: a worker's apps build
+their template databases on a machine's first run, a minute or two with nothing else to show.
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,26 +18,31 @@ from admindesk.schema.task_model import Task
 
 def run_with_progress(config: WorkerConfig, tasks: list[Task], out_dir: Path, *, trials: int,
                       workers: int, backend: str, ray_address: str | None,
-                      episode_timeout_s: float, console: Console | None = None) -> dict[str, Any]:
+                      episode_timeout_s: float, console: Console | None = None,
+                      retry_errors: bool = False) -> dict[str, Any]:
     """`run_parallel` with a progress bar and one line per finished episode; returns run.json."""
     console = console or Console(stderr=True)
     scored = {"done": 0, "passed": 0}
-    progress = Progress(TextColumn("[bold]episodes"), BarColumn(), MofNCompleteColumn(),
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("success {task.fields[success]}"), TimeElapsedColumn(),
                         TextColumn("ETA"), TimeRemainingColumn(), console=console)
-    bar = progress.add_task("run", total=None, success="-")
+    bar = progress.add_task("starting", total=None, success="-")
 
     def plan(total: int, already_done: int) -> None:
-        progress.update(bar, total=total - already_done)
+        progress.update(bar, total=total - already_done,
+                        description=f"starting {min(workers, total - already_done)} worker(s)")
         if already_done:
             console.print(f"resuming: {already_done} of {total} episodes already finished in {out_dir}")
+        if total > already_done:
+            console.print("starting workers: each starts four apps and Chromium; on this machine's first "
+                          "run the apps also build their template databases (a minute or two, once)")
 
     def episode(summary: dict[str, Any]) -> None:
         if summary["result"] != "infra_error":
             scored["done"] += 1
             scored["passed"] += summary["result"] == "pass"
         success = f"{scored['passed'] / scored['done']:.0%}" if scored["done"] else "-"
-        progress.update(bar, advance=1, success=success)
+        progress.update(bar, advance=1, success=success, description="episodes")
         detail = summary.get("agent_note") or (summary.get("error") or "").split("\n", 1)[0]
         console.print(f"{summary['task_id']:<16} t{summary['trial']} {summary['result']:<11} "
                       f"subtasks {summary['subtask_pass_rate']:.2f} steps {summary['steps']:>3} "
@@ -42,4 +51,4 @@ def run_with_progress(config: WorkerConfig, tasks: list[Task], out_dir: Path, *,
     with progress:
         return run_parallel(config, tasks, out_dir, trials=trials, workers=workers, backend=backend,
                             ray_address=ray_address, episode_timeout_s=episode_timeout_s,
-                            on_episode=episode, on_plan=plan)
+                            on_episode=episode, on_plan=plan, retry_errors=retry_errors)

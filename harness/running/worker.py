@@ -28,10 +28,13 @@ from admindesk.harness.env import faults
 from admindesk.harness.env.environment import Env
 from admindesk.harness.running.folder import episode_name, read_episode_files
 from admindesk.harness.running.local import _move_trajectory, run_episode
+from admindesk.harness.running.rescore import subtask_categories
 from admindesk.schema.task_model import Task
 
 # Exception names (as run_episode records them) that mean the harness broke, not the agent.
-INFRA_ERRORS = ("ServiceError", "AppUnreachable", "TargetClosedError", "BrowserClosed", "BrowserWedged")
+# ModelEndpointError: the model endpoint failed (down, key refused, 429/5xx after retries).
+INFRA_ERRORS = ("ServiceError", "AppUnreachable", "TargetClosedError", "BrowserClosed", "BrowserWedged",
+                "ModelEndpointError")
 
 
 class WorkerConfig(BaseModel):
@@ -125,12 +128,7 @@ class EpisodeWorker:
                        attempt=attempt, worker_pid=os.getpid(),
                        wall_s=round(time.perf_counter() - started, 2))
         if outcome.score is not None:
-            categories: dict[str, list[int]] = {}
-            for subtask in outcome.score.subtasks:
-                tally = categories.setdefault(subtask.category, [0, 0])
-                tally[0] += subtask.outcome == "pass"
-                tally[1] += 1
-            summary["categories"] = categories
+            summary["categories"] = subtask_categories(outcome.score)
         notes = getattr(self.agent, "notes", None)
         if notes:
             usage = total_usage(notes)

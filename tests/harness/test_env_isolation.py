@@ -178,3 +178,19 @@ def test_trajectory_is_recorded_to_disk(tmp_path):
     assert entries[0]["action"] is None and entries[1]["action"]["type"] == "click"
     assert "not allowed" in entries[2]["error"] and "total_ms" in entries[2]["timing"]
     assert all((folder / e["screenshot"]).read_bytes().startswith(b"\x89PNG") for e in entries)
+
+
+def test_the_folder_trajectory_keeps_the_goal_and_the_text_the_agent_read_but_the_record_does_not(tmp_path):
+    import json
+
+    from admindesk.harness.env.environment import Env
+    from tests.harness.conftest import fixture_services
+
+    with Env("both", services=fixture_services(["ehr_web"]), record_dir=tmp_path) as env:
+        observation, _ = env.reset(adhoc("/"))
+        env.step({"type": "click", "x": 5, "y": 500})
+        recorded = env.record().trajectory
+    entries = [json.loads(line) for line in (tmp_path / "adhoc-001/trajectory.jsonl").read_text().splitlines()]
+    assert entries[0]["goal"] == adhoc("/")["goal"] and recorded[0]["goal"] == entries[0]["goal"]
+    assert entries[0]["axtree"] == observation.axtree and all(entry["axtree"] for entry in entries)
+    assert not any("axtree" in entry for entry in recorded)  # the record stays small

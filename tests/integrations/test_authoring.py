@@ -11,7 +11,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from admindesk.envs.payer_portal_a.policy import POLICY_FILE, _service
+from admindesk.envs.payer_portal_a.policy import POLICY_FILE, PolicyError, parse_policy
 from admindesk.harness.cli.main import main
 from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 
@@ -36,14 +36,31 @@ def run_commands(block: str, tasks_dir: Path) -> list[str]:
     return outputs
 
 
-def test_the_guides_policy_entry_exempts_hmo_home_tests_only():
+def test_the_guides_policy_entry_exempts_one_payers_hmo_home_tests_only():
     [(code, entry)] = examples("policy")
-    raw = yaml.safe_load(POLICY_FILE.read_text())["services"][code]
-    before = _service(code, raw)
-    after = _service(code, {**raw, "exceptions": [*raw.get("exceptions", []), *yaml.safe_load(entry)]})
-    assert before.requires_auth("HMO", "12") and not after.requires_auth("HMO", "12")
-    assert after.requires_auth("HMO", "19")  # the sleep lab still needs authorization
-    assert not after.requires_auth("PPO", "19")  # the old exemptions stay
+    data = yaml.safe_load(POLICY_FILE.read_text())
+    raw = data["services"][code]
+    data["services"][code] = {**raw, "exceptions": [*raw.get("exceptions", []), *yaml.safe_load(entry)]}
+    before = parse_policy(yaml.safe_load(POLICY_FILE.read_text())).service(code)
+    after = parse_policy(data).service(code)
+    assert before.requires_auth("HMO", "12", "PYR-NWH") and not after.requires_auth("HMO", "12", "PYR-NWH")
+    assert after.requires_auth("HMO", "19", "PYR-NWH")  # the sleep lab still needs authorization
+    assert after.requires_auth("HMO", "12", "PYR-CSH")  # the other payers' rules are their own
+    assert not after.requires_auth("PPO", "19", "PYR-CSH")  # the old exemptions stay
+
+
+@pytest.mark.parametrize("where, edit", [
+    ("services.95806.exceptions[0]", lambda data: data["services"]["95806"]["exceptions"][0].update(product=["HMO"])),
+    ("services.95806", lambda data: data["services"]["95806"].update(auth_requried=False)),
+    ("services.95806.approval", lambda data: data["services"]["95806"]["approval"].update(weeks=4)),
+    ("questionnaires.sleep_study", lambda data: data["questionnaires"]["sleep_study"].update(titel="x")),
+    ("(top level)", lambda data: data.update(service={})),
+])
+def test_an_unknown_key_in_the_policy_file_is_an_error_naming_where(where, edit):
+    data = yaml.safe_load(POLICY_FILE.read_text())
+    edit(data)
+    with pytest.raises(PolicyError, match=re.escape(f"medical_policy.yaml: {where}: unknown key")):
+        parse_policy(data)
 
 
 @pytest.mark.slow

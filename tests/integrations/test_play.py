@@ -47,7 +47,7 @@ def test_done_on_the_task_card_gives_the_harness_verdict_for_the_end_state(tmp_p
             task_id=task.id, initial_snapshots=session.initial_snapshots,
             final_snapshots=services.snapshot_all(), answer="Commented on the order."))
     assert shown == harness.outcome == "pass"
-    assert printed[:len(result_lines(harness))] == result_lines(harness)  # check by check
+    assert printed[:len(result_lines(harness, task))] == result_lines(harness, task)  # check by check
 
 
 def test_play_refuses_an_unknown_task_before_starting_anything(tmp_path):

@@ -1,4 +1,4 @@
-"""The 60 appeals & denials tasks: ids and mix, the stop-and-document rules of the
+"""The appeals & denials tasks: ids and mix, the stop-and-document rules of the
 infeasible ones, the routes each denial takes, and the case ids the checks name (a
 claim's remittance) being the ones the world gives the case's records."""
 from __future__ import annotations
@@ -12,6 +12,7 @@ from admindesk.envs.world.cases import build_case
 from admindesk.harness.task_tools.suite import suite_summary, task_row
 from admindesk.schema.case_ids import case_values
 from admindesk.schema.task_model import TASKS_ROOT, load_tasks
+from tests.tasks.suite_files import gaps_in_numbering, task_file_ids
 
 APPEAL_CHALLENGES = {"none", "deadline_passed", "secondary_payer", "conflicting_documents", "lookalike_patient",
                      "fax_only_payer", "wrong_code_on_order", "duplicate_on_file"}
@@ -24,9 +25,11 @@ def appeals():
     return [task for task in load_tasks(TASKS_ROOT) if task.workflow == "appeals"]
 
 
-def test_sixty_tasks_twenty_per_level(appeals):
-    assert {task.id for task in appeals} == {f"appeal-{level}-{n:02d}" for level in ("easy", "medium", "hard")
-                                             for n in range(1, 21)}
+def test_every_appeal_file_is_a_task_numbered_without_gaps_per_level(appeals):
+    ids = {task.id for task in appeals}
+    assert ids == task_file_ids("appeals")
+    assert gaps_in_numbering(ids, "appeal") == {}
+    assert {task.difficulty for task in appeals} == {"easy", "medium", "hard"}
     assert all(task.id.split("-")[1] == task.difficulty for task in appeals)
 
 
@@ -50,7 +53,10 @@ def test_infeasible_tasks_forbid_every_filing_and_want_the_deadline_written(appe
         assert FILING_TABLES <= forbidden, task.id
         notes = [c for c in task.checks() if c.kind == "query" and c.app == "ehr_web" and "notes[" in c.query
                  and c.op == "contains"]
-        assert [c.expected.case for c in notes] == ["claims.0.remittance.appeal_deadline"], task.id
+        # A later level's window runs from the decision below it: its note dates that decision.
+        deadline = ("payer_history.appeals.0.decided_on" if task.template == "appeals/level2_appeal"
+                    else "claims.0.remittance.appeal_deadline")
+        assert [c.expected.case for c in notes] == [deadline], task.id
 
 
 def test_hard_tasks_span_three_apps(appeals):

@@ -17,6 +17,7 @@ from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 from admindesk.verifiers import score_task
 from admindesk.verifiers.records import EpisodeRecord
 from tests.app.conftest import TEMPLATE_CACHE, TOKEN
+from tests.tasks.suite_files import gaps_in_numbering, task_file_ids
 
 PA_CHALLENGES = {"none", "no_auth_required", "duplicate_on_file", "coverage_termed", "fax_only_payer",
                  "pended_for_info", "wrong_code_on_order", "lookalike_patient", "conflicting_documents",
@@ -40,7 +41,8 @@ def test_committed_files_equal_what_generation_gives():
 def test_prior_auth_counts_and_mix(suite):
     pa = [task for task in suite if task.workflow == "prior_auth"]
     ids = {task.id for task in pa}
-    assert ids == {f"pa-{level}-{n:02d}" for level in ("easy", "medium", "hard") for n in range(1, 21)}
+    assert ids == task_file_ids("prior_auth") and gaps_in_numbering(ids, "pa") == {}
+    assert {task.difficulty for task in pa} == {"easy", "medium", "hard"}
     assert all(task.id.split("-")[1] == task.difficulty for task in pa)
     by_challenge = Counter(task.challenge for task in pa)
     assert set(by_challenge) == PA_CHALLENGES

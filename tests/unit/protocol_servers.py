@@ -201,6 +201,18 @@ def anthropic_message(text: str | None = None, *, model: str = "claude-test-2026
             "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}}
 
 
+def openai_models(*model_ids: str) -> Reply:
+    """An OpenAI-style model list (GET /v1/models), as vLLM and Ollama answer it too."""
+    return json_reply({"object": "list", "data": [{"id": model_id, "object": "model", "created": 1767225600,
+                                                   "owned_by": "test"} for model_id in model_ids]})
+
+
+def anthropic_model(model_id: str) -> Reply:
+    """An Anthropic model object (GET /v1/models/{model_id})."""
+    return json_reply({"type": "model", "id": model_id, "display_name": model_id,
+                       "created_at": "2026-01-01T00:00:00Z"})
+
+
 def openai_error(status: int, message: str = "scripted error", *, fast_retry: bool = True) -> Reply:
     """An OpenAI-style error answer (429 rate limit, 5xx server error, 401 bad key...)."""
     kind = {429: "rate_limit_exceeded", 401: "invalid_api_key"}.get(status, "server_error")

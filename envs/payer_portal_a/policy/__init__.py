@@ -2,7 +2,12 @@
 
 Policy is data: which codes need authorization (by plan product and place of service),
 which questions the wizard asks, which diagnoses are covered, which documents must be
-attached, the criteria over the answers, and what an approval grants.
+attached, the criteria over the answers, and what an approval grants. Each payer's own
+rules are data too: an exception may name the payers it is for (`payers:`), so one payer
+can stop reviewing a service without changing what the others require.
+
+A key the loader does not know is an error naming where it is: a misspelt key would
+otherwise be silently ignored and the policy would not say what its author meant.
 """
 from __future__ import annotations
 
@@ -13,6 +18,16 @@ from pathlib import Path
 import yaml
 
 POLICY_FILE = Path(__file__).resolve().parent / "medical_policy.yaml"
+TOP_LEVEL_KEYS = {"document_types", "questionnaires", "services", "general_services"}
+QUESTIONNAIRE_KEYS = {"title", "questions"}
+QUESTION_KEYS = {"id", "label", "type", "required", "choices", "min", "max", "decimal", "max_length"}
+SERVICE_KEYS = {"questionnaire", "auth_required", "exceptions", "covered_diagnoses", "required_documents",
+                "criteria", "approval"}
+EXCEPTION_KEYS = {"payers", "products", "places_of_service"}
+CRITERION_KEYS = {"id", "require", "deny_reason"}
+APPROVAL_KEYS = {"units", "days"}
+GENERAL_KEYS = {"codes", "required_documents", "approval"}
+GENERAL_APPROVAL_KEYS = {"units_requested", "days"}
 # Categories of code a payer never reviews in advance.
 NEVER_REVIEWED_CATEGORIES = {"lab", "office"}
 
@@ -62,12 +77,17 @@ class ServicePolicy:
     approval_units: int | None  # None: the units requested
     approval_days: int
 
-    def requires_auth(self, product: str, place_of_service: str) -> bool:
+    def requires_auth(self, product: str, place_of_service: str, payer: str | None = None) -> bool:
+        """Whether the code needs authorization under a plan of `product` from `payer` at
+        `place_of_service`: an exception exempts it when each key it gives matches (one
+        naming payers applies only when the payer is known and named)."""
         if not self.auth_required:
             return False
         for exception in self.exceptions:
+            payers = exception.get("payers")
             products, places = exception.get("products"), exception.get("places_of_service")
-            if (products is None or product in products) and (places is None or place_of_service in places):
+            if ((payers is None or payer in payers) and (products is None or product in products)
+                    and (places is None or place_of_service in places)):
                 return False
         return True
 
@@ -114,14 +134,36 @@ class MedicalPolicy:
         return Questionnaire(questionnaire_id, " / ".join(part.title for part in parts), tuple(questions.values()))
 
 
-def _question(raw: dict) -> Question:
+class PolicyError(ValueError):
+    """The policy file says something the loader does not understand (the message says where)."""
+
+
+def _known_keys(raw: object, allowed: set[str], where: str) -> dict:
+    """`raw` as a mapping with only `allowed` keys; PolicyError naming `where` otherwise."""
+    if not isinstance(raw, dict):
+        raise PolicyError(f"{POLICY_FILE.name}: {where}: expected a mapping, found {type(raw).__name__}")
+    unknown = sorted(str(key) for key in raw if key not in allowed)
+    if unknown:
+        raise PolicyError(f"{POLICY_FILE.name}: {where}: unknown key {unknown[0]!r} "
+                          f"(known keys: {', '.join(sorted(allowed))})")
+    return raw
+
+
+def _question(raw: dict, where: str = "question") -> Question:
+    _known_keys(raw, QUESTION_KEYS, where)
     return Question(id=raw["id"], label=raw["label"], type=raw["type"], required=raw.get("required", True),
                     choices=tuple(raw.get("choices", ())), min=raw.get("min"), max=raw.get("max"),
                     decimal=raw.get("decimal", False), max_length=raw.get("max_length", 200))
 
 
 def _service(code: str, raw: dict) -> ServicePolicy:
-    approval = raw.get("approval", {})
+    where = f"services.{code}"
+    _known_keys(raw, SERVICE_KEYS, where)
+    for number, exception in enumerate(raw.get("exceptions", ())):
+        _known_keys(exception, EXCEPTION_KEYS, f"{where}.exceptions[{number}]")
+    for number, criterion in enumerate(raw.get("criteria", ())):
+        _known_keys(criterion, CRITERION_KEYS, f"{where}.criteria[{number}]")
+    approval = _known_keys(raw.get("approval", {}), APPROVAL_KEYS, f"{where}.approval")
     return ServicePolicy(
         code=code, questionnaire=raw["questionnaire"], auth_required=raw.get("auth_required", True),
         exceptions=tuple(raw.get("exceptions", ())), covered_diagnoses=tuple(raw.get("covered_diagnoses", ())),
@@ -133,13 +175,22 @@ def _service(code: str, raw: dict) -> ServicePolicy:
 @lru_cache(maxsize=1)
 def load_policy() -> MedicalPolicy:
     """Parse the policy file once per process."""
-    data = yaml.safe_load(POLICY_FILE.read_text(encoding="utf-8"))
-    questionnaires = {
-        qid: Questionnaire(qid, raw["title"], tuple(_question(q) for q in raw["questions"]))
-        for qid, raw in data["questionnaires"].items()
-    }
+    return parse_policy(yaml.safe_load(POLICY_FILE.read_text(encoding="utf-8")))
+
+
+def parse_policy(data: dict) -> MedicalPolicy:
+    """The policy a policy file's data describes; PolicyError names an unknown key."""
+    # A top-level key starting with `_` only holds YAML anchors for the services to share.
+    _known_keys({key: value for key, value in data.items() if not str(key).startswith("_")},
+                TOP_LEVEL_KEYS, "(top level)")
+    questionnaires = {}
+    for qid, raw in data["questionnaires"].items():
+        _known_keys(raw, QUESTIONNAIRE_KEYS, f"questionnaires.{qid}")
+        questionnaires[qid] = Questionnaire(qid, raw["title"], tuple(
+            _question(q, f"questionnaires.{qid}.questions[{n}]") for n, q in enumerate(raw["questions"])))
     services = {str(code): _service(str(code), raw) for code, raw in data["services"].items()}
-    general = data["general_services"]
+    general = _known_keys(data["general_services"], GENERAL_KEYS, "general_services")
+    _known_keys(general["approval"], GENERAL_APPROVAL_KEYS, "general_services.approval")
     for code in general["codes"]:
         services.setdefault(code, ServicePolicy(
             code=code, questionnaire="general", auth_required=True, exceptions=(), covered_diagnoses=(),
@@ -147,7 +198,7 @@ def load_policy() -> MedicalPolicy:
             approval_days=general["approval"]["days"]))
     for service in services.values():
         if service.questionnaire not in questionnaires:
-            raise ValueError(f"policy for {service.code}: unknown questionnaire {service.questionnaire!r}")
+            raise PolicyError(f"policy for {service.code}: unknown questionnaire {service.questionnaire!r}")
     return MedicalPolicy(tuple(data["document_types"]), questionnaires, services)
 
 

@@ -31,14 +31,15 @@ _DESIGNS = {
 _DEFAULT_COINSURANCE = {"PPO": 20, "HMO": 10, "EPO": 20, "Medicare Advantage": 20, "Medicaid Managed Care": 0}
 
 
-def benefit_lines(product: str, policy: MedicalPolicy) -> list[dict]:
-    """The benefit summary rows of a plan product (service type, cost share, auth hint)."""
+def benefit_lines(product: str, policy: MedicalPolicy, payer: str) -> list[dict]:
+    """The benefit summary rows of `payer`'s plan product (service type, cost share, auth hint)."""
     _deductible, _oop, copays = _DESIGNS[product]
     rows = []
     for service_type, codes, place in SERVICE_TYPES:
         copay, coinsurance = next((v for prefix, v in copays.items() if service_type.startswith(prefix)),
                                   (None, _DEFAULT_COINSURANCE[product]))
-        needs = [bool(policy.service(code) and policy.service(code).requires_auth(product, place)) for code in codes]
+        needs = [bool(policy.service(code) and policy.service(code).requires_auth(product, place, payer))
+                 for code in codes]
         hint = ("Prior authorization required" if all(needs) else
                 "Prior authorization required for some services; use the auth requirement lookup" if any(needs)
                 else "No prior authorization required")

@@ -84,7 +84,7 @@ def _evaluate_line(line: PaServiceLine, member: Member | None, attached: set[str
         return Determination(DENIED, f"Member coverage is not active on the requested start date "
                                      f"{line.from_date:%m/%d/%Y}.")
     service = policy.service(line.code)
-    if service is None or not service.requires_auth(member.plan.product, line.place_of_service):
+    if service is None or not service.requires_auth(member.plan.product, line.place_of_service, member.plan.payer_id):
         return Determination(NOT_REQUIRED, f"Prior authorization is not required for {line.code} under "
                                            f"{member.plan.name} at place of service {line.place_of_service}.")
     if not any(service.covers(code) for code in line.diagnosis_codes):

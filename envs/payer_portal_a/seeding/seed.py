@@ -56,7 +56,7 @@ def _reference_data(session: Session, world) -> None:
         session.add(Plan(id=plan.id, payer_id=plan.payer_id, name=plan.name, product=plan.product))
     session.flush()
     for plan in plans.values():
-        for row in benefit_lines(plan.product, policy):
+        for row in benefit_lines(plan.product, policy, plan.payer_id):
             session.add(PlanBenefit(plan_id=plan.id, **row))
     _seed_directory_and_codes(session, world)
     seed_sequences(session, SEQUENCE_STARTS)

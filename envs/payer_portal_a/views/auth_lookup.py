@@ -31,7 +31,7 @@ def _recent_lookups() -> list[AuthLookup]:
 def requirement(plan: Plan, code: ProcedureCode, place_of_service: str) -> tuple[str, str]:
     """("Required" | "Not required", explanation) from the medical policy."""
     service = load_policy().service(code.code)
-    if service is not None and service.requires_auth(plan.product, place_of_service):
+    if service is not None and service.requires_auth(plan.product, place_of_service, plan.payer_id):
         return "Required", (f"Prior authorization is required for {code.code} ({code.description}) under "
                             f"{plan.name} at place of service {place_of_service}. Submit a request with the "
                             "clinical documentation the payer's medical policy asks for.")

@@ -287,7 +287,7 @@ def _review_step(pa: PaRequest, form: ReviewForm | None = None, status: int = 20
         return redirect(url_for("pa_wizard.step", request_id=pa.id, step="review"))
     policy = load_policy()
     member = db().get(Member, pa.coverage_id)
-    auth_needed = any(service and service.requires_auth(member.plan.product, line.place_of_service)
+    auth_needed = any(service and service.requires_auth(member.plan.product, line.place_of_service, member.plan.payer_id)
                       for line in pa.lines for service in [policy.service(line.code)])
     rules = rules_for(pa.payer_id)
     retro = any(line.from_date < clock.today() for line in pa.lines)

@@ -27,6 +27,7 @@
       row.querySelector(".e2e").textContent = pct(score.value);
       row.querySelector(".ci95").textContent = Math.round(100 * score.ci95[0]) + "–" + pct(score.ci95[1]);
       row.querySelector(".subtasks").textContent = pct(score.subtask_pass_rate);
+      row.querySelector(".deterministic").textContent = pct(score.deterministic_success);
       row.querySelector(".episodes").textContent = score.n_episodes;
     });
     function verified(item) { return item.row.dataset.tier === "verified" ? 0 : 1; }
