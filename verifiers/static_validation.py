@@ -4,7 +4,8 @@ Loading a task already proves its shape (unknown keys and kinds, `depends_on` th
 not resolve, cycles). This adds what needs the apps' snapshot schema and the case:
 every JMESPath query compiles and names only tables and fields that app's snapshot has;
 every table and field a check or guard names exists; every `{case: ...}` reference
-resolves; no expected value retypes a value the case already states; and the goal and
+resolves; every file check's source is a document the case provides (`file_source_problems`);
+no expected value retypes a value the case already states; and the goal and
 guidance, which the agent reads, name neither the task's challenge nor a value its checks
 expect (see `hint_problems`).
 """
@@ -18,7 +19,7 @@ from pydantic import ValidationError
 
 from admindesk.schema.case_ids import case_values
 from admindesk.schema.check_base import AppQuery, CheckBase
-from admindesk.schema.checks_state import StateDiffCheck
+from admindesk.schema.checks_state import FileCheck, StateDiffCheck
 from admindesk.schema.checks_text import AuditCheck
 from admindesk.schema.guards import CollateralGuard, RecipientGuard, RowsGuard
 from admindesk.schema.task_model import Task, describe_errors
@@ -116,6 +117,33 @@ def _specs_problems(item: CheckBase, case: dict | None, case_texts: dict[str, st
             problems.append(f"{what}: expected value {spec!r} retypes the case's {path}; "
                             f"write {{case: {path}}}")
     return problems
+
+
+# Where a file a task sends comes from: a chart document the case adds to the EHR or a fax
+# the case puts in the inbox, (app, table) -> the kind of case record and its name.
+FILE_SOURCES = {("ehr_web", "documents"): ("documents", "chart document"),
+                ("fax", "inbound_faxes"): ("faxes", "received fax")}
+
+
+def file_source_problems(check: FileCheck, case: dict | None) -> list[str]:
+    """Problems of a file check's source: it must select, by the id the case gives it
+    (`{case: ids.documents.<key>}` or `{case: ids.faxes.<key>}`), a document or fax the
+    case provides; a task that asks for a file the case never provides cannot be done."""
+    source = check.source
+    table = re.match(r"\s*([A-Za-z_]\w*)", source.query)
+    found = FILE_SOURCES.get((source.app, table.group(1) if table else ""))
+    if found is None:
+        return [f"file source {source.app} {source.query!r} is not a case document (ehr_web documents) "
+                f"or a received fax (fax inbound_faxes)"]
+    kind, noun = found
+    prefix = f"ids.{kind}."
+    keys = [spec.case.removeprefix(prefix) for spec in source.params.values()
+            if isinstance(spec, CaseRef) and spec.case.startswith(prefix)]
+    if not keys:
+        return [f"file source {source.query!r} names no {noun} of the case (a param {{case: {prefix}<key>}})"]
+    provided = sorted(((case or {}).get("ids") or {}).get(kind, {}))
+    return [f"file source names {noun} {key!r}, which the case does not provide (the case's {kind}: "
+            f"{', '.join(provided) or 'none'})" for key in keys if key not in provided]
 
 
 # Words that name each challenge. A task's goal and guidance must not use its own
@@ -216,6 +244,8 @@ def validate_task(task: Task, schema: SnapshotSchema | None = None) -> list[str]
                     problems.append(f"{what}: query param {spec!r} retypes the case's "
                                     f"{case_texts[normalise_text(spec)]}")
         problems += _named_tables(item, schema, what)
+        if isinstance(item, FileCheck):
+            problems += [f"{what}: {problem}" for problem in file_source_problems(item, case)]
         problems += _specs_problems(item, case, case_texts, what)
     return problems + hint_problems(task, case)
 

@@ -98,6 +98,8 @@ class OrderSpec(CaseModel):
     priority: Literal["Routine", "Urgent"] = "Routine"
     needs_auth: bool = True
     description: str | None = None
+    visit: bool = Field(default=True, description="false: signed outside a visit (an Orders Only encounter), so "
+                                                 "the order's date is no face-to-face evaluation")
 
     @model_validator(mode="after")
     def _planned_after_ordered(self):

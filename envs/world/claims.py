@@ -26,6 +26,7 @@ from admindesk.envs.world.claim_lines import (
 )
 from admindesk.envs.world.clinical import DONE, OPEN
 from admindesk.envs.world.identifiers import UniqueIds, case_number_format
+from admindesk.envs.world.laterality import JOINT_CODES, side_modifier
 from admindesk.envs.world.models import (
     Authorization,
     Claim,
@@ -145,6 +146,9 @@ class PayerHistory:
         """What the provider billed: the service, plus administration and a same-day visit for drugs."""
         rng = self.rng
         modifiers = ("26",) if category == "imaging" and rng.random() < 0.2 else ()
+        side = side_modifier(dx) if code in JOINT_CODES else None
+        if side:
+            modifiers += (side,)
         lines = [ClaimLine(1, code, modifiers, units, self._charge(category, units), tuple(dx), 0.0, ())]
         if category == "drug":
             administration = ADMINISTRATION.get(code, DEFAULT_ADMINISTRATION)

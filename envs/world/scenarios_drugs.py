@@ -25,6 +25,8 @@ _DRUGS = (
     ("J9271", "pembrolizumab 200 mg every 3 weeks", 200, "Oncology", (("C34.90", "Z51.12"),), "none"),
     ("J9355", "trastuzumab 6 mg/kg every 3 weeks", 42, "Oncology", (("C50.911", "Z51.11"),), "none"),
 )
+# Billing units of one dose of each drug (HCPCS units: ocrelizumab is per 1 mg, so 600 mg is 600).
+DOSE_UNITS = {code: units for code, _drug, units, *_rest in _DRUGS}
 
 
 def specialty_drug(cb: ChartBuilder) -> None:

@@ -42,7 +42,10 @@ def test_the_background_world_has_no_appeals(world):
 
 
 def test_appeals_are_payer_records_with_references_in_each_portals_format(world, records):
-    assert records.chart.appeals == ()
+    # The chart knows each appeal as the desk filed it (reference, date); decisions are the payer's.
+    assert [(a.reference, a.filed_on) for a in records.chart.appeals] == [
+        (a.reference, a.filed_on) for a in records.payer.appeals]
+    assert {(a.status, a.decision, a.reason) for a in records.chart.appeals} == {("in_review", None, "")}
     by_payer = {}
     for appeal in records.payer.appeals:
         by_payer.setdefault(appeal.payer_id, []).append(appeal.reference)

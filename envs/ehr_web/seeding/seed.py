@@ -92,16 +92,26 @@ def _chart(session: Session, world) -> None:
 
 
 def _problems(session: Session, world, mrn: str, encounters) -> None:
-    """One problem per diagnosis code, dated by the first and last visit addressing it."""
+    """One problem per diagnosis code, dated by the first and last visit addressing it (or
+    the order that names it); a diagnosis an order is for stays active."""
     seen: dict[str, list] = {}
     for enc in encounters:
         for code in enc.diagnosis_codes:
             seen.setdefault(code, []).append(enc.date)
+    ordered: set[str] = set()
+    for order in world.orders_for(mrn):
+        if order.status != "Cancelled":
+            ordered.update(order.diagnosis_codes)
+            for code in order.diagnosis_codes:
+                seen.setdefault(code, []).append(order.ordered_on)
     for code, days in seen.items():
         # Screening and encounter codes (Z00, Z51) describe visits, not problems.
         if code.startswith(("Z00", "Z51")):
             continue
-        resolved = code.startswith(("N39", "S83", "R05"))
+        days.sort()
+        # Self-limited conditions (a UTI, an acute injury, a cough) are resolved by their last
+        # visit, unless a service is ordered for them: the chart would contradict the order.
+        resolved = code.startswith(("N39", "S83", "R05")) and code not in ordered
         session.add(m.Problem(mrn=mrn, icd10_code=code, description=world.codes.icd10[code], first_noted=days[0],
                               last_addressed=days[-1], status="Resolved" if resolved else "Active"))
 

@@ -7,7 +7,7 @@ About a third of the items are already assigned, spread over the desk's staff.
 """
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, time, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -18,9 +18,13 @@ from admindesk.envs.ehr_web.vocab import NON_DENIAL_CARCS, OPEN_ORDER_STATUSES
 
 PA_STAFF = ("coordinator", "mreyes")
 DENIAL_STAFF = ("tnguyen", "rwhitman")
-DME_STAFF = ("kbrooks", "coordinator")
+# The first item of a queue (a task's own item: its case is seeded alone) goes to whoever works
+# the desk, the signed-in coordinator, never to a colleague.
+DME_STAFF = ("coordinator", "kbrooks")
 RESOLVED_AFTER_DAYS = 240
 FOLLOW_UP_DAYS = 5
+# The desk checks on an appeal it filed a month later (a case's appeals on file; the world has none).
+APPEAL_FOLLOW_UP_DAYS = 30
 
 
 def _assignee(index: int, staff: tuple[str, ...]) -> str | None:
@@ -52,17 +56,21 @@ def seed_work_queues(session: Session, world) -> None:
     remittances = {r.claim_number: r for r in world.remittances}
     denied = [c for c in world.claims if c.claim_number in remittances and any(
         line.paid == 0 and any(a.carc not in NON_DENIAL_CARCS for a in line.adjustments) for line in c.lines)]
+    # The latest appeal the desk filed on each claim (oldest filing first in world.appeals).
+    filed = {appeal.claim_number: appeal for appeal in world.appeals}
     for index, claim in enumerate(denied):
         remit = remittances[claim.claim_number]
         due = remit.appeal_deadline - timedelta(days=14)
         # Denials remitted long ago were worked back then; the queue keeps them as closed history.
         worked = remit.paid_on < anchor - timedelta(days=RESOLVED_AFTER_DAYS)
+        appeal = filed.get(claim.claim_number)
         session.add(w.WorkItem(queue="Denials", mrn=claim.mrn, order_id=claim.order_id,
                                claim_number=claim.claim_number, payer_id=claim.payer_id,
-                               status="Resolved" if worked else "New",
+                               status="Appeal Filed" if appeal else ("Resolved" if worked else "New"),
                                priority="Urgent" if due <= anchor + timedelta(days=30) else "Routine",
                                assignee=_assignee(index, DENIAL_STAFF), due_date=max(due, remit.paid_on),
-                               created_on=remit.paid_on))
+                               created_on=remit.paid_on,
+                               **(_appeal_fields(appeal) if appeal else {})))
 
     for index, order in enumerate(o for o in open_orders if o.category == "dme"):
         assignee = _assignee(index, DME_STAFF)
@@ -71,6 +79,14 @@ def seed_work_queues(session: Session, world) -> None:
                                status="In Progress" if assignee and index % 2 else "New",
                                priority=order.priority, assignee=assignee,
                                due_date=order.ordered_on + timedelta(days=14), created_on=order.ordered_on))
+
+
+def _appeal_fields(appeal) -> dict:
+    """What the desk recorded on a denial item when it filed the appeal: the payer's reference,
+    the filing date and when to look again."""
+    return {"appeal_reference": appeal.reference, "appeal_submitted_on": appeal.filed_on,
+            "follow_up_date": appeal.filed_on + timedelta(days=APPEAL_FOLLOW_UP_DAYS),
+            "updated_at": datetime.combine(appeal.filed_on, time(11, 0)), "updated_by": DENIAL_STAFF[0]}
 
 
 def _seed_worked_items(session: Session, world, auth_status: dict, payer_of: dict) -> None:

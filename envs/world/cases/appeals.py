@@ -7,6 +7,7 @@ was filed by the remittance's appeal deadline, and a decision pays only unpaid l
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from admindesk.envs.world.cases.ids import CaseIds
 from admindesk.envs.world.models import Appeal, Claim, Remittance
@@ -53,3 +54,10 @@ def appeals_on_file(specs: list[AppealOnFileSpec], claims: dict[str, tuple[Claim
             filed_on=spec.filed_on, status=spec.status, due_on=spec.due_on, decision=spec.decision,
             decided_on=spec.decided_on, reason=reason, paid_lines=paid_lines))
     return sorted(appeals, key=lambda appeal: appeal.filed_on)
+
+
+def as_filed(appeal: Appeal) -> Appeal:
+    """The appeal as the desk that filed it knows it: its reference and filing date, in review
+    (the decision is the payer's to tell)."""
+    return replace(appeal, status="in_review", due_on=None, decision=None, decided_on=None, reason="",
+                   paid_lines=())

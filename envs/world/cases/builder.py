@@ -16,7 +16,7 @@ from faker import Faker
 
 from admindesk.envs.world import WORLD_ANCHOR
 from admindesk.envs.world.cases import documents as text
-from admindesk.envs.world.cases.appeals import appeals_on_file
+from admindesk.envs.world.cases.appeals import appeals_on_file, as_filed
 from admindesk.envs.world.cases.duplicates import link_duplicates
 from admindesk.envs.world.cases.ids import CaseIds
 from admindesk.envs.world.faxes import FaxInbox
@@ -137,8 +137,10 @@ class _Builder:
         common = dict(patients=tuple(patients), encounters=tuple(self.encounters), orders=tuple(orders),
                       documents=tuple(docs), remittances=tuple(remits), authorizations=tuple(auths),
                       faxes=tuple(faxes))
-        chart = replace(self.world, coverages=tuple(chart_cov), claims=tuple(claims), **common)
-        # Appeals are the payer's records: only the payer's view holds them.
+        # The desk knows the appeals it filed (reference, date: the denial item records them);
+        # how the payer decided is the payer's record, so the chart holds them as filed.
+        chart = replace(self.world, coverages=tuple(chart_cov), claims=tuple(claims),
+                        appeals=tuple(as_filed(appeal) for appeal in appeals), **common)
         payer = replace(self.world, coverages=tuple(payer_cov), claims=tuple(payer_claims), appeals=tuple(appeals),
                         **common)
         return CaseRecords(chart=chart, payer=payer)
