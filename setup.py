@@ -19,4 +19,9 @@ def remapped_packages() -> list[str]:
     return found
 
 
-setup(packages=remapped_packages(), package_dir=ROOTS)
+# The task suite (task files, templates, guidance, the judge's calibration set) is data: it
+# ships inside the package as admindesk/tasks, so an installed copy has its tasks too (its
+# files are package data: pyproject.toml).
+TASKS = {"admindesk.tasks": "tasks"}
+
+setup(packages=[*remapped_packages(), *TASKS], package_dir={**ROOTS, **TASKS})

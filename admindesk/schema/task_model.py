@@ -31,7 +31,9 @@ INTERRUPTIONS: dict[str, tuple[str, ...]] = {
     "payer_portal_b": ("whats_new",),
     "fax": ("line_busy",),
 }
-TASKS_ROOT = Path(__file__).resolve().parents[2] / "tasks"
+# The checkout's tasks/ folder; an installed (non-editable) copy has it as admindesk/tasks.
+_CHECKOUT_TASKS = Path(__file__).resolve().parents[2] / "tasks"
+TASKS_ROOT = _CHECKOUT_TASKS if _CHECKOUT_TASKS.is_dir() else Path(__file__).resolve().parents[1] / "tasks"
 
 
 def _known_interruptions(value: dict[str, list[str]]) -> dict[str, list[str]]:

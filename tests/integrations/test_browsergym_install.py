@@ -1,5 +1,6 @@
 """The README's BrowserGym install command resolves in a fresh virtual environment, and the
-README's BrowserGym snippet runs there and scores 0 (its actions do none of the task's work).
+README's BrowserGym snippet runs there and scores 0 (its actions do none of the task's work):
+an installed (not editable) copy brings the task suite with it.
 
 Slow: it installs the package and its dependencies from the package registries into a new
 environment, from a copy of the checkout (so the checkout's own files stay untouched).
@@ -16,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-INSTALL = "pip install -e '.[browsergym]'"
+INSTALL = "pip install '.[browsergym]'"
 
 
 def readme_snippet() -> str:
