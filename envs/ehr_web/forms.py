@@ -196,10 +196,13 @@ class WorkItemUpdateForm(FlaskForm):
     note = TextAreaField("Note (optional)", validators=[Optional(), Length(
         max=NOTE_MAX_LENGTH, message=f"Notes are limited to {NOTE_MAX_LENGTH} characters.")], render_kw={"rows": 2})
 
-    def check_queue_rules(self, queue_name: str, today: date) -> bool:
-        """Rules that depend on the queue and the status chosen; adds field errors."""
+    def check_queue_rules(self, queue_name: str, today: date, current_follow_up: date | None = None) -> bool:
+        """Rules that depend on the queue and the status chosen; adds field errors. A follow-up
+        date the item already has may stay as it is once it has passed (closing an overdue
+        item keeps its history); a new one cannot be in the past."""
         errors = []
-        if self.follow_up_date.data and self.follow_up_date.data < today:
+        if self.follow_up_date.data and self.follow_up_date.data < today \
+                and self.follow_up_date.data != current_follow_up:
             errors.append((self.follow_up_date, "Follow-up date cannot be in the past."))
         if queue_name == "Denials" and self.status.data == "Appeal Filed":
             if not self.appeal_reference.data:

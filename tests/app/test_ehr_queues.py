@@ -1,6 +1,8 @@
 """EHR work queues: filters, sorting, paging, item detail, assignment, status changes, notes."""
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 from sqlalchemy import select
 
@@ -191,6 +193,20 @@ def test_dme_supplier_rules(app, client):
     row = item_row(client, item.id)
     assert (row["status"], row["supplier_id"], row["supplier_confirmation"]) == ("Supplier Confirmed", "SUP-BRH",
                                                                                  "BRH-77812")
+
+
+def test_an_overdue_follow_up_date_may_stay_but_a_new_one_cannot_be_in_the_past(app, client):
+    item = first_item(app, "Denials")
+    with app.extensions["admindesk"].db.new_session() as session:
+        session.get(WorkItem, item.id).follow_up_date = date(2026, 11, 2)  # before today (11/16/2026)
+        session.commit()
+    url = f"/queues/items/{item.id}/status"
+    moved = client.post(url, {"status": "In Progress", "follow_up_date": "11/09/2026"})
+    assert moved.status_code == 422 and "Follow-up date cannot be in the past." in text(moved)
+    kept = client.post(url, {"status": "Write-off Requested", "follow_up_date": "11/02/2026"})
+    assert kept.status_code == 302
+    row = item_row(client, item.id)
+    assert (row["status"], row["follow_up_date"]) == ("Write-off Requested", "2026-11-02")
 
 
 @pytest.mark.parametrize("data, message", [

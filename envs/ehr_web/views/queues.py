@@ -184,7 +184,7 @@ def update_status(item_id: int):
     describe(action="update_work_item", record_type="work_item", record_id=str(item.id), queue=item.queue)
     form = _update_form(item, bound=True)
     valid = form.validate()
-    valid = form.check_queue_rules(queue.name, clock.today()) and valid
+    valid = form.check_queue_rules(queue.name, clock.today(), item.follow_up_date) and valid
     if not valid:
         return _render_item(item, 422, update_form=form, open_dialog="status-dialog")
     changes = []

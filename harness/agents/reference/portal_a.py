@@ -239,8 +239,8 @@ def questionnaire_answers(facts: dict, documents: list[dict]) -> dict[str, str]:
 
 def file_appeal(work: Work, claim_number: str, *, appeal_type: str, reason: str, letter: str,
                 contact_name: str, contact_phone: str, cited_auth: str = "", proof_of_filing: str = "",
-                attachment: tuple[str, str] | None = None) -> dict[str, str]:
-    """From the claim's page, "File an appeal or reconsideration" at level 1: type, reason,
+                attachment: tuple[str, str] | None = None, level: str = "1") -> dict[str, str]:
+    """From the claim's page, "File an appeal or reconsideration" at `level` (1 or 2): type, reason,
     contact, the auth cited or the proof-of-filing date (MM/DD/YYYY), the typed letter and an
     optional (file name, document type) attachment. Returns the appeal's reference number,
     status, decision (or "") and submission date (MM/DD/YYYY) as shown."""
@@ -251,8 +251,8 @@ def file_appeal(work: Work, claim_number: str, *, appeal_type: str, reason: str,
     if actor.count("main .alert-error"):
         raise ScriptFailed(f"portal A refuses an appeal: {actor.text('main .alert-error')}")
     actor.select_option("select[name=appeal_type]", appeal_type)
-    if actor.read("select[name=level]").input_value() != "1":  # the form proposes the next level
-        actor.select_option("select[name=level]", "Level 1")
+    if actor.read("select[name=level]").input_value() != level:  # the form proposes the next level
+        actor.select_option("select[name=level]", f"Level {level}")
     actor.select_option("select[name=reason]", reason)
     actor.fill("input[name=contact_name]", contact_name)
     actor.fill("input[name=contact_phone]", contact_phone)

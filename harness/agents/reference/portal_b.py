@@ -157,8 +157,8 @@ def shown_date(text: str) -> date:
 
 
 def file_appeal(work: Work, claim_number: str, *, kind: str, reason: str, explanation: str, appellant: str,
-                service_day: date, billed: str, attachments: list[tuple[str, str]]) -> dict[str, str]:
-    """From the claim's page, "File a Provider Appeal for this Claim" (form KM-APL-1) at level 1:
+                service_day: date, billed: str, attachments: list[tuple[str, str]], level: str = "1") -> dict[str, str]:
+    """From the claim's page, "File a Provider Appeal for this Claim" (form KM-APL-1) at `level` (1 or 2):
     type, appellant (billing office staff), the claim's date of service and billed amount, reason,
     "Overturn the denial and pay the claim", the explanation, up to two (file name, document
     type) attachments and the attestation. Returns the appeal id, status and the submission and
@@ -167,8 +167,8 @@ def file_appeal(work: Work, claim_number: str, *, kind: str, reason: str, explan
     if not actor.count(f"main h1:has-text('{claim_number}')"):
         open_claim(work, claim_number)
     actor.click("a:has-text('File a Provider Appeal for this Claim')")
-    if actor.read("select[name=level]").input_value() != "1":
-        actor.select_option("select[name=level]", "Level 1")
+    if actor.read("select[name=level]").input_value() != level:
+        actor.select_option("select[name=level]", f"Level {level}")
     actor.select_option("select[name=kind]", kind)
     actor.fill("input[name=appellant_name]", appellant)
     actor.select_option("select[name=appellant_relationship]", "Billing office staff")
