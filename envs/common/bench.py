@@ -1,4 +1,4 @@
-"""The bench API: reset, snapshot and health.
+"""The bench API: reset, snapshot and health; and the apps' fax line (see fax_line).
 
 Hidden (404) without the run's token: `request_guards.guard_bench_paths` checks every
 request whose path resolves here, however it is spelled.
@@ -10,6 +10,7 @@ import time
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from admindesk.envs.common import clock
+from admindesk.envs.common.fax_line import FaxDelivery
 from admindesk.envs.common.state.seeding import SeedError
 from admindesk.envs.common.state.snapshot import build_snapshot, dumps
 from admindesk.envs.common.state.task_templates import UnknownTask
@@ -86,3 +87,18 @@ def snapshot():
     kit = current_app.extensions["admindesk"]
     return _trimmed_after(Response(dumps(build_snapshot(kit.db, kit.db.request_session(), kit.spec.name,
                                                         clock.now())), mimetype="application/json"))
+
+
+@bench.post("/fax-line")
+def fax_line():
+    """A fax another app transmitted to some number: this app files it if the number is its own."""
+    kit = current_app.extensions["admindesk"]
+    try:
+        delivery = FaxDelivery.from_json(request.get_json(silent=True))
+    except (TypeError, ValueError) as exc:
+        return jsonify(ok=False, error=f"fax-line: {exc}"), 400
+    receiver = kit.spec.fax_receiver
+    session = kit.db.request_session()
+    accepted = bool(receiver and receiver(session, delivery))
+    session.commit()
+    return jsonify(ok=True, accepted=accepted)

@@ -20,6 +20,7 @@ from admindesk.envs.common.audit import STATIC_ENDPOINTS, record_request
 from admindesk.envs.common.auth import auth, require_login
 from admindesk.envs.common.bench import bench
 from admindesk.envs.common.documents.uploads import MAX_UPLOAD_BYTES
+from admindesk.envs.common.fax_line import FaxReceiver
 from admindesk.envs.common.feedback import post_feedback_state
 from admindesk.envs.common.filters import register_filters
 from admindesk.envs.common.messages import check_messages, message
@@ -62,6 +63,8 @@ class AppSpec:
     date_format: str = "%m/%d/%Y"
     # The app's own wording of the kit's messages (see messages.DEFAULT_MESSAGES).
     messages: Mapping[str, str] = field(default_factory=dict)
+    # Reads a fax dialed to one of the app's numbers (see fax_line); None: it owns no fax line.
+    fax_receiver: FaxReceiver | None = None
 
     def __post_init__(self) -> None:
         check_messages(dict(self.messages))
@@ -80,6 +83,8 @@ class AppConfig:
     cache_dir: Path | None = None
     secret_key: str = field(default_factory=lambda: secrets.token_hex(32))
     testing: bool = False
+    # The other apps of the run, name -> base URL: where a transmitted fax is offered.
+    peers: dict[str, str] = field(default_factory=dict)
 
 
 class Kit:

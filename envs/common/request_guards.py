@@ -23,7 +23,8 @@ from werkzeug.routing import IntegerConverter
 from admindesk.envs.common.messages import message
 
 BENCH_SEGMENT = "_bench"
-BENCH_PATHS = frozenset({"/_bench/reset", "/_bench/prepare", "/_bench/snapshot", "/_bench/health"})
+BENCH_PATHS = frozenset({"/_bench/reset", "/_bench/prepare", "/_bench/snapshot", "/_bench/health",
+                         "/_bench/fax-line"})
 SQLITE_MAX_INTEGER = 2**63 - 1
 # Longest text any form field takes; the longest real inputs (appeal letters) are far shorter.
 MAX_TEXT_FIELD_CHARS = 100_000

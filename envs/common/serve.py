@@ -39,9 +39,18 @@ def serve_main(app_name: str, make_app: Callable[[AppConfig], Flask], argv: list
     parser.add_argument("--cache-dir", type=Path, default=default_cache_dir(),
                         help="template database cache shared by runs (env ADMINDESK_CACHE_DIR)")
     parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--peer", action="append", default=[], metavar="NAME=URL",
+                        help="another app of the run and its base URL (repeatable): where a fax "
+                             "this app transmits is offered")
     args = parser.parse_args(argv)
     if not 0 < args.port < 65536:
         parser.error(f"--port must be between 1 and 65535, not {args.port}")
+    peers = {}
+    for item in args.peer:
+        name, _, url = item.partition("=")
+        if not name or not url.startswith("http://"):
+            parser.error(f"--peer takes NAME=http://HOST:PORT, not {item!r}")
+        peers[name] = url
     # Taken out of the environment, so nothing the app starts inherits it.
     from_env = os.environ.pop(BENCH_TOKEN_ENV, None)
     token = args.token if args.token is not None else from_env
@@ -51,7 +60,7 @@ def serve_main(app_name: str, make_app: Callable[[AppConfig], Flask], argv: list
         parser.error("--token must not be empty" if args.token is not None
                      else f"{BENCH_TOKEN_ENV} must not be empty")
     config = AppConfig(data_dir=args.data_dir, token=token, world_seed=args.world_seed,
-                       cache_dir=args.cache_dir)
+                       cache_dir=args.cache_dir, peers=peers)
     if args.tasks_dir is not None:
         config.tasks_dir = args.tasks_dir
     app = make_app(config)

@@ -10,8 +10,11 @@ Rules, checked in order (the first that matches decides):
    our own lines, not a number that has faxed us) does not answer: Failed, "No fax tone".
 5. Anything else is delivered: Sent.
 Timestamps are offsets from the frozen clock, so the same actions give the same log.
-Queued jobs go out when the outbox, a job or the inbox is opened; a job delivered to a
-DME supplier brings the supplier's reply into the inbox (see supplier_replies).
+A job is dialed as soon as it is queued (sent or resent), in that same request; a job
+still pending (Retrying after a busy signal) dials again on the next look at the inbox,
+the outbox or the job. A job delivered to a DME supplier brings the supplier's reply into
+the inbox (see supplier_replies); one delivered to a payer's intake line reaches that
+payer (see line_delivery).
 
 The `line_busy` interruption (on only when a task turns it on): the episode's first
 dial meets a busy signal. The job is then Retrying, with its attempt count and the
@@ -23,6 +26,7 @@ at that clock.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -101,10 +105,12 @@ def retry_note(attempt: int, retry_at: datetime) -> str:
             f"next retry at {retry_at:%m/%d/%Y %H:%M:%S}.")
 
 
-def transmit(session: Session, fax: OutboundFax, line_busy: bool = False) -> None:
+def transmit(session: Session, fax: OutboundFax, line_busy: bool = False,
+             on_sent: Callable[[OutboundFax], None] | None = None) -> None:
     """Dial a pending job once: log the attempt and its result, set the status.
 
-    `line_busy`: the task turned the busy-line interruption on (see the module docstring)."""
+    `line_busy`: the task turned the busy-line interruption on (see the module docstring);
+    `on_sent`: called with a job the carrier delivered (it reaches the dialed machine)."""
     if fax.status not in PENDING:
         return
     dialing_at = fax.next_attempt_at if fax.status == RETRYING and fax.next_attempt_at else fax.queued_at + DIAL_DELAY
@@ -131,14 +137,17 @@ def transmit(session: Session, fax: OutboundFax, line_busy: bool = False) -> Non
     fax.next_attempt_at = None
     if outcome.status == SENT:
         reply_to_order(session, fax)
+        if on_sent is not None:
+            on_sent(fax)
 
 
-def transmit_queued(session: Session, line_busy: bool = False) -> int:
+def transmit_queued(session: Session, line_busy: bool = False,
+                    on_sent: Callable[[OutboundFax], None] | None = None) -> int:
     """Dial every pending job once (the outbox or inbox was opened); returns how many were dialed."""
     pending = list(session.scalars(select(OutboundFax).where(OutboundFax.status.in_(PENDING))
                                    .order_by(OutboundFax.id)))
     for fax in pending:
-        transmit(session, fax, line_busy)
+        transmit(session, fax, line_busy, on_sent)
     return len(pending)
 
 

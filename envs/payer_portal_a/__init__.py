@@ -12,6 +12,7 @@ from flask import Flask
 
 from admindesk.envs.common.factory import AppConfig, AppSpec, create_app as create_kit_app
 from admindesk.envs.payer_portal_a import lifecycle_models, notice_models  # noqa: F401  (their tables join Base's metadata before the template build)
+from admindesk.envs.payer_portal_a.fax_intake import receive_fax
 from admindesk.envs.payer_portal_a.models import Base
 from admindesk.envs.payer_portal_a.seeding.seed import seed
 from admindesk.envs.payer_portal_a.views import BLUEPRINTS
@@ -37,6 +38,7 @@ SPEC = AppSpec(
     home_endpoint="home.index",
     date_format="%m/%d/%Y",
     messages=KIT_MESSAGES,
+    fax_receiver=receive_fax,
 )
 
 

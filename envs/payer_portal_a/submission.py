@@ -80,10 +80,13 @@ def submit_request(session: Session, pa: PaRequest, *, urgency: str = "Standard"
     session.commit()
 
 
-def reevaluate_after_documents(session: Session, pa: PaRequest, added: int) -> None:
-    """A pended case got documents: record them and decide again (no duplicate check:
-    the case itself is the one on file); commits."""
-    pa.history.append(PaStatusEvent(at=clock.now(), status="Documents received", username=current_username(),
-                                    note=f"{added} document(s) added in answer to the request for information."))
+def reevaluate_after_documents(session: Session, pa: PaRequest, added: int, *, received_by: str | None = None,
+                               how: str = "added") -> None:
+    """A pended case got documents (uploaded by the signed-in user, or `received_by` the
+    payer's fax intake): record them and decide again (no duplicate check: the case itself
+    is the one on file); commits."""
+    pa.history.append(PaStatusEvent(at=clock.now(), status="Documents received",
+                                    username=received_by or current_username(),
+                                    note=f"{added} document(s) {how} in answer to the request for information."))
     _decide(session, pa, check_duplicates=False)
     session.commit()

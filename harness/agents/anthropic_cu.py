@@ -128,7 +128,8 @@ class AnthropicCUAgent(ModelAgent):
                 reasoning.append(block.thinking)
             elif block.type == "tool_use":
                 tool_uses.append(block)
-        details: dict[str, Any] = {"response_id": response.id, "stop_reason": response.stop_reason}
+        details: dict[str, Any] = {"response_id": response.id, "model": response.model,
+                                   "stop_reason": response.stop_reason}
         text = "\n".join(reasoning)
         if not tool_uses:
             final = "\n".join(block.text for block in response.content if block.type == "text")

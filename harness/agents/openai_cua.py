@@ -105,7 +105,7 @@ class OpenAICUAgent(ModelAgent):
                 messages += [part.text for part in item.content if getattr(part, "type", "") == "output_text"]
             elif item.type == "computer_call":
                 calls.append(item)
-        details: dict[str, Any] = {"response_id": response.id}
+        details: dict[str, Any] = {"response_id": response.id, "model": response.model}
         text = "\n".join(reasoning + messages)
         if not calls:
             return Decision([Done(answer="\n".join(messages) or None)], text, usage, details)

@@ -129,6 +129,8 @@ class AppProcess:
     starts: int = 0
     # Tasks whose templates this process has built (a reset of them is a plain copy).
     prepared: set[str] = field(default_factory=set)
+    # The other apps of the run, name -> base URL (a fax this app transmits is offered to them).
+    peers: dict[str, str] = field(default_factory=dict)
 
     @property
     def base_url(self) -> str:
@@ -142,6 +144,7 @@ class AppProcess:
         flags = [f"--port={self.port}", f"--data-dir={self.data_dir}"]
         if self.tasks_dir is not None:
             flags.append(f"--tasks-dir={self.tasks_dir}")
+        flags.extend(f"--peer={name}={url}" for name, url in sorted(self.peers.items()))
         command = [*self.launcher, *flags]
         secret = {BENCH_TOKEN_ENV: self.token}
         if self.zygote is not None:
@@ -231,7 +234,10 @@ class Services:
     base_port: int | None = None
     work_dir: Path | None = None
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
-    startup_timeout: float = 120.0
+    # An app's first start on a machine builds its template database (a minute or two on a
+    # quiet machine, several on a loaded one): a start is given that long before it counts
+    # as an infra error.
+    startup_timeout: float = 300.0
     # Where every app finds the task files a reset names (None: the public suite, tasks/).
     tasks_dir: Path | None = None
     # Fork the apps that run their default command from one zygote, so they share the pages
@@ -259,14 +265,19 @@ class Services:
             forked = [name for name in names if name not in self.launchers] if self.fork_apps else []
             if forked:
                 self._zygote = Zygote(forked, self.work_dir / "app-zygote.log", _die_with_parent)
-            for offset, name in enumerate(names):
-                port = self.base_port + offset if self.base_port else free_port()
+            # Every port is chosen before any app starts: each app is told its peers' URLs.
+            ports = {name: self.base_port + offset if self.base_port else free_port()
+                     for offset, name in enumerate(names)}
+            for name, port in ports.items():
                 self.processes[name] = AppProcess(
                     name=name, port=port, data_dir=self.work_dir / name, token=self.token,
                     log_path=self.work_dir / f"{name}.log",
                     launcher=self.launchers.get(name) or default_launcher(name),
                     tasks_dir=self.tasks_dir.resolve() if self.tasks_dir is not None else None,
-                    zygote=self._zygote if name in forked else None)
+                    zygote=self._zygote if name in forked else None,
+                    # A replacement launcher (a test double) takes only the flags above.
+                    peers={} if name in self.launchers else
+                    {peer: f"http://{HOST}:{other}" for peer, other in ports.items() if peer != name})
                 self.processes[name].spawn()
             self._for_each(lambda app: app.wait_healthy(self.startup_timeout))
         except BaseException:

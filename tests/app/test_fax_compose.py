@@ -208,10 +208,12 @@ def test_send_queues_a_job_with_attachments_and_cover_sheet(client):
     assert [(a["position"], a["file_name"], a["sha256"]) for a in attachments] == \
         [(1, "LMN.pdf", sha(content)), (2, "denial.pdf", sha(second))]
     assert job["total_pages"] == 1 + sum(a["pages"] for a in attachments)
-    assert (job["status"], job["sent_by"], job["queued_at"]) == ("Queued", "coordinator", "2026-11-16T09:00:00")
+    # The carrier dials at once: the job is delivered without anyone opening the outbox.
+    assert (job["status"], job["sent_by"], job["queued_at"]) == ("Sent", "coordinator", "2026-11-16T09:00:00")
     assert job["to_number"] == appeals_contact(snapshot)["fax_number"]
     assert job["cover_sheet"] == "sha256:" + job["cover_sha256"]
-    assert [e["event"] for e in snapshot["transmission_events"] if e["outbound_fax_id"] == job["id"]] == ["Queued"]
+    assert [e["event"] for e in snapshot["transmission_events"] if e["outbound_fax_id"] == job["id"]] == \
+        ["Queued", "Dialing", "Sent"]
     draft = draft_row(client, draft_id)
     assert (draft["status"], draft["outbound_fax_id"]) == ("Submitted", job["id"])
     page = text(client.get(f"/drafts/{draft_id}"))

@@ -30,9 +30,9 @@ def disconnected(snapshot: dict) -> dict:
     return next(c for c in snapshot["directory_contacts"] if c["line_status"] == "Disconnected")
 
 
-def test_viewing_the_outbox_transmits_queued_jobs(client):
+def test_a_sent_fax_transmits_without_anyone_opening_the_outbox(client):
     job_id = send_fax(client)
-    assert job(client, job_id)["status"] == "Queued"
+    assert job(client, job_id)["status"] == "Sent"
     page = text(client.get("/outbox"))
     assert f"Job {job_id}" in page and "badge-sent" in page
     snapshot = client.snapshot()
@@ -46,7 +46,7 @@ def test_viewing_the_outbox_transmits_queued_jobs(client):
     assert audit_rows(snapshot, endpoint="outbox.index", record_type="outbox", tab="all")
 
 
-def test_viewing_a_job_transmits_it_and_shows_the_log(client):
+def test_a_job_shows_its_transmission_log(client):
     job_id = send_fax(client)
     page = text(client.get(f"/outbox/{job_id}"))
     assert "Transmission log" in page and "Dialing" in page and job(client, job_id)["status"] == "Sent"
@@ -149,7 +149,7 @@ def test_resend_a_failed_fax_to_a_corrected_number(client):
     assert response.status_code == 302
     snapshot = client.snapshot()
     new = snapshot["outbound_faxes"][-1]
-    assert (new["resend_of"], new["to_number"], new["status"]) == (failed_id, good["fax_number"], "Queued")
+    assert (new["resend_of"], new["to_number"], new["status"]) == (failed_id, good["fax_number"], "Sent")
     assert [a["sha256"] for a in snapshot["fax_attachments"] if a["outbound_fax_id"] == new["id"]] == [sha(content)]
     assert new["cover_sha256"] != job(client, failed_id)["cover_sha256"]  # the cover names the new number
     page = text(client.get(f"/outbox/{new['id']}"))

@@ -9,6 +9,7 @@ from admindesk.envs.common import interruptions
 from admindesk.envs.common.state.kit_models import StaffUser
 from admindesk.envs.common.web import db
 from admindesk.envs.fax.forms import options
+from admindesk.envs.fax.line_delivery import deliver_to_peers
 from admindesk.envs.fax.models import FAILED, OPEN, UNREAD, ComposeDraft, FaxLine, InboundFax, OutboundFax
 from admindesk.envs.fax.numbers import format_fax_number
 from admindesk.envs.fax.transmission import PENDING, transmit, transmit_queued
@@ -34,13 +35,13 @@ def assignee_choices() -> list[SelectChoice]:
 
 
 def send_pending(job: OutboundFax | None = None) -> None:
-    """Let pending jobs (all, or just `job`) go out, as the carrier does on every look."""
+    """Dial pending jobs (all, or just `job`): a job just queued, or one retrying after a busy signal."""
     busy = interruptions.enabled("line_busy")
     if job is None:
-        dialed = transmit_queued(db(), busy)
+        dialed = transmit_queued(db(), busy, deliver_to_peers)
     else:
         dialed = job.status in PENDING
-        transmit(db(), job, busy)
+        transmit(db(), job, busy, deliver_to_peers)
     if dialed:
         db().commit()
 

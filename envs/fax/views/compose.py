@@ -24,7 +24,7 @@ from admindesk.envs.fax.models import (
     OutboundFax,
 )
 from admindesk.envs.fax.numbers import digits_only, format_fax_number
-from admindesk.envs.fax.views import line_choices
+from admindesk.envs.fax.views import line_choices, send_pending
 
 bp = Blueprint("compose", __name__)
 
@@ -252,8 +252,9 @@ def _send(draft, form, _argument, _upload):
         return _render(draft, form, 422)
     fax = drafts.send(db(), draft, current_username())
     db().commit()
+    send_pending(fax)  # the carrier dials at once: nobody has to open the outbox for it to go out
     describe(outbound_fax_id=fax.id, to_number=fax.to_number)
-    flash(f"Fax job {fax.id} queued for transmission to {fax.recipient_name}.", "success")
+    flash(f"Fax job {fax.id} queued for transmission to {fax.recipient_name}: {fax.status}.", "success")
     return _to_compose(draft)
 
 

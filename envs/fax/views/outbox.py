@@ -121,6 +121,7 @@ def resend(job_id: int):
         return _render_job(fax, form, 422)
     job = drafts.resend(db(), fax, form.to_number.digits, current_username())
     db().commit()
+    send_pending(job)  # a job is dialed as soon as it is queued
     describe(new_job=job.id)
     flash(f"Fax job {fax.id} resent as job {job.id}.", "success")
     return redirect(url_for("outbox.show", job_id=job.id))

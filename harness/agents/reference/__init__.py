@@ -3,7 +3,9 @@ task's case, acting only through `Env.step` (see work.py). Template "workflow/na
 solved by module `reference/<workflow>/<name>.py`; gestures several workflows share sit
 beside this file, a workflow's own beside its solutions.
 
-`make_agent("reference", skip="<subtask id>")` leaves one subtask's actions out (ablation).
+`make_agent("reference", skip="<subtask id>")` leaves one subtask's actions out (ablation);
+`route="<name>"` takes another route the task credits, where the solution offers one (its
+module's ROUTES, e.g. pended_documents answers a pend by fax with `route="fax"`).
 """
 from __future__ import annotations
 
@@ -41,12 +43,13 @@ def solution_for(task: Task):
 
 
 class ReferenceAgent:
-    """Drives the Env through the task's template solution; `skip` ablates one subtask."""
+    """Drives the Env through the task's template solution; `skip` ablates one subtask,
+    `route` picks one of the solution's alternate routes."""
 
     name = "reference"
 
-    def __init__(self, skip: str | None = None) -> None:
-        self.skip = skip
+    def __init__(self, skip: str | None = None, route: str | None = None) -> None:
+        self.skip, self.route = skip, route
         self.notes: list = []
 
     def drive(self, env: Env, task: Task) -> None:
@@ -54,9 +57,14 @@ class ReferenceAgent:
 
         In an ablation, a step that needs what the skipped subtask would have read stops the
         work there, as a coordinator missing that fact would; the state so far is scored."""
-        work = Work(env, task, skip=self.skip)
+        solve = solution_for(task)
+        routes = getattr(importlib.import_module(solve.__module__), "ROUTES", ())
+        if self.route is not None and self.route not in routes:
+            raise ValueError(f"the reference of template {task.template!r} has no route {self.route!r} "
+                             f"(routes: {', '.join(routes) or 'none'})")
+        work = Work(env, task, skip=self.skip, route=self.route)
         try:
-            solution_for(task)(work)
+            solve(work)
         except SkippedPhase as missing:
             if env.episode_over:
                 raise

@@ -116,7 +116,8 @@ def job_details(work: Work) -> dict[str, str]:
 
 
 def open_job(work: Work, job_id: str) -> dict[str, str]:
-    """The Outbox, then the job's row (opening either lets queued jobs dial); its details."""
+    """The Outbox, then the job's row (opening either lets a job retrying after a busy line dial
+    again); its details."""
     actor = work.actor
     open_fax(work)
     actor.click("header.topbar a:has-text('Outbox')")

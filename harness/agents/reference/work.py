@@ -74,16 +74,17 @@ class PageActor(ScriptedActor):
 
 
 class Work:
-    """One reference episode: the actor, the case, and which phase (if any) to skip."""
+    """One reference episode: the actor, the case, which phase (if any) to skip, and which of
+    the template's credited routes to take (None: the solution's usual one)."""
 
-    def __init__(self, env: Env, task: Task, skip: str | None = None) -> None:
+    def __init__(self, env: Env, task: Task, skip: str | None = None, route: str | None = None) -> None:
         values = case_values(task)
         if values is None:
             raise ValueError(f"task {task.id} has no case; the reference solves case tasks only")
         self.env, self.task, self.case = env, task, values
         self.ids = values["ids"]
         self.actor = PageActor(env)
-        self.skip = skip
+        self.skip, self.route = skip, route
         self.skipped: list[str] = []
         self.notes: dict[str, str] = {}  # what was read off the pages, by name
 

@@ -1,7 +1,13 @@
 """Reference solution of template pended_documents: a request on file at portal A is pended
 for information; read the payer's fax and the pended case, add the chart document it asks
-for to that case (no new request), and record the result in the EHR."""
+for to that case (no new request), and record the result in the EHR.
+
+Route "fax" answers the pend the other way its letter allows: the document is faxed to the
+number the payer's fax came from, the case number on the cover sheet; the payer's intake
+files it to the case, and the case's new determination is read on the portal."""
 from __future__ import annotations
+
+import re
 
 from admindesk.harness.agents.reference import ehr_steps, fax_steps, portal_a
 from admindesk.harness.agents.reference.prior_auth.portal_a_submit import download_document
@@ -10,6 +16,7 @@ from admindesk.harness.agents.scripted import ScriptFailed
 
 # The EHR work item status that matches the payer's decision after the pend is answered.
 WORK_ITEM_STATUS = {"Approved": "Auth Obtained", "Denied": "Denied"}
+ROUTES = ("fax",)
 
 
 def read_pend(work: Work) -> None:
@@ -22,6 +29,7 @@ def read_pend(work: Work) -> None:
     if not faxes:
         raise ScriptFailed(f"no received fax mentions case {case_number}")
     work.notes["fax_subject"] = fax_steps.open_inbox_fax(work, faxes[0]["fax_id"])
+    work.notes["fax_number"] = faxes[0]["from_number"]
     decision = portal_a.open_case(work, case_number)
     if decision["status"] != "Pended":
         raise ScriptFailed(f"case {case_number} is {decision['status']}, not pended")
@@ -52,6 +60,27 @@ def send_document(work: Work) -> dict[str, str]:
     return decision
 
 
+def fax_document(work: Work) -> dict[str, str]:
+    """Download the requested document and fax it to the number the pend came from, the case
+    number on the cover sheet; returns the case's determination on the portal afterwards."""
+    document = requested_document(work)
+    case_number, fax_number = work.need("case_number"), work.need("fax_number")
+    ehr_steps.back_to_order(work)
+    file_name = download_document(work, document["key"])
+    fax_steps.compose_to_contact(work, portal_a.payer_name(work.need("payer_id")), "Payer - Prior Authorization")
+    addressed = re.sub(r"\D", "", work.actor.read("input[name=to_number]").input_value())
+    if addressed != re.sub(r"\D", "", fax_number):
+        raise ScriptFailed(f"the payer's PA line {addressed} is not the number its pend came from ({fax_number})")
+    fax_steps.fill_cover(work, attention="Utilization Management", re_line=f"Case {case_number} - requested records",
+                         comments=f"In answer to your request for information on case {case_number}.")
+    fax_steps.attach(work, file_name)
+    job = fax_steps.send(work)
+    decision = portal_a.open_case(work, case_number)
+    work.notes.update(sent=f"{file_name} (faxed to {job['to_number']}, job {job['job_id']})",
+                      status=decision["status"])
+    return decision
+
+
 def solve(work: Work) -> None:
     """The template's subtasks in order; each one's actions under `work.doing`."""
     if work.doing("read_request"):
@@ -60,7 +89,7 @@ def solve(work: Work) -> None:
         read_pend(work)
     decision: dict[str, str] = {}
     if work.doing("send_document"):
-        decision = send_document(work)
+        decision = fax_document(work) if work.route == "fax" else send_document(work)
         if decision["status"] not in WORK_ITEM_STATUS:
             raise ScriptFailed(f"the case is {decision['status']} after the document was added: {decision}")
     payer = portal_a.payer_name(work.need("payer_id"))
@@ -79,9 +108,9 @@ def solve(work: Work) -> None:
                     f"{decision['end']}." if decision.get("auth_number") else f" Reason: {decision.get('reason')}.")
         ehr_steps.add_order_comment(
             work, f"{payer} pended case {work.notes['case_number']} for information (fax "
-                  f"\"{work.notes['fax_subject']}\"): it asked for {work.notes['missing']}. Added "
-                  f"{work.notes['sent']} from the chart to the pended case on Payer Portal A (no new request "
-                  f"filed). The case was reviewed again: {status}.{approval}")
+                  f"\"{work.notes['fax_subject']}\"): it asked for {work.notes['missing']}. "
+                  f"{'Faxed' if work.route == 'fax' else 'Added'} {work.notes['sent']} from the chart to the "
+                  f"pended case (no new request filed). The case was reviewed again: {status}.{approval}")
         ehr_steps.set_work_item(work, WORK_ITEM_STATUS[status])
     work.finish(f"Sent {work.notes.get('sent', 'no document')} to {payer} case {work.need('case_number')} to "
                 f"answer the pend; the case is now {work.notes.get('status', 'unchanged')}.")
