@@ -102,3 +102,18 @@ def test_the_leaderboard_lists_deterministic_success(tmp_path, tasks_dir):
     page = (tmp_path / "site/index.html").read_text()
     assert "Deterministic success" in page
     assert '<td class="deterministic">50%</td>' in page
+
+
+def test_an_honest_run_scored_with_a_judge_is_accepted(tmp_path, tasks_dir):
+    """`admindesk run`, then `admindesk score --judge`: run.json follows the new scores, so the
+    honest path validates (it was rejected while score left run.json stale)."""
+    from admindesk.harness.leaderboard import validate_submission
+
+    run = unjudged_run(tmp_path, tasks_dir)
+    result = invoke("score", run, "--tasks-dir", tasks_dir, "--judge", "tests.unit.fixtures.judges:KeywordJudge")
+    assert result.exit_code == 0, result.output
+    (run / "submission.json").write_text(json.dumps({
+        "model": "model-a", "agent": "model-a", "observation": "screenshot", "date": "2026-12-01",
+        "contact": "team@example.org"}), encoding="utf-8")
+    verdict = validate_submission(run, tasks_dir)
+    assert verdict.accepted, verdict.problems
