@@ -51,6 +51,7 @@ def doctored(honest_run, tmp_path, change):
     record = load_record(record_file(honest_run / f"{TASK_ID}-t0"))
     change(record)
     folder = tmp_path / "episode"
+    folder.mkdir()
     return ReplayJob(episode="doctored", task_id=TASK_ID, record_path=write_record(folder, record))
 
 
