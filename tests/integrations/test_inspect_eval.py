@@ -22,6 +22,7 @@ from admindesk.harness.integrations.inspect.importer import import_log
 from admindesk.harness.integrations.inspect.sandbox import AdminDeskSandbox
 from admindesk.harness.leaderboard import validate_submission
 from admindesk.schema.task_model import TASKS_ROOT
+from tests.integrations.fresh_thread import in_fresh_thread
 from tests.unit.protocol_servers import ProtocolServer, chat_completion, json_reply
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(1200)]
@@ -69,8 +70,8 @@ def test_mock_model_eval_is_scored_imported_and_validated(tmp_path):
         tool_call("wait", {"seconds": 0}), tool_call("done", {"answer": "Stopped."})])
     AdminDeskSandbox.__init__ = borrowing
     try:
-        logs = inspect_eval(admindesk(tasks=",".join(TWO_TASKS)), model=model,
-                            log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
+        logs = in_fresh_thread(inspect_eval, admindesk(tasks=",".join(TWO_TASKS)), model=model,
+                               log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
     finally:
         AdminDeskSandbox.__init__ = original
     log = logs[0]
@@ -107,8 +108,9 @@ def test_loopback_provider_drives_an_episode_with_tool_calls(tmp_path, monkeypat
                       json_reply(chat_completion(None, tool_calls=[done], finish_reason="tool_calls")))
         monkeypatch.setenv("LOOPBACK_BASE_URL", server.url + "/v1")
         monkeypatch.setenv("LOOPBACK_API_KEY", "test-key")
-        logs = inspect_eval(admindesk(tasks="pa-easy-01", max_steps=5), model="openai-api/loopback/gpt-test",
-                            log_dir=str(tmp_path / "logs"), display="none")
+        logs = in_fresh_thread(inspect_eval, admindesk(tasks="pa-easy-01", max_steps=5),
+                               model="openai-api/loopback/gpt-test",
+                               log_dir=str(tmp_path / "logs"), display="none")
         requests = [request.body for request in server.requests_to(path)]
     sample = logs[0].samples[0]
     assert logs[0].status == "success", logs[0].error

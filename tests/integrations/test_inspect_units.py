@@ -23,6 +23,7 @@ from admindesk.harness.integrations.inspect.tools import (
     observation_message,
     step_screenshots,
 )
+from tests.integrations.fresh_thread import in_fresh_thread
 from tests.unit.fixtures.episodes import good_record
 
 PNG = b"\x89PNG\r\n\x1a\nframe"
@@ -125,7 +126,7 @@ def test_an_inspect_model_judges_rubrics_through_the_fenced_prompt_and_the_cache
         again = await anyio.to_thread.run_sync(judge.judge, request)
         return first, again
 
-    first, again = anyio.run(twice)
+    first, again = in_fresh_thread(anyio.run, twice)
     assert first.passed and judge.name == "inspect:mockllm/model"
     assert len(seen) == 2 and "<<<EVIDENCE" in seen[0] and "Approved, auth KM-1." in seen[0]
     assert all(vote.cached for vote in again.votes)  # the second scoring asks the model nothing

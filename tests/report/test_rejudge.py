@@ -51,7 +51,7 @@ def judge_for(server, cache_dir):
 
 
 def row_of(page: str, name: str) -> str:
-    return re.search(rf'<tr data-observation="[^"]*" data-scores="[^"]*" data-name="{name}">(.*?)</tr>',
+    return re.search(rf'<tr data-observation="[^"]*" data-scores="[^"]*" data-name="{name}"[^>]*>(.*?)</tr>',
                      page, re.S).group(1)
 
 

@@ -119,10 +119,10 @@ def test_the_site_puts_public_and_held_out_results_side_by_side(tmp_path, tasks_
     assert "held-out split 'h-9' is unknown to the maintainers" in site.rejected[0].problems[0]
     page = html.unescape(site.index.read_text())
     assert "Public e2e success" in page and "Held-out e2e (h-1, private seed)" in page
-    alpha = re.search(r'<tr data-observation="screenshot"[^>]*data-name="alpha">(.*?)</tr>', page, re.S).group(1)
+    alpha = re.search(r'<tr data-observation="screenshot"[^>]*data-name="alpha"[^>]*>(.*?)</tr>', page, re.S).group(1)
     assert re.findall(r'class="(?:e2e|heldout-e2e)">(\d+%)', alpha) == ["50%", "0%"]  # public 2/4, held-out 0/4
     assert 'href="entries/alpha/index.html"' in alpha and 'href="entries/alpha-h-1/index.html"' in alpha
-    gamma = re.search(r'data-name="gamma-h-1">(.*?)</tr>', page, re.S).group(1)
+    gamma = re.search(r'data-name="gamma-h-1"[^>]*>(.*?)</tr>', page, re.S).group(1)
     assert "no public entry" in gamma and 'class="heldout-e2e">100%' in gamma
     assert "delta-h-9</strong>: held-out split 'h-9' is unknown" in page
     assert (tmp_path / "site/entries/alpha-h-1/index.html").is_file()

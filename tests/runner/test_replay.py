@@ -1,16 +1,14 @@
 """Replay verification against real apps and Chromium: an honest run replays to its record;
 a changed action, a grafted final state and a doctored initial snapshot are each found,
-with the app and the step; the CLI records a replayed submission in the ledger."""
+with the app and the step. (The CLI's --replay --ledger on a model agent's run:
+tests/runner/test_served_agent_evaluation.py.)"""
 from __future__ import annotations
 
 import json
 import shutil
 
 import pytest
-from click.testing import CliRunner
 
-from admindesk.harness.cli.main import main as cli
-from admindesk.harness.leaderboard.ledger import load_ledger
 from admindesk.harness.leaderboard.replay import EpisodeReplayer, ReplayJob, replay_settings
 from admindesk.harness.running import local as runner_local
 from admindesk.schema.task_model import TASKS_ROOT, load_tasks
@@ -89,17 +87,3 @@ def test_a_doctored_initial_snapshot_is_found_at_step_zero(honest_run, replayer,
         record.initial_snapshots["payer_portal_a"]["audit_events"].append({"id": 10**6, "path": "/hidden"})
     outcome = replayer.replay(doctored(honest_run, tmp_path, change))
     assert [(f.app, f.step) for f in outcome.findings] == [("payer_portal_a", 0)]
-
-
-def test_validate_replay_records_the_submission_in_the_ledger(honest_run, tasks_dir, tmp_path):
-    submission = tmp_path / "entry"
-    shutil.copytree(honest_run, submission)
-    (submission / "submission.json").write_text(json.dumps({
-        "model": "oracle", "agent": "reference", "observation": "screenshot", "date": "2026-12-01",
-        "contact": "bench@example.org"}))
-    ledger = tmp_path / "verified.json"
-    result = CliRunner().invoke(cli, ["leaderboard", "validate", str(submission), "--tasks-dir", str(tasks_dir),
-                                      "--replay", "--ledger", str(ledger)])
-    assert result.exit_code == 0, result.output
-    assert "1 episodes replayed to their records" in result.output
-    assert load_ledger(ledger).root["entry"].episodes == 1

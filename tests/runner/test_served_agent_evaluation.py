@@ -1,6 +1,7 @@
 """`admindesk leaderboard evaluate`: the maintainers run a submitter's agent, served over the
 OpenAI-compatible protocol (a local server here), on a held-out split's public copy, score
-the run with their complete copy, and the folder validates and replays as a submission."""
+the run with their complete copy, and the folder validates, replays as a submission and is
+recorded in the ledger of verified entries."""
 from __future__ import annotations
 
 import json
@@ -9,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from admindesk.harness.cli.main import main
+from admindesk.harness.leaderboard.ledger import load_ledger
 from admindesk.harness.task_tools.splits.withheld import write_public_copy
 from tests.runner.split_folders import write_public_copy_split
 from tests.unit.protocol_servers import ProtocolServer, chat_completion, json_reply, openai_models
@@ -44,10 +46,12 @@ def test_a_served_agent_is_run_on_the_public_copy_and_scored_with_the_maintainer
     scores = json.loads((out / line["folder"] / "scores.json").read_text())
     assert scores["n_checks"] > 0 and scores["outcome"] == "fail"  # scored with the complete copy's checks
     assert json.loads((out / "submission.json").read_text())["model"] == "served-agent-1"
+    ledger = tmp_path / "verified.json"
     validated = CliRunner().invoke(main, ["leaderboard", "validate", str(out), "--split-dir", str(complete),
-                                          "--replay"])
+                                          "--replay", "--ledger", str(ledger)])
     assert validated.exit_code == 0, validated.output
     assert "1 episodes replayed to their records" in validated.output
+    assert load_ledger(ledger).root["entry"].episodes == 1  # the replayed entry is recorded as verified
 
 
 def test_a_public_copy_of_another_split_is_refused_before_anything_runs(tmp_path):

@@ -28,7 +28,7 @@ def test_release_gives_back_a_snapshot_parsed_in_a_thread():
     with ThreadPoolExecutor(1) as pool:
         rows = pool.submit(parse).result()
     grown = _rss_kb() - before
-    assert grown > 40_000
+    assert grown > 20_000  # ~48 MB of strings; some may land in pages the worker already held
     del rows
     release_free_memory()
     assert _rss_kb() - before < grown / 3

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from datetime import timedelta
 
@@ -21,10 +20,8 @@ def world() -> World:
     return build_world()
 
 
-def test_same_seed_gives_equal_world_and_is_fast():
-    started = time.perf_counter()
+def test_same_seed_gives_equal_world():  # its speed: bench/reset_bench.py
     first = generate_world(20261129)
-    assert time.perf_counter() - started < 2.0
     second = generate_world(20261129)
     assert first == second
     assert [p.mrn for p in first.patients] == [p.mrn for p in second.patients]
