@@ -18,7 +18,9 @@ from admindesk.harness.env.services import available_apps
 from admindesk.harness.task_tools.check import check_task, format_row, one_per_workflow, stratified_sample
 from admindesk.schema.task_model import load_tasks
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
+# A deep task runs the reference twice, five controls and one ablation per subtask: a dozen
+# episodes or more, past the default per-test timeout on a loaded machine.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(1200),
               pytest.mark.skipif(len(available_apps()) < 4, reason="needs the four apps")]
 
 SAMPLE_SIZE = 12
