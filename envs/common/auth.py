@@ -7,6 +7,7 @@ from flask import Blueprint, current_app, g, redirect, render_template, request,
 from sqlalchemy import select
 from werkzeug.security import check_password_hash
 
+from admindesk.envs.common.api_access import is_api_endpoint
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.messages import message
 from admindesk.envs.common.state.kit_models import StaffUser
@@ -28,8 +29,8 @@ def _safe_next(target: str | None) -> str | None:
 def require_login():
     """before_request hook: load the user, or send the browser to the login page."""
     endpoint = request.endpoint or ""
-    if endpoint in PUBLIC_ENDPOINTS or endpoint.startswith("bench."):
-        return None
+    if endpoint in PUBLIC_ENDPOINTS or endpoint.startswith("bench.") or is_api_endpoint(endpoint):
+        return None  # an API checks its bearer token itself
     kit = current_app.extensions["admindesk"]
     username = session.get("username")
     # A reset starts a new generation: sessions from before it are void.

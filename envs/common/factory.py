@@ -16,6 +16,7 @@ from jinja2 import ChoiceLoader, FileSystemLoader
 from sqlalchemy.orm import DeclarativeBase, Session
 
 from admindesk.envs.common import clock
+from admindesk.envs.common.api_access import oauth
 from admindesk.envs.common.audit import STATIC_ENDPOINTS, record_request
 from admindesk.envs.common.auth import auth, require_login
 from admindesk.envs.common.bench import bench
@@ -65,6 +66,9 @@ class AppSpec:
     messages: Mapping[str, str] = field(default_factory=dict)
     # Reads a fax dialed to one of the app's numbers (see fax_line); None: it owns no fax line.
     fax_receiver: FaxReceiver | None = None
+    # APIs a tool-calling agent uses instead of the screens (FHIR, PAS): named `api_*`,
+    # authenticated by bearer token (api_access), never by the login session.
+    api_blueprints: tuple[Blueprint, ...] = ()
 
     def __post_init__(self) -> None:
         check_messages(dict(self.messages))
@@ -168,6 +172,10 @@ def create_app(spec: AppSpec, config: AppConfig) -> Flask:
                                      static_url_path="/_common"))
     for blueprint in spec.blueprints:
         app.register_blueprint(blueprint)
+    if spec.api_blueprints:
+        for blueprint in (oauth, *spec.api_blueprints):
+            csrf.exempt(blueprint)
+            app.register_blueprint(blueprint)
     # Browsers ask for /favicon.ico on every page; an app that declares no icon answers
     # "none" here instead of through the login guard and the audit trail.
     app.add_url_rule("/favicon.ico", "favicon", lambda: ("", 204))

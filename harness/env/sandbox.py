@@ -13,6 +13,7 @@ bench path anywhere, its query included: that is where a redirect target rides
 """
 from __future__ import annotations
 
+import posixpath
 import re
 from functools import lru_cache
 from typing import Iterable
@@ -21,6 +22,10 @@ from urllib.parse import unquote, urlsplit
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 BLANK = "about:blank"
 BENCH_SEGMENT = "_bench"
+# The apps' APIs (FHIR, PAS and their token endpoint) belong to the tool channel
+# (`--channel api`); the screens' agent is kept off them as it is off the bench API. The
+# apps mount them under these first path segments.
+API_SEGMENTS = ("fhir", "oauth")
 # The request pattern finds a bench path under this many rounds of percent-encoding: the
 # server decodes once, and each redirect it is made to follow once more. A regular
 # expression cannot decode until stable (the apps' guard and `bench_path` do); a bounded
@@ -68,6 +73,19 @@ def bench_path(url: str) -> bool:
     return "/" + BENCH_SEGMENT in text.lower().replace("\\", "/")
 
 
+def api_path(url: str) -> bool:
+    """True if the URL's path leads into an app's API: decoded until stable, `\\` read as
+    `/`, dot segments applied, its first segment one of API_SEGMENTS (any letter case)."""
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        path = url
+    while (decoded := unquote(path)) != path:
+        path = decoded
+    resolved = posixpath.normpath("/" + path.replace("\\", "/").lstrip("/"))
+    return resolved.strip("/").split("/", 1)[0].lower() in API_SEGMENTS
+
+
 def check_navigation(url: str, allowed_ports: Iterable[int]) -> str:
     """The URL the agent may open (a bare host:port gets http://), else NavigationBlocked.
 
@@ -101,6 +119,8 @@ def check_navigation(url: str, allowed_ports: Iterable[int]) -> str:
                                 "benchmark's apps")
     if bench_path(url):
         raise NavigationBlocked("the bench API is not reachable from the browser")
+    if api_path(url):
+        raise NavigationBlocked("the apps' APIs are the tool channel's (--channel api), not the browser's")
     rebuilt = f"{parts.scheme.lower()}://{host}:{port}{parts.path or '/'}"
     if parts.query:
         rebuilt += "?" + parts.query
@@ -125,14 +145,16 @@ def _spelled(char: str, decodings: int) -> str:
 def blocked_request_pattern(allowed_ports: Iterable[int]) -> re.Pattern:
     """Matches every request the page must not make (checked inside the browser driver).
 
-    Anything not on an allowed loopback origin, and any URL with `_bench` after a
-    separator anywhere (path or query), spelled with up to PATTERN_DECODINGS rounds of
-    percent-encoding: what `bench_path` finds by decoding. The driver does not show a
-    page's redirects to this check, so a redirect target is refused in the request that
-    carries it.
+    Anything not on an allowed loopback origin, any URL with `_bench` after a separator
+    anywhere (path or query), and any path whose first segment is an API's, each spelled
+    with up to PATTERN_DECODINGS rounds of percent-encoding: what `bench_path` and
+    `api_path` find by decoding. The driver does not show a page's redirects to this check,
+    so a redirect target is refused in the request that carries it.
     """
     hosts = "|".join(re.escape(host) for host in LOOPBACK_HOSTS)
     ports = "|".join(str(port) for port in sorted(allowed_ports))
     separator = f"(?:{_spelled('/', PATTERN_DECODINGS)}|{_spelled(chr(92), PATTERN_DECODINGS)})"
     segment = "".join(_spelled(char, PATTERN_DECODINGS) for char in BENCH_SEGMENT)
-    return re.compile(rf"^(?!https?://(?:{hosts}):(?:{ports})/)|{separator}{segment}", re.IGNORECASE)
+    apis = "|".join("".join(_spelled(char, PATTERN_DECODINGS) for char in name) for name in API_SEGMENTS)
+    api_start = rf"^https?://[^/?#]+(?:{separator})+(?:{apis})(?:{separator}|[?#]|$)"
+    return re.compile(rf"^(?!https?://(?:{hosts}):(?:{ports})/)|{separator}{segment}|{api_start}", re.IGNORECASE)

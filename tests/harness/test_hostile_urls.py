@@ -6,7 +6,13 @@ import time
 
 import pytest
 
-from admindesk.harness.env.sandbox import NavigationBlocked, bench_path, blocked_request_pattern, check_navigation
+from admindesk.harness.env.sandbox import (
+    NavigationBlocked,
+    api_path,
+    bench_path,
+    blocked_request_pattern,
+    check_navigation,
+)
 from tests.harness.conftest import adhoc
 from tests.harness.listeners import CountingListener, ipv6_loopback_available
 
@@ -89,11 +95,24 @@ def test_the_request_pattern_stays_linear_on_a_long_run_of_encoded_percents():
     assert time.perf_counter() - started < 5
 
 
+@pytest.mark.parametrize("path", ["/fhir/Patient?identifier=E1", "/oauth/token", "/FHIR/metadata", "/fhir",
+                                  "//fhir/Patient", "/%66hir/Patient", "/%2566%2568ir/Claim", "/a/../fhir/x",
+                                  "/%2e%2e/oauth/token"])
+def test_the_apis_are_kept_from_the_browser(path):
+    url = "http://127.0.0.1:5100" + path
+    assert api_path(url)
+    with pytest.raises(NavigationBlocked, match="tool channel"):
+        check_navigation(url, [5100])
+    if "/.." not in path and "%2e" not in path:  # Chromium resolves dot segments before it sends
+        assert blocked_request_pattern([5100]).search(url)
+
+
 @pytest.mark.parametrize("path", ["/benchmarks", "/login?next=/patients/12", "/search?q=bench",
-                                  "/a%252Fb", "/patients/_benc/h"])
+                                  "/a%252Fb", "/patients/_benc/h", "/patients/fhir", "/fhirs/1", "/search?q=fhir",
+                                  "/oauthx"])
 def test_ordinary_app_urls_pass_both_checks(path):
     url = "http://127.0.0.1:5100" + path
-    assert not blocked_request_pattern([5100]).search(url) and not bench_path(url)
+    assert not blocked_request_pattern([5100]).search(url) and not bench_path(url) and not api_path(url)
     assert check_navigation(url, [5100]) == url
 
 
