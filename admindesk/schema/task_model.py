@@ -69,6 +69,8 @@ Challenge = Literal["none", "no_auth_required", "duplicate_on_file", "coverage_t
                     # DME: the equipment's coverage criteria are not met (test value, face-to-face
                     # window); the order names a supplier the patient's plan has no contract with.
                     "criteria_not_met", "non_contracted_supplier"]
+# screens: a browser on the apps' pages; api: the apps' FHIR and PAS APIs as tools.
+Channel = Literal["screens", "api"]
 Ident = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
 
 
@@ -106,6 +108,9 @@ class Task(BaseModel):
     template: str | None = None
     # The procedures the task exercises, from the closed vocabulary in schema/skills.py.
     skills: SkillList = Field(default_factory=list)
+    # How the work may be done: through the screens (a browser) and, where the apps' APIs
+    # cover every step, through them (`admindesk run --channel api`); the same checks score both.
+    channels: list[Channel] = Field(default_factory=lambda: ["screens"], min_length=1)
     # The step-by-step plan shown in the `task_specific` prompt mode (never the answers).
     guidance: list[str] = Field(default_factory=list)
     subtasks: list[Subtask] = Field(default_factory=list)
@@ -116,6 +121,8 @@ class Task(BaseModel):
 
     @model_validator(mode="after")
     def _subtasks_form_a_graph(self):
+        if len(set(self.channels)) != len(self.channels):
+            raise ValueError(f"channels lists one twice: {self.channels}")
         if self.checks_withheld and (self.subtasks or self.guards):
             raise ValueError("a task whose checks are withheld lists no subtasks or guards")
         order_subtasks(self.subtasks)

@@ -19,13 +19,13 @@ import click
 from admindesk.harness.agents import make_agent
 from admindesk.harness.agents.endpoint import PreflightError
 from admindesk.harness.agents.model_agent import ModelAgent
-from admindesk.harness.agents.registry import AGENTS
+from admindesk.harness.agents.registry import AGENTS, API_CHANNEL_AGENTS, API_ONLY_AGENTS
 from admindesk.harness.cli.judge import judge_from_options, judge_options
 from admindesk.harness.cli.run_summary import JUDGE_SPECS, dry_run_lines, summary_lines
 from admindesk.schema.skills import SKILLS
 from admindesk.schema.task_model import Task
 
-FILTER_FIELDS = ("workflow", "difficulty", "challenge", "template", "feasible", "skill")
+FILTER_FIELDS = ("workflow", "difficulty", "challenge", "template", "feasible", "skill", "channel")
 
 
 def select_tasks(selection: str, tasks: list[Task]) -> list[Task]:
@@ -46,8 +46,8 @@ def select_tasks(selection: str, tasks: list[Task]) -> list[Task]:
 
         def matches(task: Task) -> bool:
             for key, values in wanted.items():
-                if key == "skill":
-                    if not values & set(task.skills):
+                if key in ("skill", "channel"):
+                    if not values & set(task.skills if key == "skill" else task.channels):
                         return False
                     continue
                 value = getattr(task, key)
@@ -64,6 +64,25 @@ def select_tasks(selection: str, tasks: list[Task]) -> list[Task]:
     if unknown:
         raise ValueError(f"no task {', '.join(unknown)}")
     return [by_id[part] for part in parts]
+
+
+def channel_tasks(chosen: list[Task], channel: str, agent_name: str) -> list[Task]:
+    """The chosen tasks offered on `channel` (the rest are left out, with a line on stderr);
+    ClickException when the agent does not work that channel or no chosen task is offered."""
+    api_agent = agent_name in API_CHANNEL_AGENTS
+    if channel == "api" and not api_agent:
+        raise click.ClickException(f"agent {agent_name} works the screens; on --channel api use one of "
+                                   f"{', '.join(API_CHANNEL_AGENTS)}")
+    if channel == "screens" and agent_name in API_ONLY_AGENTS:
+        raise click.ClickException(f"agent {agent_name} works the APIs: add --channel api")
+    offered = [task for task in chosen if channel in task.channels]
+    if not offered:
+        raise click.ClickException(f"none of the {len(chosen)} selected task(s) is offered on the {channel} channel "
+                                   f"(select them with channel={channel})")
+    if len(offered) < len(chosen):
+        click.echo(f"{len(chosen) - len(offered)} of the {len(chosen)} selected task(s) are not offered on the "
+                   f"{channel} channel and are left out", err=True)
+    return offered
 
 
 @click.command("run")
@@ -83,6 +102,9 @@ def select_tasks(selection: str, tasks: list[Task]) -> list[Task]:
               help="Prompt mode for model agents.")
 @click.option("--observation", type=click.Choice(["screenshot", "axtree", "both"]), default="screenshot",
               show_default=True)
+@click.option("--channel", type=click.Choice(["screens", "api"]), default="screens", show_default=True,
+              help="How the agent reaches the apps: a browser on their screens, or their FHIR and PAS APIs as "
+                   "tools (the tasks that offer it; agents: " + ", ".join(API_CHANNEL_AGENTS) + ").")
 @click.option("--max-steps", type=click.IntRange(1, 10_000), default=None,
               help="Override every task's step budget.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 256),
@@ -109,7 +131,7 @@ def select_tasks(selection: str, tasks: list[Task]) -> list[Task]:
               help="Also rerun the episodes of DIR that errored (an error result, an infra error, an agent error).")
 @click.option("--dry-run", is_flag=True, help="List the episodes the run would run or keep, and start nothing.")
 def run(agent_name: str, selection: str, out_dir: Path, tasks_dir: Path | None, limit: int | None, trials: int,
-        prompt_mode: str | None, observation: str, max_steps: int | None, workers: int, backend: str,
+        prompt_mode: str | None, observation: str, channel: str, max_steps: int | None, workers: int, backend: str,
         ray_address: str | None, episode_timeout: float, model: str | None, base_url: str | None,
         api_key_env: str | None, action_space: str | None, temperature: float | None, seed: int | None,
         judge_spec: str | None, retry_errors: bool, dry_run: bool, **judge_settings) -> None:
@@ -132,7 +154,7 @@ def run(agent_name: str, selection: str, out_dir: Path, tasks_dir: Path | None, 
         raise click.ClickException(str(exc)) from exc
     if not chosen:
         raise click.ClickException(f"the selection {selection!r} names no task")
-    chosen = chosen[:limit]
+    chosen = channel_tasks(chosen, channel, agent_name)[:limit]
 
     agent_options = {key: value for key, value in (("model", model), ("base_url", base_url),
                                                    ("api_key_env", api_key_env), ("action_space", action_space),
@@ -154,7 +176,7 @@ def run(agent_name: str, selection: str, out_dir: Path, tasks_dir: Path | None, 
         except PreflightError as exc:
             raise click.ClickException(str(exc)) from exc
     config = WorkerConfig(agent_name=agent_name, agent_options=agent_options, observation=observation,
-                          prompt_mode=prompt_mode, max_steps=max_steps,
+                          channel=channel, prompt_mode=prompt_mode, max_steps=max_steps,
                           tasks_dir=tasks_dir.resolve() if tasks_dir is not None else None)
     try:
         run_json = run_with_progress(config, chosen, out_dir, trials=trials, workers=workers,

@@ -279,7 +279,7 @@ def run_parallel(config: WorkerConfig, tasks: list[Task], out_dir: Path, *, tria
         on_plan(len(names), len(done))
     header = {"agent": config.agent_name,
               "agent_options": {k: str(v) for k, v in config.agent_options.items()},
-              "observation": config.observation, "prompt_mode": config.prompt_mode,
+              "observation": config.observation, "channel": config.channel, "prompt_mode": config.prompt_mode,
               "max_steps": config.max_steps, "tasks": [t.id for t in tasks], "trials": trials,
               "workers": workers, "backend": backend, "split": split,
               "versions": run_versions(tasks, config.frame_size)}

@@ -17,7 +17,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -25,6 +25,7 @@ from admindesk.harness.agents import make_agent
 from admindesk.harness.agents.base import total_usage
 from admindesk.harness.agents.registry import agent_options
 from admindesk.harness.env import faults
+from admindesk.harness.env.channels import make_env
 from admindesk.harness.env.environment import Env
 from admindesk.harness.running.folder import episode_name, read_episode_files
 from admindesk.harness.running.local import _move_trajectory, run_episode
@@ -43,6 +44,8 @@ class WorkerConfig(BaseModel):
     agent_name: str
     agent_options: dict[str, Any] = Field(default_factory=dict)
     observation: str = "screenshot"
+    # screens: a browser on the apps' pages (Env); api: the apps' APIs as tools (ApiEnv).
+    channel: Literal["screens", "api"] = "screens"
     prompt_mode: str | None = None
     max_steps: int | None = None
     keep_screenshots: bool = True
@@ -99,8 +102,8 @@ class EpisodeWorker:
         self._scratch = Path(tempfile.mkdtemp(prefix="admindesk-worker-"))
         self._episodes_dir = self._scratch / "episodes"
         try:
-            self.env = Env(config.observation, frame_size=config.frame_size,  # type: ignore[arg-type]
-                           record_dir=self._episodes_dir, tasks_dir=config.tasks_dir)
+            self.env = make_env(config.channel, config.observation, frame_size=config.frame_size,
+                                record_dir=self._episodes_dir, tasks_dir=config.tasks_dir)
         except BaseException:
             shutil.rmtree(self._scratch, ignore_errors=True)
             raise
@@ -148,7 +151,7 @@ class EpisodeWorker:
         if dead:
             return f"app process died: {', '.join(sorted(dead))}"
         browser = self.env.browser
-        if browser is None or not browser.chromium.is_connected():
+        if self.config.channel == "screens" and (browser is None or not browser.chromium.is_connected()):
             return "browser crashed"
         if error and error.split(":", 1)[0] in INFRA_ERRORS:
             return error.splitlines()[0]

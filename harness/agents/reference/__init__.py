@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
+from admindesk.harness.agents.reference.api_work import ApiWork
 from admindesk.harness.agents.reference.work import SkippedPhase, Work
 from admindesk.harness.env.environment import Env
 from admindesk.schema.task_model import Task
@@ -42,6 +43,17 @@ def solution_for(task: Task):
         raise LookupError(f"{exc}; task {task.id}") from None
 
 
+def api_solution_for(task: Task):
+    """The `solve_api` function of the task's template (its API-channel route); LookupError
+    when the template has none."""
+    solve = solution_for(task)
+    solve_api = getattr(importlib.import_module(solve.__module__), "solve_api", None)
+    if solve_api is None:
+        raise LookupError(f"no API-channel reference for template {task.template!r} (no solve_api() in "
+                          f"{solve.__module__}); task {task.id}")
+    return solve_api
+
+
 class ReferenceAgent:
     """Drives the Env through the task's template solution; `skip` ablates one subtask,
     `route` picks one of the solution's alternate routes."""
@@ -57,12 +69,13 @@ class ReferenceAgent:
 
         In an ablation, a step that needs what the skipped subtask would have read stops the
         work there, as a coordinator missing that fact would; the state so far is scored."""
-        solve = solution_for(task)
+        api = getattr(env, "channel", "screens") == "api"
+        solve = api_solution_for(task) if api else solution_for(task)
         routes = getattr(importlib.import_module(solve.__module__), "ROUTES", ())
         if self.route is not None and self.route not in routes:
             raise ValueError(f"the reference of template {task.template!r} has no route {self.route!r} "
                              f"(routes: {', '.join(routes) or 'none'})")
-        work = Work(env, task, skip=self.skip, route=self.route)
+        work = (ApiWork if api else Work)(env, task, skip=self.skip, route=self.route)
         try:
             solve(work)
         except SkippedPhase as missing:
