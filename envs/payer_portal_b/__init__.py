@@ -13,6 +13,7 @@ from admindesk.envs.common.factory import AppConfig, AppSpec, create_app as crea
 from admindesk.envs.payer_portal_b import claim_models, workflow_models  # noqa: F401  (register their tables on Base)
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT, format_phone
 from admindesk.envs.payer_portal_b.models import Base
+from admindesk.envs.payer_portal_b.pas import pas
 from admindesk.envs.payer_portal_b.seeding.seed import seed
 from admindesk.envs.payer_portal_b.session_timeout import count_page_view, session_bp
 from admindesk.envs.payer_portal_b.views import BLUEPRINTS
@@ -39,6 +40,7 @@ SPEC = AppSpec(
     home_endpoint="home.index",
     date_format=DATE_FORMAT,
     messages=KIT_MESSAGES,
+    api_blueprints=(pas,),
 )
 
 

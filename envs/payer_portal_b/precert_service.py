@@ -24,7 +24,7 @@ from admindesk.envs.payer_portal_b.models import (
     Subscriber,
 )
 from admindesk.envs.payer_portal_b.numbering import next_authorization_number, next_precert_reference
-from admindesk.envs.payer_portal_b.portal import check_uploads, store_attachment
+from admindesk.envs.payer_portal_b.portal import check_uploads, has_errors, store_attachment
 from admindesk.envs.payer_portal_b.rules.precert_determination import (
     Determination,
     Submission,
@@ -35,6 +35,8 @@ from admindesk.envs.payer_portal_b.rules.precert_rules import add_event, decisio
 from admindesk.envs.payer_portal_b.workflow_models import PrecertLine
 
 SUBSCRIBER_NOT_FOUND = "No subscriber matches this Subscriber ID and date of birth."
+# Where a request came from: the long form here, or Da Vinci PAS `Claim/$submit` (pas/).
+PORTAL_SOURCE = "Portal"
 
 
 @dataclass
@@ -100,6 +102,30 @@ def check_request_form(session: Session, form, files) -> CheckedReferences:
     return found
 
 
+@dataclass
+class FormSubmission:
+    """What became of a posted request form: the new request, or the fax-only policy that refused it
+    (neither: the form carries the problems)."""
+
+    created: PrecertRequest | None = None
+    fax_policy: MedicalPolicy | None = None
+
+
+def submit_request_form(session: Session, form, files, source: str = PORTAL_SOURCE) -> FormSubmission:
+    """The long form's whole submission: its validators, the checks against the payer's files,
+    the fax-only refusal, then the determination and the rows (caller commits, or rolls back
+    when nothing was created). The PAS API fills the same form, so both channels share it."""
+    valid = form.validate()
+    found = check_request_form(session, form, files)
+    if found.policy is not None and found.policy.fax_only:
+        form.service_code.errors.append(f"{form.service_code.data.strip().upper()} must be requested by fax "
+                                        f"(policy {found.policy.policy_number}).")
+        return FormSubmission(fax_policy=found.policy)
+    if valid and not has_errors(form):
+        return FormSubmission(created=record_request(session, form, found, source))
+    return FormSubmission()
+
+
 def _check_extra_line(session: Session, field) -> None:
     """Lines 2 and 3 follow line 1's rules: a known, online-requestable, non-DME service."""
     code = check_service_code(session, field)
@@ -132,7 +158,7 @@ def _apply(request: PrecertRequest, decision: Determination, session: Session) -
     request.updated_at = clock.now()
 
 
-def record_request(session: Session, form, found: CheckedReferences) -> PrecertRequest:
+def record_request(session: Session, form, found: CheckedReferences, source: str = PORTAL_SOURCE) -> PrecertRequest:
     """Determine and store a new request with its attachments (caller commits)."""
     subscriber = found.subscriber
     submission = Submission(
@@ -155,7 +181,7 @@ def record_request(session: Session, form, found: CheckedReferences) -> PrecertR
         clinical=submission.clinical, clinical_summary=form.clinical_summary.data.strip(),
         contact_name=form.contact_name.data.strip(), contact_phone=_digits(form.contact_phone.data),
         policy_number=found.policy.policy_number if found.policy else None, status="", decision_reason="",
-        source="Portal", submitted_by=current_username(), submitted_at=now, updated_at=now,
+        source=source, submitted_by=current_username(), submitted_at=now, updated_at=now,
         decision_due=decision_due(form.urgency.data, now), admission_type=form.admission_type.data,
         retro=submission.start_date < now.date())
     _apply(request, decision, session)

@@ -14,13 +14,12 @@ from admindesk.envs.payer_portal_b.models import Appeal, PrecertRequest, Procedu
 from admindesk.envs.payer_portal_b.portal import (
     attachment_response,
     attachments_of,
-    has_errors,
     payer,
     read_upload,
     requested_page_size,
     status_counts,
 )
-from admindesk.envs.payer_portal_b.precert_service import add_information, check_request_form, record_request
+from admindesk.envs.payer_portal_b.precert_service import add_information, submit_request_form
 from admindesk.envs.payer_portal_b.rules.precert_determination import policy_for_code
 from admindesk.envs.payer_portal_b.rules.precert_rules import slot_choices
 from admindesk.envs.payer_portal_b.workflow_models import PeerToPeer, PrecertEvent, PrecertLine
@@ -57,17 +56,11 @@ def new():
     form = PrecertForm()
     if request.method == "GET" and request.args.get("subscriber_id"):
         form.subscriber_id.data = request.args["subscriber_id"][:20]
-    fax_policy = None
     if form.is_submitted():
         session = db()
-        valid = form.validate()
-        found = check_request_form(session, form, request.files)
-        if found.policy is not None and found.policy.fax_only:
-            fax_policy = found.policy
-            form.service_code.errors.append(f"{form.service_code.data.strip().upper()} must be requested by fax "
-                                            f"(policy {fax_policy.policy_number}).")
-        elif valid and not has_errors(form):
-            created = record_request(session, form, found)
+        submission = submit_request_form(session, form, request.files)
+        created = submission.created
+        if created is not None:
             session.commit()
             describe(action="submit_precert", record_type="precert", record_id=created.reference_number,
                      status=created.status, service_code=created.service_code)
@@ -75,8 +68,8 @@ def new():
             return redirect(url_for("precert.detail", reference=created.reference_number))
         session.rollback()
         describe(action="submit_precert_rejected", record_type="precert", tab="request_form",
-                 fax_only=fax_policy is not None)
-        return render_template("precert_form.html", form=form, fax_policy=fax_policy, payer=payer()), 422
+                 fax_only=submission.fax_policy is not None)
+        return render_template("precert_form.html", form=form, fax_policy=submission.fax_policy, payer=payer()), 422
     describe(record_type="precert", tab="request_form")
     return render_template("precert_form.html", form=form, fax_policy=None, payer=payer())
 
