@@ -219,7 +219,7 @@ def test_metadata_tells_how_to_fill_the_requests(episode):
     client, headers, _ = episode
     assert client.client.get("/fhir/metadata").status_code == 401
     statement = CapabilityStatement.model_validate(client.client.get("/fhir/metadata", headers=headers).get_json())
-    [claim] = statement.rest[0].resource
+    [claim] = [r for r in statement.rest[0].resource if r.type == "Claim"]
     submit, inquire_operation = claim.operation
     assert (submit.name, inquire_operation.name) == ("submit", "inquire")
     assert "clinical-summary" in submit.documentation and "clinical-notes" in submit.documentation

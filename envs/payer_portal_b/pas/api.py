@@ -1,6 +1,6 @@
 """The `api_pas` blueprint: Da Vinci PAS `Claim/$submit` and `Claim/$inquire`, the coverage
-requirements lookup and the CapabilityStatement (`metadata`), under /fhir with a bearer token
-(common/api_access).
+requirements lookup, the eligibility exchange (`CoverageEligibilityRequest/$submit`) and the
+CapabilityStatement (`metadata`), under /fhir with a bearer token (common/api_access).
 
 A `$submit` fills the portal's own precertification form from the Bundle and submits it
 through the page's service path (precert_service.submit_request_form): same checks, same
@@ -9,6 +9,11 @@ call is audited like the page it stands for (the form's submit, the status scree
 requirements lookup), under the token's account. Errors are OperationOutcomes: 400 for a
 body that is not the resource asked for, 422 for what the portal's rules refuse, 404 for a
 request not on file, 401 without a valid token.
+
+An eligibility `$submit` fills the portal's lookup form from the request and runs the form's
+service (eligibility_service.record_inquiry): the same match, the same `eligibility_inquiries`
+row (the table has no channel column; the audit row's detail says `channel: api`), the same
+audit action.
 """
 from __future__ import annotations
 
@@ -19,11 +24,14 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from admindesk.envs.common.api_access import require_bearer
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db
+from admindesk.envs.payer_portal_b.eligibility_service import NOT_FOUND, record_inquiry
 from admindesk.envs.payer_portal_b.fields import format_phone
 from admindesk.envs.payer_portal_b.forms import PrecertForm
 from admindesk.envs.payer_portal_b.pas.capability import capability_statement
 from admindesk.envs.payer_portal_b.pas.claim_response import response_bundle
 from admindesk.envs.payer_portal_b.pas.coverage_requirements import read_query, requirements_answer
+from admindesk.envs.payer_portal_b.pas.eligibility_request import read_eligibility_request
+from admindesk.envs.payer_portal_b.pas.eligibility_response import eligibility_response
 from admindesk.envs.payer_portal_b.pas.inquiry import find_precert, read_inquiry
 from admindesk.envs.payer_portal_b.pas.outcomes import (
     FhirProblem,
@@ -106,3 +114,21 @@ def coverage_requirements():
     codes = [code for code, _ in query.codes]
     describe(record_id=codes[0], codes=codes, subscriber_id=query.subscriber.subscriber_id)
     return fhir_response(requirements_answer(db(), query))
+
+
+@pas.post("/CoverageEligibilityRequest/$submit")
+def check_eligibility():
+    """A CoverageEligibilityRequest -> the eligibility form's inquiry, answered as a
+    CoverageEligibilityResponse; an unknown member is refused as the form refuses it (422)."""
+    describe(channel=CHANNEL)
+    try:
+        question = read_eligibility_request(read_body(("CoverageEligibilityRequest",)))
+    except FhirProblem:
+        # Audited as the form's page answering its own validation errors.
+        describe(record_type="eligibility", tab="lookup")
+        raise
+    form = question.form
+    inquiry = record_inquiry(db(), form.subscriber_id.data, form.dob.data, form.service_date.data)
+    if inquiry is None:
+        return outcome_response([Issue(question.subscriber_expression, NOT_FOUND, "not-found")], 422)
+    return fhir_response(eligibility_response(db(), inquiry, question.purposes))

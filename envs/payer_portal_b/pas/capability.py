@@ -56,6 +56,16 @@ COVERAGE_REQUIREMENTS = (
     "Parameters subscriberId (valueString), birthDate (valueDate), optional serviceDate (valueDate) and plan "
     "(valueString), code (valueCoding CPT/HCPCS, or valueString) once per service. Answers Parameters: coverage, then "
     "one requirement per code (paNeeded auth-needed/no-auth, documentType, policy, requestChannel, criteria).")
+ELIGIBILITY = (
+    "POST /fhir/CoverageEligibilityRequest/$submit: is the member covered on the date of service, and the plan's "
+    "benefit summary (the portal's eligibility lookup; each call is logged as an inquiry as the lookup logs it). "
+    "Body: a CoverageEligibilityRequest whose patient references a contained Patient ('#id') with the Subscriber ID "
+    f"as identifier (system {SUBSCRIBER_ID_SYSTEM}, or type v2-0203 MB) and birthDate; servicedDate (default today; "
+    "not servicedPeriod); purpose validation and/or benefits; insurer (any reference). Answers a "
+    "CoverageEligibilityResponse: identifier the inquiry number, disposition 'Coverage on <date>: Active|Inactive', "
+    "insurance[0].inforce, benefitPeriod and the contained Coverage's period (effective to terminated), and with "
+    "purpose benefits one item per benefit summary row (benefit.allowedString). An unknown Subscriber ID and date of "
+    "birth is a 422 OperationOutcome, nothing logged.")
 RESPONSE = (
     "ClaimResponse: identifier = Keystone's reference number; outcome queued while pended, else complete; "
     "disposition = the decision reason; preAuthRef = the authorization number once certified; each item's "
@@ -66,12 +76,13 @@ RESPONSE = (
 
 
 def capability_statement() -> dict:
-    """Keystone's CapabilityStatement (FHIR R4, JSON): the two PAS operations and the lookup."""
+    """Keystone's CapabilityStatement (FHIR R4, JSON): the two PAS operations, eligibility and the lookup."""
     return {
         "resourceType": "CapabilityStatement", "status": "active", "date": clock.today().isoformat(),
         "kind": "instance", "fhirVersion": "4.0.1", "format": ["json"],
         "publisher": "Keystone Mutual Health (synthetic)",
-        "implementation": {"description": "Keystone Mutual Provider Connect: Da Vinci PAS and coverage requirements"},
+        "implementation": {"description": "Keystone Mutual Provider Connect: Da Vinci PAS, eligibility and "
+                                          "coverage requirements"},
         "rest": [{
             "mode": "server", "documentation": RESPONSE, "security": {"description": SECURITY},
             "resource": [{"type": "Claim", "operation": [
@@ -79,7 +90,11 @@ def capability_statement() -> dict:
                  "documentation": "POST /fhir/Claim/$submit. " + SUBMIT},
                 {"name": "inquire",
                  "definition": "http://hl7.org/fhir/us/davinci-pas/OperationDefinition/Claim-inquiry",
-                 "documentation": "POST /fhir/Claim/$inquire. " + INQUIRE}]}],
+                 "documentation": "POST /fhir/Claim/$inquire. " + INQUIRE}]},
+                {"type": "CoverageEligibilityRequest", "operation": [
+                    {"name": "submit",
+                     "definition": f"{KEYSTONE_BASE}/OperationDefinition/CoverageEligibilityRequest-submit",
+                     "documentation": ELIGIBILITY}]}],
             "operation": [{"name": "coverage-requirements",
                            "definition": f"{KEYSTONE_BASE}/OperationDefinition/coverage-requirements",
                            "documentation": COVERAGE_REQUIREMENTS}],

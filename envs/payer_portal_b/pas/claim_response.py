@@ -60,7 +60,7 @@ def response_bundle(session: Session, item: PrecertRequest) -> dict:
     subscriber = session.get(Subscriber, item.subscriber_id)
     payer = session.scalars(select(PayerProfile)).one()
     provider = session.get(Provider, item.rendering_npi) if item.rendering_npi else None
-    resources = [claim_response(session, item, provider), _patient(subscriber), _insurer(payer)]
+    resources = [claim_response(session, item, provider), patient_resource(subscriber), insurer_resource(payer)]
     if provider is not None:
         resources.append(_provider(provider))
     return {"resourceType": "Bundle", "type": "collection",
@@ -138,7 +138,8 @@ def _item(item: PrecertRequest, line_no: int, code: str, units: int, status: str
     return result
 
 
-def _patient(subscriber: Subscriber) -> dict:
+def patient_resource(subscriber: Subscriber) -> dict:
+    """The subscriber as a Patient (id the Subscriber ID), as Keystone has them on file."""
     return {"resourceType": "Patient", "id": subscriber.subscriber_id,
             "identifier": [{"type": {"coding": [{"system": IDENTIFIER_TYPE_SYSTEM, "code": MEMBER_NUMBER_TYPE}]},
                             "system": SUBSCRIBER_ID_SYSTEM, "value": subscriber.subscriber_id}],
@@ -146,7 +147,8 @@ def _patient(subscriber: Subscriber) -> dict:
             "gender": GENDERS.get(subscriber.sex, "unknown"), "birthDate": fhir_date(subscriber.dob)}
 
 
-def _insurer(payer: PayerProfile) -> dict:
+def insurer_resource(payer: PayerProfile) -> dict:
+    """Keystone Mutual as the insurer Organization (id `payer`)."""
     return {"resourceType": "Organization", "id": "payer",
             "identifier": [{"system": PAYER_ID_SYSTEM, "value": payer.payer_id}], "name": payer.name}
 

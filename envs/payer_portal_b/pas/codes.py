@@ -17,6 +17,7 @@ SUBSCRIBER_ID_SYSTEM = f"{KEYSTONE_BASE}/sid/subscriber-id"
 PRECERT_REFERENCE_SYSTEM = f"{KEYSTONE_BASE}/sid/precert-reference"
 AUTHORIZATION_NUMBER_SYSTEM = f"{KEYSTONE_BASE}/sid/authorization-number"
 PAYER_ID_SYSTEM = f"{KEYSTONE_BASE}/sid/payer-id"
+ELIGIBILITY_INQUIRY_SYSTEM = f"{KEYSTONE_BASE}/sid/eligibility-inquiry"
 IDENTIFIER_TYPE_SYSTEM = "http://terminology.hl7.org/CodeSystem/v2-0203"
 MEMBER_NUMBER_TYPE = "MB"
 
@@ -80,3 +81,10 @@ PRECERT_STATUS_URL = f"{KEYSTONE_BASE}/StructureDefinition/precert-status"
 
 # Da Vinci CRD coverage-information codes (covered, pa-needed, doc-needed).
 CRD_CODES_SYSTEM = "http://hl7.org/fhir/us/davinci-crd/CodeSystem/coverage-information-codes"
+
+# The eligibility exchange (CoverageEligibilityRequest/$submit).
+SUBSCRIBER_RELATIONSHIP_SYSTEM = "http://terminology.hl7.org/CodeSystem/subscriber-relationship"
+COVERAGE_CLASS_SYSTEM = "http://terminology.hl7.org/CodeSystem/coverage-class"
+BENEFIT_TYPE_SYSTEM = "http://terminology.hl7.org/CodeSystem/benefit-type"
+# The rows of the eligibility page's Benefit Summary, as item categories.
+BENEFIT_SUMMARY_SYSTEM = f"{KEYSTONE_BASE}/CodeSystem/benefit-summary"
