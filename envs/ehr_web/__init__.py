@@ -10,6 +10,7 @@ from pathlib import Path
 from flask import Flask
 
 from admindesk.envs.common.factory import AppConfig, AppSpec, create_app as create_kit_app
+from admindesk.envs.ehr_web.fhir import fhir_api
 from admindesk.envs.ehr_web.models import Base
 from admindesk.envs.ehr_web.seeding.seed import seed
 from admindesk.envs.ehr_web.views import BLUEPRINTS
@@ -26,7 +27,8 @@ KIT_MESSAGES = {
 }
 
 SPEC = AppSpec(name="ehr_web", title="SVH Chart", package_dir=Path(__file__).resolve().parent, base=Base,
-               blueprints=BLUEPRINTS, seed=seed, home_endpoint="home.dashboard", messages=KIT_MESSAGES)
+               blueprints=BLUEPRINTS, seed=seed, home_endpoint="home.dashboard", messages=KIT_MESSAGES,
+               api_blueprints=(fhir_api,))
 
 
 def create_app(config: AppConfig) -> Flask:

@@ -9,7 +9,8 @@ Rules (a refused change writes nothing and says why):
   in particular no two primaries (pairs the change does not touch are left as they are).
   A coverage terminated before today cannot be made
   primary, since the rank governs current dates of service.
-Every accepted action leaves one `coverage_history` row per coverage it changed.
+Every accepted action leaves one `coverage_history` row per coverage it changed. The
+Coverage tab and the FHIR API (`$verify` on a Coverage) verify through `verify_coverage`.
 """
 from __future__ import annotations
 
@@ -18,7 +19,11 @@ from datetime import date
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
-from admindesk.envs.ehr_web.models import COVERAGE_RANKS, Coverage
+from admindesk.envs.common.audit import describe
+from admindesk.envs.common.web import current_username, db
+from admindesk.envs.ehr_web.forms import options
+from admindesk.envs.ehr_web.forms_changes import VerifyCoverageForm
+from admindesk.envs.ehr_web.models import COVERAGE_RANKS, Coverage, Patient
 from admindesk.envs.ehr_web.models_history import CoverageEvent
 from admindesk.envs.ehr_web.vocab import VERIFICATION_RESULTS
 
@@ -50,6 +55,36 @@ def record_verification(session: Session, coverage: Coverage, result: str, refer
     session.add(CoverageEvent(coverage_id=coverage.id, mrn=coverage.mrn, event="Verification", old_value=before,
                               new_value=coverage.verification_status, reference=reference or None,
                               note=note.strip(), at=clock.now(), username=username))
+
+
+def verification_form(patient: Patient, **form_args) -> VerifyCoverageForm:
+    """The Verify coverage form offering the patient's coverages; `form_args` as FlaskForm
+    takes them (none: bound to the request; `formdata=None`: empty, for display)."""
+    form = VerifyCoverageForm(**form_args)
+    form.coverage_id.choices = options(
+        (c.id, f"{c.rank_label}: {c.payer.name} - {c.plan.name} ({c.member_id})") for c in patient.coverages)
+    return form
+
+
+def verify_coverage(patient: Patient, form: VerifyCoverageForm) -> Coverage | None:
+    """Check the filled form and record the verification it gives on the chosen coverage; None,
+    with nothing written and the reasons as field errors, when refused."""
+    describe(action="verify_coverage", record_type="patient", record_id=patient.mrn,
+             coverage_id=form.coverage_id.data)
+    valid = form.validate()
+    chosen = next((c for c in patient.coverages if c.id == form.coverage_id.data), None)
+    if valid and chosen is not None:
+        problem = verification_problem(chosen, form.result.data, clock.today())
+        if problem:
+            form.result.errors = list(form.result.errors) + [problem]
+            valid = False
+    if not valid:
+        return None
+    record_verification(db(), chosen, form.result.data, form.reference.data, form.note.data or "",
+                        current_username())
+    db().commit()
+    describe(result=chosen.verification_status)
+    return chosen
 
 
 def _overlap(a: Coverage, b: Coverage) -> bool:

@@ -10,6 +10,8 @@ import importlib
 import pytest
 from flask import Flask
 
+from admindesk.envs.common.api_access import is_api_endpoint
+
 from .accessible_names import unnamed_controls
 from .conftest import FormClient, build_app
 from .crawler import REQUEST_CAP, Crawl, crawl
@@ -63,7 +65,7 @@ def clickable_endpoints(app: Flask) -> set[str]:
     """GET endpoints a coordinator should be able to open by clicking."""
     return {rule.endpoint for rule in app.url_map.iter_rules()
             if "GET" in rule.methods and rule.endpoint not in INFRASTRUCTURE_ENDPOINTS
-            and not rule.endpoint.startswith("bench.")}
+            and not rule.endpoint.startswith("bench.") and not is_api_endpoint(rule.endpoint)}
 
 
 @pytest.fixture(scope="module", params=APPS)

@@ -79,19 +79,28 @@ def _mrn_of_request() -> str | None:
     return None
 
 
+def refuse_locked_chart_edit(mrn: str | None) -> str | None:
+    """Who holds the chart of patient `mrn` when it is read-only for the signed-in user, and the
+    edit at hand must be refused (the refusal is audited here, for the screens and the API
+    alike); None when the chart may be edited."""
+    patient = db().get(Patient, mrn) if mrn else None
+    holder = chart_locked_by(patient) if patient else None
+    if holder is not None:
+        describe(action="refused_locked_chart", record_type="patient", record_id=patient.mrn)
+    return holder
+
+
 def refuse_edits_to_a_locked_chart():
     """before_request of the chart's blueprints (they run after the login check): a chart
     held by another user is read-only, so its edits are refused and write nothing."""
     if request.method != "POST":
         return None
     mrn = _mrn_of_request()
-    patient = db().get(Patient, mrn) if mrn else None
-    holder = chart_locked_by(patient) if patient else None
+    holder = refuse_locked_chart_edit(mrn)
     if holder is None:
         return None
-    describe(action="refused_locked_chart", record_type="patient", record_id=patient.mrn)
     flash(f"This chart is read-only: {holder} has it open. Take it over or wait for them to close it.", "error")
-    return redirect(url_for("chart.summary", mrn=patient.mrn))
+    return redirect(url_for("chart.summary", mrn=mrn))
 
 
 def _back(mrn: str) -> str:

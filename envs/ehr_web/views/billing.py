@@ -11,9 +11,9 @@ from admindesk.envs.common.web import db, get_or_404
 from admindesk.envs.ehr_web.forms import NoteForm
 from admindesk.envs.ehr_web.models import AdjustmentCode, Facility, Provider
 from admindesk.envs.ehr_web.models_work import Claim, WorkItem
+from admindesk.envs.ehr_web.notes import add_note, notes_for
 from admindesk.envs.ehr_web.views.chart_base import render_chart
 from admindesk.envs.ehr_web.views.common import patient_or_404
-from admindesk.envs.ehr_web.views.notes import add_note, notes_for
 from admindesk.envs.ehr_web.vocab import NON_DENIAL_CARCS
 
 billing = Blueprint("billing", __name__)

@@ -12,10 +12,10 @@ from admindesk.envs.common.web import db
 from admindesk.envs.ehr_web.forms import NoteForm
 from admindesk.envs.ehr_web.models import Document, Encounter, Medication, Order, Problem
 from admindesk.envs.ehr_web.models_work import Note, WorkItem
+from admindesk.envs.ehr_web.notes import add_note
 from admindesk.envs.ehr_web.views.chart_base import active_coverages, render_chart
 from admindesk.envs.ehr_web.views.common import patient_or_404
 from admindesk.envs.ehr_web.views.coverage import render_coverage
-from admindesk.envs.ehr_web.views.notes import add_note
 from admindesk.envs.ehr_web.vocab import OPEN_ORDER_STATUSES
 
 chart = Blueprint("chart", __name__, url_prefix="/patients/<mrn>")

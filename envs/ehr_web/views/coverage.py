@@ -9,8 +9,7 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
 from admindesk.envs.ehr_web import coverage_changes
-from admindesk.envs.ehr_web.forms import options
-from admindesk.envs.ehr_web.forms_changes import RANK_CHOICES, CoordinationOfBenefitsForm, VerifyCoverageForm
+from admindesk.envs.ehr_web.forms_changes import RANK_CHOICES, CoordinationOfBenefitsForm
 from admindesk.envs.ehr_web.models import Patient
 from admindesk.envs.ehr_web.models_history import CoverageEvent
 from admindesk.envs.ehr_web.views.chart_base import render_chart
@@ -19,20 +18,14 @@ from admindesk.envs.ehr_web.views.common import patient_or_404
 coverage = Blueprint("coverage", __name__, url_prefix="/patients/<mrn>/coverage")
 
 
-def _verify_form(patient: Patient, bound: bool) -> VerifyCoverageForm:
-    form = VerifyCoverageForm() if bound else VerifyCoverageForm(formdata=None)
-    form.coverage_id.choices = options(
-        (c.id, f"{c.rank_label}: {c.payer.name} - {c.plan.name} ({c.member_id})") for c in patient.coverages)
-    return form
-
-
 def render_coverage(patient: Patient, status: int = 200, verify_form=None, cob_form=None,
                     rank_errors: dict[str, str] | None = None, proposed: dict[str, int] | None = None):
     """The Coverage tab (the chart's GET and the re-render of a refused action)."""
     events = list(db().scalars(select(CoverageEvent).where(CoverageEvent.mrn == patient.mrn)
                                .order_by(CoverageEvent.at.desc(), CoverageEvent.id.desc())))
+    verify_form = verify_form or coverage_changes.verification_form(patient, formdata=None)
     return render_chart(patient, "coverage", "chart_coverage.html", status=status, coverages=patient.coverages,
-                        today=clock.today(), verify_form=verify_form or _verify_form(patient, bound=False),
+                        today=clock.today(), verify_form=verify_form,
                         cob_form=cob_form or CoordinationOfBenefitsForm(formdata=None), rank_choices=RANK_CHOICES,
                         rank_errors=rank_errors or {}, proposed=proposed or {}, events=events)
 
@@ -41,22 +34,10 @@ def render_coverage(patient: Patient, status: int = 200, verify_form=None, cob_f
 def verify(mrn: str):
     """Record the result of an eligibility check on one coverage."""
     patient = patient_or_404(mrn)
-    form = _verify_form(patient, bound=True)
-    describe(action="verify_coverage", record_type="patient", record_id=patient.mrn,
-             coverage_id=form.coverage_id.data)
-    valid = form.validate()
-    chosen = next((c for c in patient.coverages if c.id == form.coverage_id.data), None)
-    if valid and chosen is not None:
-        problem = coverage_changes.verification_problem(chosen, form.result.data, clock.today())
-        if problem:
-            form.result.errors = list(form.result.errors) + [problem]
-            valid = False
-    if not valid:
+    form = coverage_changes.verification_form(patient)
+    chosen = coverage_changes.verify_coverage(patient, form)
+    if chosen is None:
         return render_coverage(patient, 422, verify_form=form)
-    coverage_changes.record_verification(db(), chosen, form.result.data, form.reference.data, form.note.data or "",
-                                         current_username())
-    db().commit()
-    describe(result=chosen.verification_status)
     flash(f"{chosen.payer.name} coverage: {chosen.verification_status} on {clock.today():%m/%d/%Y}.", "success")
     return redirect(url_for("chart.coverage", mrn=patient.mrn))
 

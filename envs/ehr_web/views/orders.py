@@ -8,14 +8,14 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db, get_or_404
 from admindesk.envs.ehr_web import auth_changes
-from admindesk.envs.ehr_web.forms import AuthorizationForm, NoteForm, options
+from admindesk.envs.ehr_web.forms import AuthorizationForm, NoteForm
 from admindesk.envs.ehr_web.forms_changes import AuthorizationChangeForm
-from admindesk.envs.ehr_web.models import DiagnosisCode, Document, Order, OrderAuthorization, Payer, ProcedureCode
+from admindesk.envs.ehr_web.models import DiagnosisCode, Document, Order, OrderAuthorization, ProcedureCode
 from admindesk.envs.ehr_web.models_work import WorkItem
+from admindesk.envs.ehr_web.notes import add_note, notes_for
+from admindesk.envs.ehr_web.order_authorizations import authorization_form, save_authorization
 from admindesk.envs.ehr_web.views.chart_base import render_chart
 from admindesk.envs.ehr_web.views.common import patient_or_404
-from admindesk.envs.ehr_web.views.notes import add_note, notes_for
-from admindesk.envs.ehr_web.vocab import CHANGE_ONLY_AUTH_STATUSES
 
 orders = Blueprint("orders", __name__)
 
@@ -28,21 +28,14 @@ def orders_tab(mrn: str):
     return render_chart(patient, "orders", "chart_orders.html", orders=rows)
 
 
-def _payer_choices() -> list[tuple[str, str]]:
-    """Payers for the authorization's payer picker, by name."""
-    return [("", "- Select payer -")] + [(p.id, p.name) for p in db().scalars(select(Payer).order_by(Payer.name))]
-
-
 def _authorization_form(order: Order) -> AuthorizationForm:
     """The form filled with what the order's authorization section holds now."""
     auth = order.authorization
-    form = AuthorizationForm(
+    return authorization_form(
         formdata=None, status=auth.status if auth else "Not Started", payer_id=(auth.payer_id if auth else "") or "",
         auth_number=auth.auth_number if auth else "", reference_number=auth.reference_number if auth else "",
         approved_units=str(auth.approved_units) if auth and auth.approved_units else "",
         start_date=auth.start_date if auth else None, end_date=auth.end_date if auth else None)
-    form.payer_id.choices = options(_payer_choices())
-    return form
 
 
 def _render_order(order: Order, auth_form: AuthorizationForm | None = None, comment_form: NoteForm | None = None,
@@ -72,33 +65,10 @@ def order_detail(order_id: str):
 def update_authorization(order_id: str):
     """Save the authorization section; on errors nothing changes and the form says why."""
     order = get_or_404(Order, order_id)
-    describe(action="update_authorization", record_type="order", record_id=order.id)
-    form = AuthorizationForm()
-    form.payer_id.choices = options(_payer_choices())
-    auth = db().get(OrderAuthorization, order.id) or OrderAuthorization(order_id=order.id, units_used=0)
-    valid = form.validate()
-    valid = form.check_approval_terms({"approved_units": str(auth.approved_units or ""),
-                                       "start_date": auth.start_date, "end_date": auth.end_date}) and valid
-    if form.status.data in CHANGE_ONLY_AUTH_STATUSES and form.status.data != auth.status:
-        form.status.errors = list(form.status.errors) + [
-            f"Record a {form.status.data.lower()} authorization with 'Record a change' below, which checks that "
-            "it can be " + form.status.data.lower() + "."]
-        valid = False
-    if not valid:
+    form = authorization_form()
+    auth = save_authorization(order, form)
+    if auth is None:
         return _render_order(order, auth_form=form, status=422)
-    before = auth.status
-    auth.status = form.status.data
-    auth.payer_id = form.payer_id.data or None
-    auth.auth_number = form.auth_number.data or None
-    auth.reference_number = form.reference_number.data or None
-    auth.approved_units = int(form.approved_units.data) if form.approved_units.data else None
-    auth.start_date, auth.end_date = form.start_date.data, form.end_date.data
-    auth.updated_at, auth.updated_by = clock.now(), current_username()
-    db().add(auth)
-    db().flush()
-    auth_changes.record_event(db(), auth, auth_changes.saved_event_name(db(), auth), current_username())
-    db().commit()
-    describe(status_before=before, status_after=auth.status, auth_number=auth.auth_number)
     flash(f"Authorization for order {order.id} saved: {auth.status}.", "success")
     return redirect(url_for("orders.order_detail", order_id=order.id))  # no #fragment: the saved message at the top stays in view
 

@@ -19,11 +19,11 @@ from admindesk.envs.ehr_web.forms import (
     patient_lookup,
 )
 from admindesk.envs.ehr_web.forms_desk import SavedViewForm
-from admindesk.envs.ehr_web.models import Patient, Payer, Supplier
+from admindesk.envs.ehr_web.models import Patient, Payer
 from admindesk.envs.ehr_web.models_work import Claim, ClaimLine, WorkItem, WorkItemEvent
+from admindesk.envs.ehr_web.notes import add_note, notes_for
 from admindesk.envs.ehr_web.views.billing import code_descriptions, denials
 from admindesk.envs.ehr_web.views.common import staff_names
-from admindesk.envs.ehr_web.views.notes import add_note, notes_for, store_note
 from admindesk.envs.ehr_web.views.patients import patient_filter
 from admindesk.envs.ehr_web.views.queue_desk import (
     QUEUE_TABS,
@@ -35,6 +35,7 @@ from admindesk.envs.ehr_web.views.queue_desk import (
     tab_filter,
 )
 from admindesk.envs.ehr_web.vocab import QUEUE_BY_NAME, QUEUES, Queue
+from admindesk.envs.ehr_web.work_items import log_change, save_update, update_form
 
 queues = Blueprint("queues", __name__, url_prefix="/queues")
 PER_PAGE = 25
@@ -109,16 +110,10 @@ def queue_list(slug: str):
                            my_views=saved_views(queue)), (200 if valid else 422)
 
 
-def _update_form(item: WorkItem, bound: bool) -> WorkItemUpdateForm:
-    queue = QUEUE_BY_NAME[item.queue]
-    form = WorkItemUpdateForm() if bound else WorkItemUpdateForm(
-        formdata=None, status=item.status, follow_up_date=item.follow_up_date, appeal_reference=item.appeal_reference,
-        appeal_submitted_on=item.appeal_submitted_on, supplier_id=item.supplier_id or "",
-        supplier_confirmation=item.supplier_confirmation)
-    suppliers = [(s.id, f"{s.name} ({s.categories})") for s in db().scalars(select(Supplier).order_by(Supplier.name))]
-    form.status.choices = options(queue.statuses)
-    form.supplier_id.choices = options([("", "- Select supplier -"), *suppliers])
-    return form
+def _filled_update_form(item: WorkItem) -> WorkItemUpdateForm:
+    return update_form(item, formdata=None, status=item.status, follow_up_date=item.follow_up_date,
+                       appeal_reference=item.appeal_reference, appeal_submitted_on=item.appeal_submitted_on,
+                       supplier_id=item.supplier_id or "", supplier_confirmation=item.supplier_confirmation)
 
 
 def _assign_form(item: WorkItem, bound: bool) -> AssignForm:
@@ -138,7 +133,7 @@ def _render_item(item: WorkItem, status: int = 200, update_form=None, assign_for
     return render_template(
         "work_item.html", item=item, queue=QUEUE_BY_NAME[item.queue], events=events, staff=staff_names(),
         notes=notes_for("work_item", str(item.id)), today=clock.today(), open_dialog=open_dialog,
-        update_form=update_form or _update_form(item, bound=False),
+        update_form=update_form or _filled_update_form(item),
         assign_form=assign_form or _assign_form(item, bound=False),
         note_form=note_form or NoteForm(formdata=None), **context), status
 
@@ -149,10 +144,6 @@ def item_detail(item_id: int):
     item = get_or_404(WorkItem, item_id)
     describe(record_type="work_item", record_id=str(item.id), queue=item.queue, mrn=item.mrn)
     return _render_item(item)
-
-
-def _log(item: WorkItem, change: str) -> None:
-    db().add(WorkItemEvent(work_item_id=item.id, at=clock.now(), username=current_username(), change=change))
 
 
 @queues.post("/items/<int:item_id>/assign")
@@ -166,7 +157,7 @@ def assign(item_id: int):
     names = staff_names()
     new = form.assignee.data or None
     if new != item.assignee:
-        _log(item, f"Assigned to {names[new]}" if new else "Unassigned")
+        log_change(item, f"Assigned to {names[new]}" if new else "Unassigned")
         item.assignee = new
         item.updated_at, item.updated_by = clock.now(), current_username()
         db().commit()
@@ -180,32 +171,10 @@ def assign(item_id: int):
 def update_status(item_id: int):
     """Change the status/disposition and the fields that go with it."""
     item = get_or_404(WorkItem, item_id)
-    queue = QUEUE_BY_NAME[item.queue]
-    describe(action="update_work_item", record_type="work_item", record_id=str(item.id), queue=item.queue)
-    form = _update_form(item, bound=True)
-    valid = form.validate()
-    valid = form.check_queue_rules(queue.name, clock.today(), item.follow_up_date) and valid
-    if not valid:
+    form = update_form(item)
+    changes = save_update(item, form)
+    if changes is None:
         return _render_item(item, 422, update_form=form, open_dialog="status-dialog")
-    changes = []
-    fields = [("status", "Status"), ("follow_up_date", "Follow-up date")]
-    if queue.name == "Denials":
-        fields += [("appeal_reference", "Appeal / corrected claim #"), ("appeal_submitted_on", "Appeal submitted on")]
-    if queue.name == "DME":
-        fields += [("supplier_id", "Supplier"), ("supplier_confirmation", "Supplier confirmation #")]
-    for name, label in fields:
-        value = getattr(form, name).data or None
-        if value != getattr(item, name):
-            shown = value.strftime("%m/%d/%Y") if hasattr(value, "strftime") else (value or "(blank)")
-            changes.append(f"{label}: {shown}")
-            setattr(item, name, value)
-    if changes:
-        _log(item, "; ".join(changes))
-        item.updated_at, item.updated_by = clock.now(), current_username()
-    if form.note.data and form.note.data.strip():
-        store_note(item.mrn, "work_item", str(item.id), form.note.data)
-    db().commit()
-    describe(action="update_work_item", status=item.status, changes=changes)
     flash(f"Item {item.id} updated: {'; '.join(changes)}." if changes else f"Item {item.id}: nothing changed.",
           "success" if changes else "info")
     return redirect(url_for("queues.item_detail", item_id=item.id))
