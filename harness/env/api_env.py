@@ -260,7 +260,8 @@ def opening_text(task: Task) -> str:
         "You work through the desk's APIs; the harness sends your bearer token with each request.",
         "- server \"ehr\": the EHR's FHIR R4 API (GET /fhir/metadata lists its resources and searches;",
         "  notes are Communication resources, work items are Task resources).",
-        "- server \"keystone\": Keystone Mutual's payer API (GET /fhir/metadata): Da Vinci PAS",
-        "  POST /fhir/Claim/$submit and /fhir/Claim/$inquire, and its coverage-requirements lookup.",
+        "- server \"keystone\": Keystone Mutual's payer API (GET /fhir/metadata): eligibility",
+        "  (POST /fhir/CoverageEligibilityRequest/$submit), coverage requirements",
+        "  (POST /fhir/coverage-requirements), Da Vinci PAS (POST /fhir/Claim/$submit, /fhir/Claim/$inquire).",
         "Call done with your answer when the work item is finished.",
     ])
