@@ -9,7 +9,7 @@ ADMINDESK := $(VENV)/bin/admindesk
 AGENT ?= reference
 TASKS ?= pa-easy-01
 RUN_DIR ?= runs/main
-PYTEST_ARGS ?= -n 2 --durations=40
+PYTEST_ARGS ?= -n 2 --dist worksteal --durations=40
 
 .PHONY: deps install run report demo serve test check bench
 

@@ -1,9 +1,9 @@
 """`admindesk tasks check` on the day's stratified sample, as CI runs it: on every sampled
 task the reference passes every deterministic check and guard and every control fails; on
-one task per workflow the reference also reruns to the same final state, and skipping any
-one subtask fails it, the task, and the subtasks depending on it.
+one of them (its workflow turns with the day) the reference also reruns to the same final
+state, and skipping any one subtask fails it, the task, and the subtasks depending on it.
 
-The sample changes with the day (12 tasks, every workflow x difficulty); set
+The sample changes with the day (9 tasks, one per workflow x difficulty); set
 ADMINDESK_CHECK_DAY=YYYY-MM-DD to replay another day's draw. The whole suite is
 `admindesk tasks check all --ablate`.
 """
@@ -23,10 +23,10 @@ from admindesk.schema.task_model import load_tasks
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(1200),
               pytest.mark.skipif(len(available_apps()) < 4, reason="needs the four apps")]
 
-SAMPLE_SIZE = 12
+SAMPLE_SIZE = 9
 DAY = date.fromisoformat(os.environ.get("ADMINDESK_CHECK_DAY") or date.today().isoformat())
 SAMPLE = stratified_sample(load_tasks(), SAMPLE_SIZE, DAY)
-DEEP = {task.id for task in one_per_workflow(SAMPLE, DAY)}
+DEEP = {one_per_workflow(SAMPLE, DAY)[DAY.toordinal() % 3].id}
 
 
 @pytest.fixture(scope="module")
