@@ -14,7 +14,14 @@ import re
 
 from playwright.sync_api import Error as PlaywrightError
 
-from admindesk.harness.agents.reference import ehr_steps, solution_for, solution_of_template
+from admindesk.harness.agents.reference import (
+    api_solution_for,
+    ehr_steps,
+    fhir_calls,
+    solution_for,
+    solution_of_template,
+)
+from admindesk.harness.agents.reference.api_work import ApiWork
 from admindesk.harness.agents.reference.portal_a import payer_name
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.agents.scripted import ScriptFailed
@@ -38,6 +45,8 @@ def filing_template(task: Task, payer: str) -> str:
 # The EHR work queue each workflow's items sit in, and how its rows name the item.
 WORK_QUEUE = {"prior_auth": ("Prior Auth", r"ORD-\d+"), "dme": ("DME", r"ORD-\d+"),
               "appeals": ("Denials", r"CLM[\w-]+")}
+# The same queues as the EHR's FHIR API codes its Task resources.
+API_QUEUE = {"prior_auth": "prior-auth", "dme": "dme", "appeals": "denials"}
 STOPPED = (ScriptFailed, LookupError, PlaywrightError)  # a control that cannot go on stops, as a stuck agent would
 
 
@@ -56,10 +65,20 @@ class NotesOnly:
         self.notes: list = []
 
     def drive(self, env: Env, task: Task) -> None:
-        work = Work(env, task)
-        ehr_steps.open_chart(work)
-        ehr_steps.add_patient_note(work, plan_text(work))
+        if on_api(env):
+            work = ApiWork(env, task)
+            mrn = fhir_calls.find_patient(work)
+            fhir_calls.add_note(work, mrn, None, plan_text(work))
+        else:
+            work = Work(env, task)
+            ehr_steps.open_chart(work)
+            ehr_steps.add_patient_note(work, plan_text(work))
         work.finish("Wrote the plan in the chart.")
+
+
+def on_api(env) -> bool:
+    """Whether the episode runs on the API channel (ApiEnv) rather than the screens."""
+    return getattr(env, "channel", "screens") == "api"
 
 
 class _OtherPatientWork(Work):
@@ -88,10 +107,15 @@ class WrongPatient:
         self.notes: list = []
 
     def drive(self, env: Env, task: Task) -> None:
-        work = _OtherPatientWork(env, task)
+        api = on_api(env)
+        work = _OtherPatientApiWork(env, task) if api else _OtherPatientWork(env, task)
         try:
-            self._adopt_other_patient(env, work)
-            solution_for(task)(work)
+            if api:
+                self._adopt_other_patient_api(work)
+                api_solution_for(task)(work)
+            else:
+                self._adopt_other_patient(env, work)
+                solution_for(task)(work)
         except STOPPED as stuck:
             if not env.episode_over:
                 work.finish(f"Stopped: {stuck}")
@@ -118,6 +142,33 @@ class WrongPatient:
             "section[aria-labelledby='odocs-h'] a[href^='/documents/']:not([aria-label])").all()]
         work.adopt(name, dob, mrn, item_id, order_id, member, documents)
         actor.click("nav.activitybar a:has-text('Home')")
+
+
+    @staticmethod
+    def _adopt_other_patient_api(work: "_OtherPatientApiWork") -> None:
+        """The first open item of the workflow's queue whose order is billed to this payer, for
+        another patient, read over the EHR's FHIR API."""
+        payer, mine = work.case["coverages"][0]["payer"], work.ids["mrn"]
+        for item in fhir_calls.search(work, "ehr", "Task", code=API_QUEUE[work.task.workflow], status="requested",
+                                      _count="20"):
+            mrn = item["for"]["reference"].split("/", 1)[1]
+            if mrn == mine or item["status"] == "completed" or "focus" not in item:
+                continue
+            order = work.get("ehr", f"/fhir/{item['focus']['reference']}")
+            coverage = work.get("ehr", f"/fhir/{order['insurance'][0]['reference']}") if order.get("insurance") else {}
+            if not any(p.get("reference") == f"Organization/{payer}" for p in coverage.get("payor", [])):
+                continue
+            patient = work.get("ehr", f"/fhir/Patient/{mrn}")
+            year, month, day = patient["birthDate"].split("-")
+            documents = [d["id"] for d in fhir_calls.search(work, "ehr", "DocumentReference", patient=mrn)]
+            work.adopt(f"{patient['name'][0]['family']}, {patient['name'][0]['given'][0]}", f"{month}/{day}/{year}",
+                       mrn, item["id"], order["id"], coverage["subscriberId"], documents)
+            return
+        raise ScriptFailed(f"no other patient's {work.task.workflow} item for {payer}")
+
+
+class _OtherPatientApiWork(_OtherPatientWork, ApiWork):
+    """Another patient's work item, worked through the APIs."""
 
 
 class DoItAnyway:

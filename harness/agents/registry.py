@@ -34,9 +34,9 @@ AGENTS: dict[str, str] = {
     # The API channel (`run --channel api`): a function-calling model on the apps' APIs.
     "openai-api-tools": "api_tools_agent:OpenAIApiToolsAgent",
 }
-# Agents that work the API channel (the reference has API solutions; noop only ends), and
+# Agents that work the API channel (the reference and the controls have API routes; noop only ends), and
 # those that work nothing else.
-API_CHANNEL_AGENTS = ("openai-api-tools", "reference", "noop")
+API_CHANNEL_AGENTS = ("openai-api-tools", "reference", "noop", "notes-only", "wrong-patient")
 API_ONLY_AGENTS = ("openai-api-tools",)
 ENV_DEFAULTS = {"model": "ADMINDESK_MODEL", "base_url": "ADMINDESK_BASE_URL",
                 "api_key_env": "ADMINDESK_API_KEY_ENV"}

@@ -1,6 +1,7 @@
 """The API channel's proof on every task that offers it: the reference, working through the
 EHR's FHIR API and Keystone's eligibility and PAS APIs, passes every deterministic check and
-guard; noop passes nothing; leaving out one subtask's calls fails that subtask and the task.
+guard; the controls (noop, notes-only, wrong-patient) pass nothing; leaving out one
+subtask's calls fails that subtask and the task.
 And `admindesk run --channel api` runs it end to end into a run folder."""
 from __future__ import annotations
 
@@ -31,13 +32,14 @@ def test_the_suite_offers_api_tasks():
 
 
 @pytest.mark.parametrize("task", API_TASKS, ids=[task.id for task in API_TASKS])
-def test_the_reference_passes_and_noop_and_a_skipped_subtask_fail(env, task, tmp_path):
+def test_the_reference_passes_and_the_controls_and_a_skipped_subtask_fail(env, task, tmp_path):
     outcome = run_episode(env, make_agent("reference"), task, tmp_path / "reference", 0)
     assert outcome.summary.deterministic_pass, outcome.summary.error or outcome.summary.agent_note
     record = json.loads((tmp_path / "reference" / "scores.json").read_text())
     assert record["subtask_pass_rate"] > 0
-    noop = run_episode(env, make_agent("noop"), task, tmp_path / "noop", 0)
-    assert noop.summary.result == "fail" and not noop.summary.deterministic_pass
+    for control in ("noop", "notes-only", "wrong-patient"):
+        outcome = run_episode(env, make_agent(control), task, tmp_path / control, 0)
+        assert outcome.summary.result == "fail" and not outcome.summary.deterministic_pass, control
     skipped = run_episode(env, make_agent("reference", skip="submit_precert"), task, tmp_path / "skip", 0)
     failed = {subtask.id for subtask in skipped.score.subtasks if subtask.outcome == "fail"}
     assert "submit_precert" in failed and not skipped.summary.deterministic_pass

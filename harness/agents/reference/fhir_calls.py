@@ -45,8 +45,12 @@ def find_patient(work: ApiWork) -> str:
 
 
 def work_item(work: ApiWork, mrn: str, queue: str) -> dict[str, Any]:
-    """The patient's open work item of `queue` (prior-auth, denials, dme)."""
+    """The patient's open work item of `queue` (prior-auth, denials, dme); of several, the one on
+    the case's order."""
     items = [task for task in search(work, "ehr", "Task", patient=mrn, code=queue) if task["status"] != "completed"]
+    if len(items) > 1:
+        orders = {f"ServiceRequest/{order}" for order in work.ids["orders"].values()}
+        items = [task for task in items if task.get("focus", {}).get("reference") in orders]
     if len(items) != 1:
         raise ScriptFailed(f"{len(items)} open {queue} work items for {mrn}")
     return items[0]
@@ -171,10 +175,11 @@ def record_decision(work: ApiWork, mrn: str, order_id: str, decision: dict[str, 
     work.post("ehr", "/fhir/ClaimResponse", recorded)
 
 
-def add_note(work: ApiWork, mrn: str, about: str, text: str) -> None:
+def add_note(work: ApiWork, mrn: str, about: str | None, text: str) -> None:
+    """A note on the patient's chart, or on an order, claim or work item (`about`, Type/id)."""
     work.post("ehr", "/fhir/Communication", {
         "resourceType": "Communication", "status": "completed", "subject": {"reference": f"Patient/{mrn}"},
-        "about": [{"reference": about}], "payload": [{"contentString": text}]})
+        **({"about": [{"reference": about}]} if about else {}), "payload": [{"contentString": text}]})
 
 
 def set_work_item(work: ApiWork, task: dict[str, Any], status: str) -> None:
