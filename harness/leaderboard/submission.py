@@ -333,6 +333,9 @@ def validate_submission(path: Path, tasks_dir: Path, judge: Judge | None = None,
     problems.extend(_check_metrics(run, run["episodes"]))
     problems.extend(_check_infra_errors(typed_lines))
     verdict.n_episodes = len(lines)
+    if replay_workers is not None and run.get("channel", "screens") != "screens":
+        problems.append(f"the run worked the {run.get('channel')!r} channel: replay re-executes browser actions, so "
+                        "its episodes cannot be replayed and it cannot be verified yet")
     if replay_workers is not None and not problems:
         episodes = {folder.name: (task_id, folder) for (task_id, _), (_, folder) in lines.items()}
         findings = replay_submission(run, episodes, split_dir, replay_workers)

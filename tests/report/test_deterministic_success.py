@@ -117,3 +117,17 @@ def test_an_honest_run_scored_with_a_judge_is_accepted(tmp_path, tasks_dir):
         "contact": "team@example.org"}), encoding="utf-8")
     verdict = validate_submission(run, tasks_dir)
     assert verdict.accepted, verdict.problems
+
+
+def test_an_api_channel_run_is_not_replayed_and_says_why(tmp_path, tasks_dir):
+    from admindesk.harness.leaderboard import validate_submission
+
+    run = unjudged_run(tmp_path, tasks_dir)
+    run_json = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**run_json, "channel": "api"}), encoding="utf-8")
+    (run / "submission.json").write_text(json.dumps({
+        "model": "model-a", "agent": "model-a", "observation": "screenshot", "date": "2026-12-01",
+        "contact": "team@example.org"}), encoding="utf-8")
+    verdict = validate_submission(run, tasks_dir, replay_workers=1)
+    assert not verdict.accepted and verdict.replayed == 0
+    assert any("'api' channel" in problem and "cannot be replayed" in problem for problem in verdict.problems)
