@@ -52,6 +52,8 @@ APP_LABELS = {"ehr_web": "EHR", "payer_portal_a": "Payer Portal A",
 class Env:
     """Four apps, one Chromium, one episode at a time. Use as a context manager."""
 
+    channel = "screens"  # the apps through their pages (ApiEnv: through their APIs)
+
     def __init__(self, observation: ObservationMode = "screenshot", *,
                  frame_size: tuple[int, int] = (1280, 800), record_dir: str | Path | None = None,
                  services: Services | None = None, apps: list[str] | None = None,

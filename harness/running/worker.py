@@ -151,7 +151,8 @@ class EpisodeWorker:
         if dead:
             return f"app process died: {', '.join(sorted(dead))}"
         browser = self.env.browser
-        if self.config.channel == "screens" and (browser is None or not browser.chromium.is_connected()):
+        # The API channel's Env has no browser to lose.
+        if getattr(self.env, "channel", "screens") == "screens" and (browser is None or not browser.chromium.is_connected()):
             return "browser crashed"
         if error and error.split(":", 1)[0] in INFRA_ERRORS:
             return error.splitlines()[0]
