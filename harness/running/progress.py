@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from admindesk.harness.running.metrics import deterministic_pass
 from admindesk.harness.running.pool import run_parallel
 from admindesk.harness.running.worker import WorkerConfig
 from admindesk.schema.task_model import Task
@@ -22,11 +23,14 @@ def run_with_progress(config: WorkerConfig, tasks: list[Task], out_dir: Path, *,
                       retry_errors: bool = False) -> dict[str, Any]:
     """`run_parallel` with a progress bar and one line per finished episode; returns run.json."""
     console = console or Console(stderr=True)
-    scored = {"done": 0, "passed": 0}
+    scored = {"done": 0, "passed": 0, "deterministic": 0}
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("success {task.fields[success]}"), TimeElapsedColumn(),
+                        TextColumn("deterministic {task.fields[deterministic]} end-to-end {task.fields[success]}"),
+                        TimeElapsedColumn(),
                         TextColumn("ETA"), TimeRemainingColumn(), console=console)
-    bar = progress.add_task("starting", total=None, success="-")
+    # Deterministic success beside end-to-end: without a judge, rubric checks stay unjudged and
+    # end-to-end success reads 0% even for a run that did every step right.
+    bar = progress.add_task("starting", total=None, success="-", deterministic="-")
 
     def plan(total: int, already_done: int) -> None:
         progress.update(bar, total=total - already_done,
@@ -41,8 +45,10 @@ def run_with_progress(config: WorkerConfig, tasks: list[Task], out_dir: Path, *,
         if summary["result"] != "infra_error":
             scored["done"] += 1
             scored["passed"] += summary["result"] == "pass"
-        success = f"{scored['passed'] / scored['done']:.0%}" if scored["done"] else "-"
-        progress.update(bar, advance=1, success=success, description="episodes")
+            scored["deterministic"] += deterministic_pass(summary)
+        share = {key: f"{scored[key] / scored['done']:.0%}" if scored["done"] else "-" for key in ("passed", "deterministic")}
+        progress.update(bar, advance=1, success=share["passed"], deterministic=share["deterministic"],
+                        description="episodes")
         detail = summary.get("agent_note") or (summary.get("error") or "").split("\n", 1)[0]
         console.print(f"{summary['task_id']:<16} t{summary['trial']} {summary['result']:<11} "
                       f"subtasks {summary['subtask_pass_rate']:.2f} steps {summary['steps']:>3} "
