@@ -24,9 +24,10 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from admindesk.harness.env.environment import DEFAULT_PASSWORD, DEFAULT_USERNAME
+from admindesk.harness.env.episode_apps import EpisodeApps
 from admindesk.harness.env.recorder import TrajectoryWriter
 from admindesk.harness.env.services import ServiceError, Services
-from admindesk.schema.task_model import Task, load_tasks
+from admindesk.schema.task_model import Task
 from admindesk.verifiers.records import EpisodeRecord
 
 # What the agent calls a server -> the app serving it.
@@ -87,7 +88,7 @@ class ApiObservation(BaseModel):
     last_action_error: str | None = None
 
 
-class ApiEnv:
+class ApiEnv(EpisodeApps):
     """Four apps and their APIs, one episode at a time. Use as a context manager."""
 
     channel = "api"
@@ -103,7 +104,6 @@ class ApiEnv:
         self.task: Task | None = None
         self._client = httpx.Client(timeout=REQUEST_TIMEOUT_S)
         self._tokens: dict[str, str] = {}
-        self._task_files: dict[str, Task] | None = None
         self._writer: TrajectoryWriter | None = None
         self._episodes = 0
         self._trajectory: list[dict[str, Any]] = []
@@ -126,15 +126,14 @@ class ApiEnv:
     def reset(self, task: Task | str, *, seed: int | None = None) -> tuple[ApiObservation, dict[str, Any]]:
         """Fresh app state for `task` (clock at its `now`), a bearer token per API server,
         and the opening observation naming the servers. `seed` changes nothing (as in Env)."""
-        resolved = self._resolve_task(task)
+        resolved, task_id = self._resolve_task(task)
         if "api" not in resolved.channels:
             raise ValueError(f"task {resolved.id} is not offered on the api channel (its channels: "
                              f"{', '.join(resolved.channels)})")
         started = time.perf_counter()
         self._end_episode()
         self.task, self._episodes = resolved, self._episodes + 1
-        builds_state = resolved.case is not None or bool(resolved.seed) or bool(resolved.interruptions)
-        self.services.reset_all(resolved.now, resolved.id if builds_state else None)
+        self.services.reset_all(resolved.now, task_id)
         self._initial_snapshots = self.services.snapshot_all()
         self._tokens = {server: self._issue_token(app) for server, app in API_SERVERS.items()}
         self._step, self._terminated, self._answer = 0, False, None
@@ -183,12 +182,7 @@ class ApiEnv:
         """The episode so far, for the verifiers (every app's final snapshot, fetched now)."""
         if self.task is None:
             raise RuntimeError("call reset() before record()")
-        final, errors = {}, {}
-        for name, future in self.services.snapshot_futures().items():
-            try:
-                final[name] = future.result()
-            except ServiceError as exc:
-                errors[name] = str(exc)
+        final, errors = self._final_snapshots()
         return EpisodeRecord(task_id=self.task.id, initial_snapshots=self._initial_snapshots,
                              final_snapshots=final, snapshot_errors=errors, answer=self._answer,
                              trajectory=list(self._trajectory))
@@ -204,15 +198,6 @@ class ApiEnv:
         self.services.close()
 
     # ---- internals ----------------------------------------------------------------------
-    def _resolve_task(self, task: Task | str) -> Task:
-        if isinstance(task, Task):
-            return task
-        if self._task_files is None:
-            self._task_files = {candidate.id: candidate for candidate in load_tasks(self.tasks_dir)}
-        if task not in self._task_files:
-            raise KeyError(f"no task with id {task!r} under {self.tasks_dir or 'tasks/'}")
-        return self._task_files[task]
-
     def _issue_token(self, app: str) -> str:
         username, password = self.credentials
         response = self._client.post(self.services.url(app, "/oauth/token"),

@@ -23,13 +23,14 @@ from admindesk.harness.env.actions import Action, parse_action
 from admindesk.harness.env.attach import AttachSpec, attached_services
 from admindesk.harness.env.browser import NAVIGATION_TIMEOUT_MS, Browser
 from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
+from admindesk.harness.env.episode_apps import EpisodeApps
 from admindesk.harness.env.episode_browser import EpisodeBrowser
 from admindesk.harness.env.executor import ActionExecutor, ActionFailed
 from admindesk.harness.env.observation import Observation, ObservationMode, TabInfo, accessibility_text, compose_frame
 from admindesk.harness.env.recorder import TrajectoryWriter
-from admindesk.harness.env.services import ServiceError, Services
+from admindesk.harness.env.services import Services
 from admindesk.harness.env.watchdog import BrowserWedged
-from admindesk.schema.task_model import Task, load_tasks
+from admindesk.schema.task_model import Task
 from admindesk.verifiers.records import EpisodeRecord, FileDigest
 
 DEFAULT_USERNAME, DEFAULT_PASSWORD = "coordinator", "admindesk"
@@ -49,7 +50,7 @@ APP_LABELS = {"ehr_web": "EHR", "payer_portal_a": "Payer Portal A",
               "payer_portal_b": "Payer Portal B", "fax": "Fax"}
 
 
-class Env:
+class Env(EpisodeApps):
     """Four apps, one Chromium, one episode at a time. Use as a context manager."""
 
     channel = "screens"  # the apps through their pages (ApiEnv: through their APIs)
@@ -89,7 +90,6 @@ class Env:
         self._episodes = 0
         self._initial_snapshot_cache: dict[str, dict[str, Any]] = {}
         self.task: Task | None = None
-        self._task_files: dict[str, Task] | None = None  # the folder's task files, read once
         try:
             if not self.services.processes:
                 self.services.start()
@@ -253,12 +253,7 @@ class Env:
         """
         if self._episode is None or self.task is None:
             raise RuntimeError("call reset() before record()")
-        final, errors = {}, {}
-        for name, future in self.services.snapshot_futures().items():
-            try:
-                final[name] = future.result()
-            except ServiceError as exc:
-                errors[name] = str(exc)
+        final, errors = self._final_snapshots()
         return EpisodeRecord(
             task_id=self.task.id, initial_snapshots=self._initial_snapshots,
             final_snapshots=final, snapshot_errors=errors, downloads=self.downloaded_files(),
@@ -322,22 +317,6 @@ class Env:
         return self._episode.downloads_dir
 
     # ---- internals ----------------------------------------------------------------------
-    def _resolve_task(self, task: Task | str | dict) -> tuple[Task, str | None]:
-        """The task, and the id the apps are told: only a task that gives them something to
-        build (a case, raw seed rows, interruptions) is named, so an ad-hoc task never is."""
-        if isinstance(task, dict):
-            resolved = Task.model_validate(task)
-        elif isinstance(task, Task):
-            resolved = task
-        else:
-            if self._task_files is None:
-                self._task_files = {candidate.id: candidate for candidate in load_tasks(self.tasks_dir)}
-            if task not in self._task_files:
-                raise KeyError(f"no task with id {task!r} under {self.tasks_dir or 'tasks/'}")
-            resolved = self._task_files[task]
-        builds_state = resolved.case is not None or bool(resolved.seed) or bool(resolved.interruptions)
-        return resolved, resolved.id if builds_state else None
-
     def _settle(self) -> None:
         try:
             self._episode.settle(self.settle_cap)

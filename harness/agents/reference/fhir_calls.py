@@ -75,7 +75,7 @@ def provider_facts(work: ApiWork) -> None:
     facility = work.get("ehr", f"/fhir/Organization/{work.need('facility')}")
     work.notes["facility_npi"] = next(i["value"] for i in facility["identifier"] if i["system"] == NPI)
     provider = work.get("ehr", f"/fhir/Practitioner/{work.need('provider_npi')}")
-    work.notes["provider_name"] = provider["name"][0].get("text") or provider["name"][0]["family"]
+    work.notes["provider"] = provider["name"][0].get("text") or provider["name"][0]["family"]
     work.notes["provider_phone"] = next(t["value"] for t in provider.get("telecom", []) if t["system"] == "phone")
 
 

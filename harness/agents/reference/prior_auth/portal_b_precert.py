@@ -27,6 +27,15 @@ def fact_document(work: Work) -> tuple[str, dict]:
     return documents[-1]["key"], documents[-1]["facts"]
 
 
+def clinical_summary(work: Work, member: str, doc_title: str, facts: dict) -> str:
+    """The request's clinical summary: the patient, the order read earlier, the chart's facts."""
+    return (f"{work.patient_name}, DOB {work.patient['dob']}, member {member}. Requesting "
+            f"{work.notes['code']} x{work.notes['units']} for diagnoses {work.notes['diagnoses']}, "
+            f"ordered by {work.notes['provider']}. Per the {doc_title} in the chart: "
+            + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in facts.items() if v is not None)
+            + ". These meet Keystone Mutual's criteria for this service.")
+
+
 def solve(work: Work) -> None:
     """The template's subtasks in order; each one's actions under `work.doing`."""
     coverages = work.case["coverages"]
@@ -65,11 +74,7 @@ def solve(work: Work) -> None:
             work.need("primary_checked")
         portal_b.open_portal_b(work)
         answers = portal_b.clinical_answers(facts)
-        summary = (f"{work.patient_name}, DOB {work.patient['dob']}, member {member}. Requesting "
-                   f"{work.notes['code']} x{work.notes['units']} for diagnoses {work.notes['diagnoses']}, "
-                   f"ordered by {work.notes['provider']}. Per the {doc_title} in the chart: "
-                   + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in facts.items() if v is not None)
-                   + ". These meet Keystone Mutual's criteria for this service.")
+        summary = clinical_summary(work, member, doc_title, facts)
         decision = portal_b.submit_precert(work, member, answers, summary, attachments)
         if decision["status"] != "Approved":
             raise ScriptFailed(f"Keystone Mutual did not approve: {decision}")
@@ -127,11 +132,7 @@ def solve_api(work: ApiWork) -> None:
     if work.doing("submit_precert"):
         work.need("eligibility")  # no request before the coverage is confirmed
         answers = portal_b.clinical_answers(facts)
-        summary = (f"{work.patient_name}, DOB {work.patient['dob']}, member {member}. Requesting "
-                   f"{work.notes['code']} x{work.notes['units']} for diagnoses {work.notes['diagnoses']}, "
-                   f"ordered by {work.notes['provider_name']}. Per the {doc_title} in the chart: "
-                   + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in facts.items() if v is not None)
-                   + ". These meet Keystone Mutual's criteria for this service.")
+        summary = clinical_summary(work, member, doc_title, facts)
         bundle = fhir_calls.precert_bundle(work, member, answers, summary, attachments, portal_b.REQUESTED_DAYS)
         decision = fhir_calls.claim_response_of(work.post("keystone", "/fhir/Claim/$submit", bundle))
         if "preAuthRef" not in decision:
