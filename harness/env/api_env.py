@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from admindesk.harness.env.environment import DEFAULT_PASSWORD, DEFAULT_USERNAME
+from admindesk.harness.env.environment import DEFAULT_PASSWORD, DEFAULT_USERNAME, Env
 from admindesk.harness.env.episode_apps import EpisodeApps
 from admindesk.harness.env.recorder import TrajectoryWriter
 from admindesk.harness.env.services import ServiceError, Services
@@ -250,3 +250,16 @@ def opening_text(task: Task) -> str:
         "  (POST /fhir/coverage-requirements), Da Vinci PAS (POST /fhir/Claim/$submit, /fhir/Claim/$inquire).",
         "Call done with your answer when the work item is finished.",
     ])
+
+
+def make_env(channel: Literal["screens", "api"], observation: str = "screenshot", *,
+             record_dir: Path | None = None, tasks_dir: Path | None = None,
+             frame_size: tuple[int, int] = (1280, 800)) -> Env | ApiEnv:
+    """The Env of a channel: `screens` (a browser, `Env`) or `api` (the apps' APIs, `ApiEnv`);
+    both give the verifiers the same EpisodeRecord. The observation and frame size are the
+    screens' own."""
+    if channel == "api":
+        return ApiEnv(record_dir=record_dir, tasks_dir=tasks_dir)
+    if channel == "screens":
+        return Env(observation, frame_size=frame_size, record_dir=record_dir, tasks_dir=tasks_dir)  # type: ignore[arg-type]
+    raise ValueError(f"channel must be screens or api, not {channel!r}")

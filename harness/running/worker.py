@@ -25,7 +25,7 @@ from admindesk.harness.agents import make_agent
 from admindesk.harness.agents.base import total_usage
 from admindesk.harness.agents.registry import agent_options
 from admindesk.harness.env import faults
-from admindesk.harness.env.channels import make_env
+from admindesk.harness.env.api_env import make_env
 from admindesk.harness.env.environment import Env
 from admindesk.harness.running.folder import episode_name, read_episode_files
 from admindesk.harness.running.local import _move_trajectory, run_episode
