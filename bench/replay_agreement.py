@@ -15,13 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from admindesk.harness.cli.run import select_tasks
 from admindesk.harness.leaderboard.replay import ReplayJob, replay_jobs, replay_settings
-from admindesk.harness.running import local as runner_local
 from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 from admindesk.verifiers.record_files import record_file
 
@@ -37,10 +38,14 @@ def stratified(tasks, per_template: int, seed: int):
 
 
 def measure(agent: str, tasks, workers: int) -> dict:
+    """Run `agent` over `tasks` with `workers` workers (as `admindesk run` does), then replay
+    every recorded episode with as many Envs, so the two times per episode compare."""
     with tempfile.TemporaryDirectory(prefix=f"replay-{agent}-") as scratch:
         out = Path(scratch)
         started = time.perf_counter()
-        runner_local.run(agent, tasks, out, keep_screenshots=False)
+        subprocess.run([str(Path(sys.executable).with_name("admindesk")), "run", "--agent", agent,
+                        "--tasks", ",".join(task.id for task in tasks), "--workers", str(workers),
+                        "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
         run_s = time.perf_counter() - started
         run = json.loads((out / "run.json").read_text())
         jobs = [ReplayJob(episode=line["folder"], task_id=line["task_id"], record_path=record_file(out / line["folder"]))
@@ -61,7 +66,7 @@ def main() -> None:
     parser.add_argument("--sample-per-template", type=int, default=None,
                         help="Replay only this many tasks of each template (seeded).")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--workers", type=int, default=1, help="Envs replaying at once.")
+    parser.add_argument("--workers", type=int, default=1, help="Workers running, and Envs replaying, at once.")
     args = parser.parse_args()
     tasks = select_tasks(args.tasks, load_tasks())
     if args.sample_per_template:
