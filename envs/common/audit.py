@@ -26,6 +26,15 @@ def describe(*, record_type: str | None = None, record_id: str | None = None,
         audit.setdefault("detail", {}).update(detail)
 
 
+def also_viewed(*, record_type: str, record_id: str, **detail) -> None:
+    """Record that the current request showed this record too, in a row of its own.
+
+    An API search answers whole resources, so each one it returns is as seen as a record
+    opened by id (as an EHR's access log lists every record an API call disclosed)."""
+    g.setdefault("audit_views", []).append({"record_type": record_type, "record_id": record_id,
+                                            "detail": detail or None})
+
+
 def record_request(response):
     """after_request hook: write the audit row of an authenticated, non-bench request."""
     endpoint = request.endpoint or ""
@@ -42,8 +51,11 @@ def record_request(response):
         action=audit.get("action") or ("view" if request.method == "GET" else "submit"),
         record_type=audit.get("record_type"), record_id=audit.get("record_id"),
         tab=audit.get("tab"), status_code=response.status_code, detail=audit.get("detail"))
+    disclosed = [AuditEvent(at=event.at, username=username, method=request.method, endpoint=event.endpoint,
+                            path=event.path, action="view", status_code=response.status_code, **view)
+                 for view in g.get("audit_views", [])]
     # A separate session: the view's own transaction may have been rolled back.
     with db.request_side_session() as audit_session:
-        audit_session.add(event)
+        audit_session.add_all([event, *disclosed])
         audit_session.commit()
     return response

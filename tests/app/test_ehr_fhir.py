@@ -278,6 +278,19 @@ def test_reads_and_searches_are_audited_like_page_views(app, api, mrn):
         "view", "remittance", remittance.id, remittance.claim_number) for row in rows)
 
 
+def test_a_search_records_each_resource_it_returns_as_viewed(app, api, mrn):
+    """A search answers whole resources (a DocumentReference carries its text), so what it
+    returned counts as seen: an agent that reads the order through a search alone has opened it."""
+    documents = api.search(f"/fhir/DocumentReference?patient={mrn}&_count=2")
+    [order] = api.search(f"/fhir/ServiceRequest?patient={mrn}")
+    views = [(row["record_type"], row["record_id"], row["path"]) for row in api.snapshot()["audit_events"]
+             if row["action"] == "view" and row["record_type"] in ("document", "order")]
+    assert views == [*(("document", document["id"], f"/fhir/DocumentReference?patient={mrn}&_count=2")
+                       for document in documents),
+                     ("order", order["id"], f"/fhir/ServiceRequest?patient={mrn}")]
+    assert documents
+
+
 def test_remittances_carry_carc_adjustments(app, api):
     adjustment = query(app, select(ClaimAdjustment).where(ClaimAdjustment.carc_code == "197").limit(1))[0]
     [eob] = api.search(f"/fhir/ExplanationOfBenefit?claim=Claim/{adjustment.claim_number}")

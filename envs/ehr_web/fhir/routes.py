@@ -14,7 +14,7 @@ from fhir.resources.R4B.binary import Binary
 from flask import Blueprint, Response, request, url_for
 
 from admindesk.envs.common.api_access import require_bearer
-from admindesk.envs.common.audit import describe
+from admindesk.envs.common.audit import also_viewed, describe
 from admindesk.envs.common.web import db
 from admindesk.envs.ehr_web.document_files import document_pdf
 from admindesk.envs.ehr_web.fhir.capability import capability_statement
@@ -71,6 +71,11 @@ def _found(kind: ResourceKind, resource_id: str):
     raise fhir_error(404, "not-found", f"{kind.name}/{resource_id} is not in the EHR.")
 
 
+def _audit_detail(source, row) -> dict:
+    return {name: getattr(row, name) for name in AUDIT_DETAIL
+            if name != source.key.key and getattr(row, name, None) is not None}
+
+
 def _request_body() -> object:
     return request.get_json(force=True, silent=True)
 
@@ -89,13 +94,16 @@ def search(resource_type: str):
     arguments = match_arguments(kind)
     total, rows = run_search(kind, arguments, count, offset)
     results = [str(getattr(row, source.key.key)) for source, row in rows]
+    resources = [source.to_resource(row) for source, row in rows]
+    for (source, row), resource in zip(rows, resources):
+        also_viewed(record_type=source.audit_type, record_id=resource.id, **_audit_detail(source, row))
     patients = arguments.get("patient", [])
     if len(patients) == 1 and "," not in patients[0]:
         describe(action="search", record_type="patient", record_id=patients[0].rstrip("/").rsplit("/", 1)[-1],
                  tab=kind.chart_tab, resource_type=kind.name, results=results)
     else:
         describe(action="search", record_type=kind.sources[0].audit_type, resource_type=kind.name, results=results)
-    return resource_response(searchset(kind, total, rows, count, offset))
+    return resource_response(searchset(kind, total, resources, count, offset))
 
 
 @fhir_api.get("/<resource_type>/<resource_id>")
@@ -103,9 +111,7 @@ def read(resource_type: str, resource_id: str):
     """One resource by id."""
     source, row = _found(_kind(resource_type), resource_id)
     resource = source.to_resource(row)
-    detail = {name: getattr(row, name) for name in AUDIT_DETAIL
-              if name != source.key.key and getattr(row, name, None) is not None}
-    describe(record_type=source.audit_type, record_id=resource.id, **detail)
+    describe(record_type=source.audit_type, record_id=resource.id, **_audit_detail(source, row))
     return resource_response(resource)
 
 

@@ -193,17 +193,13 @@ def _page_url(kind, offset: int, count: int) -> str:
     return url_for("api_fhir.search", resource_type=kind.name, _external=True) + "?" + urlencode(pairs)
 
 
-def searchset(kind, total: int, rows: list, count: int, offset: int) -> Bundle:
+def searchset(kind, total: int, resources: list, count: int, offset: int) -> Bundle:
     """The searchset Bundle of one page: total, self/next/previous links, entries with fullUrl."""
     links = [{"relation": "self", "url": _page_url(kind, offset, count)}]
     if offset + count < total:
         links.append({"relation": "next", "url": _page_url(kind, offset + count, count)})
     if offset > 0:
         links.append({"relation": "previous", "url": _page_url(kind, max(offset - count, 0), count)})
-    entries = []
-    for source, row in rows:
-        resource = source.to_resource(row)
-        entries.append({"fullUrl": url_for("api_fhir.read", resource_type=kind.name, resource_id=resource.id,
-                                           _external=True),
-                        "resource": resource, "search": {"mode": "match"}})
+    entries = [{"fullUrl": url_for("api_fhir.read", resource_type=kind.name, resource_id=resource.id, _external=True),
+                "resource": resource, "search": {"mode": "match"}} for resource in resources]
     return Bundle(type="searchset", total=total, link=links, entry=entries or None)
