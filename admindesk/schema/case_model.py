@@ -125,6 +125,7 @@ class DocumentFacts(CaseModel):
     lowest_spo2: int | None = Field(default=None, ge=50, le=100)
     epworth_score: int | None = Field(default=None, ge=0, le=24)
     qualifying_symptoms: str | None = None
+    cardiopulmonary_comorbidity: str | None = None
     face_to_face_date: date | None = None
     length_of_need: str | None = None
     spo2_rest: int | None = Field(default=None, ge=50, le=100)

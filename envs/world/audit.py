@@ -52,6 +52,8 @@ KINDS = {
     "paid_outside_coverage": "a claim paid for a date the coverage was not active",
     "coverage_denial_on_active_date": "a CO-26/CO-27 denial for a date the coverage was active",
     "paid_without_required_auth": "a claim paid for a reviewed service without an approved auth",
+    "necessity_denial_without_auth": "a CO-50 denial of a reviewed service that had no approved auth "
+                                     "(the payer denies a missing auth as such: CO-197)",
     "dme_not_billed_by_supplier": "a DME claim whose billing provider is not a supplier of that equipment",
     "co18_without_original": "a CO-18 duplicate without the paid original claim it repeats",
     "medicare_remark_on_non_medicare_plan": "N386/N115 on a plan that is not Medicare or Medicare Advantage",
@@ -199,11 +201,13 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
         if active and carcs & {"26", "27"}:
             report.add("coverage_denial_on_active_date", family, record, "CO-26/27 while coverage is active")
         order = world.order(claim.order_id) if claim.order_id else None
-        if order is not None and claim.paid_amount > 0:
+        if order is not None and (claim.paid_amount > 0 or "50" in carcs):
             outcome = review(order.code, payer.portal, product, facts.get(order.id, {}), active)
             auth = approved.get(claim.auth_number or "")
             if outcome.outcome != NOT_REVIEWED and (auth is None or auth.order_id != order.id):
-                report.add("paid_without_required_auth", family, record, f"{order.code} paid without its auth")
+                kind = "paid_without_required_auth" if claim.paid_amount > 0 else "necessity_denial_without_auth"
+                report.add(kind, family, record, f"{order.code} {'paid' if claim.paid_amount > 0 else 'denied CO-50'} "
+                                                 "without its auth")
         if order is not None and order.code in SUPPLIER_CATEGORY:
             if SUPPLIER_CATEGORY[order.code] not in supplier_npis.get(claim.billing_npi, set()):
                 report.add("dme_not_billed_by_supplier", family, record, f"billed by NPI {claim.billing_npi}")

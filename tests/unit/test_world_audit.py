@@ -79,6 +79,12 @@ def _inject(world, kind):
     if kind == "paid_without_required_auth":
         claim = next(c for c in world.claims if c.status == "Paid" and c.auth_number)
         return _swap(world, "claims", claim, replace(claim, auth_number=None)), claim.claim_number
+    if kind == "necessity_denial_without_auth":
+        claim = next(c for c in world.claims if c.status == "Paid" and c.auth_number and len(c.lines) == 1)
+        line = claim.lines[0]
+        denied = replace(line, paid=0.0, adjustments=(Adjustment("CO", "50", None, line.charge),))
+        return _swap(world, "claims", claim, replace(claim, status="Denied", auth_number=None, lines=(denied,))), \
+            claim.claim_number
     if kind == "dme_not_billed_by_supplier":
         claim = next(c for c in world.claims if c.order_id and world.order(c.order_id).category == "dme")
         bad = replace(claim, billing_npi=world.facility(claim.facility_id).npi)

@@ -29,6 +29,7 @@ FACT_SENTENCES = {
     "lowest_spo2": "Lowest oxygen saturation {}%.",
     "epworth_score": "Epworth Sleepiness Scale {}/24.",
     "qualifying_symptoms": "Daytime symptoms (sleepiness, insomnia, hypertension or mood disorder): {}.",
+    "cardiopulmonary_comorbidity": "Significant cardiopulmonary comorbidity: {}.",
     "face_to_face_date": "Face-to-face evaluation on {}.",
     "length_of_need": "Length of need: {}.",
     "spo2_rest": "Resting SpO2 on room air: {}.",
