@@ -176,6 +176,14 @@ class RequestOnFileSpec(CaseModel):
     start: date | None = Field(default=None, description="default: 3 days before the order's planned date")
     end: date | None = Field(default=None, description="default: 90 days after the start")
     units: int | None = Field(default=None, ge=1)
+    recorded: bool = Field(default=False, description="the desk already recorded this approval on the open order "
+                                                      "(status, numbers, units, dates); a completed order's always is")
+
+    @model_validator(mode="after")
+    def _only_an_approval_is_recorded(self):
+        if self.recorded and self.status != "Approved":
+            raise ValueError("only an Approved request is `recorded` on the order")
+        return self
 
 
 AppealLevel = Literal[1, 2, "external"]

@@ -114,6 +114,14 @@ def change_refusal(pa: PaRequest, line: PaServiceLine | None, kind: str, new_sta
     return None
 
 
+def document_refusal(kind: str, attached: bool) -> str | None:
+    """More units are granted on the clinical note that orders them; dates move on the reason alone."""
+    if kind == "Units increase" and not attached:
+        return ("A units increase is reviewed on the ordering provider's note that orders the added units: "
+                "attach it (PDF) as the supporting document.")
+    return None
+
+
 def apply_change(session: Session, pa: PaRequest, line: PaServiceLine, kind: str, new_start: date | None,
                  new_end: date | None, new_units: int | None, reason: str, username: str) -> AuthChange:
     """Store an accepted change and update the approved line (and the request's summary)."""

@@ -29,6 +29,9 @@ class AuthChangeForm(FlaskForm):
         Optional(), NumberRange(1, 9999, message="Units must be between 1 and 9999.")])
     reason = StringField("Reason for the change", validators=[
         InputRequired(message="Enter the reason for the change."), Length(max=300, message="At most 300 characters.")])
+    document_type = SelectField("Supporting document type", validators=[Optional()])
+    file = FileField("Supporting document (PDF): for a units increase, the ordering provider's note that orders "
+                     "the added units")
 
 
 class PeerToPeerForm(FlaskForm):

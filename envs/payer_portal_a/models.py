@@ -255,7 +255,7 @@ class PaAttachment(StoredFileColumns, Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     request_id: Mapped[int] = mapped_column(ForeignKey("pa_requests.id"))
     document_type: Mapped[str] = mapped_column(String(48))
-    stage: Mapped[str] = mapped_column(String(24))  # Initial / Additional information
+    stage: Mapped[str] = mapped_column(String(24))  # Initial / Additional information / Change request
     uploaded_at: Mapped[datetime] = mapped_column(DateTime)
     uploaded_by: Mapped[str] = mapped_column(String(64))
     request: Mapped[PaRequest] = relationship(back_populates="attachments")

@@ -292,7 +292,8 @@ class Authorization:
     `decision_reason` is what the payer wrote (for a denial, the criterion that failed,
     named by `failed_criterion`). A denial that contradicts the payer's own rules exists
     only on purpose and says so in `deliberate_error`. A pended request lists in
-    `requested_items` what the payer asked for.
+    `requested_items` what the payer asked for. `recorded`: the desk entered an approval on
+    its open order when it came (a completed order's approval always is).
     """
 
     auth_number: str
@@ -310,6 +311,7 @@ class Authorization:
     failed_criterion: str | None = None
     deliberate_error: str | None = None
     requested_items: tuple[str, ...] = ()
+    recorded: bool = False
 
 
 @dataclass(**_FROZEN)

@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from admindesk.envs.payer_portal_a import create_app
+from admindesk.envs.payer_portal_a.policy import load_policy
 from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for
 
 from .conftest import build_app
@@ -19,6 +20,7 @@ from .test_portal_a_support import (
     build_draft,
     case_with_status,
     lines_of,
+    pdf_file,
     request_by_id,
     submit,
     us,
@@ -121,6 +123,41 @@ def test_change_refused_for_expired_and_denied_auths(client, snap):
     response = _change(client, denied, new_end="12/31/2026")
     assert response.status_code == 422 and "Only an approved authorization can be changed" in response.get_data(as_text=True)
     assert _rows(client.snapshot()) == _rows(snap)
+
+
+def _case_with_room_for_units(snap) -> dict:
+    """A seeded approval still running whose policy grants more units than it holds."""
+    active = {m["coverage_id"] for m in snap["members"] if m["termination"] is None}
+    for case in snap["pa_requests"]:
+        lines = lines_of(snap, case["id"])
+        service = load_policy().service(lines[0]["code"]) if lines else None
+        if (case["status"] == "Approved" and case["coverage_id"] in active and case["approved_end"] > NOW.isoformat()
+                and service and service.approval_units and case["approved_units"] < service.approval_units):
+            return case
+    raise LookupError("no running approval with room for more units")
+
+
+def test_units_increase_is_reviewed_on_the_attached_note(client, snap):
+    case = _case_with_room_for_units(snap)
+    more = str(case["approved_units"] + 1)
+    response = _change(client, case, kind="Units increase", new_units=more)
+    assert response.status_code == 422 and "note that orders the added units: attach it" in response.get_data(as_text=True)
+    assert _rows(client.snapshot()) == _rows(snap)
+    page = client.post(f"/authorizations/cases/{case['case_number']}/change",
+                       {"kind": "Units increase", "line_no": "1", "reason": "Plan of care extended", "new_units": more,
+                        "file": pdf_file()}, content_type="multipart/form-data").get_data(as_text=True)
+    assert "Select the type of the supporting document." in page
+    assert _rows(client.snapshot()) == _rows(snap)
+    stream, name = pdf_file("re-evaluation.pdf")
+    response = client.post(f"/authorizations/cases/{case['case_number']}/change",
+                           {"kind": "Units increase", "line_no": "1", "reason": "Plan of care extended",
+                            "new_units": more, "document_type": "Clinical notes", "file": (stream, name)},
+                           content_type="multipart/form-data")
+    assert response.status_code == 302
+    after = client.snapshot()
+    assert request_by_id(after, case["id"])["approved_units"] == int(more)
+    attached = [a for a in after["pa_attachments"] if a["request_id"] == case["id"] and a["stage"] == "Change request"]
+    assert [(a["document_type"], a["file_name"]) for a in attached] == [("Clinical notes", "re-evaluation.pdf")]
 
 
 # ---- peer to peer and pre-service appeal ----------------------------------------------------------

@@ -58,6 +58,9 @@ def test_a_valid_case_keeps_typed_values(tmp_path):
     (lambda c: c["orders"][0].update(planned_date="2026-11-01"), "case.orders.0", "planned_date is before"),
     (lambda c: c["coverages"].append(dict(c["coverages"][0])), "case", "coverages.1.key: 'primary' is used twice"),
     (lambda c: c.update(lookalikes=[{"sex": "F"}]), "case", "lookalikes.0: change at least"),
+    (lambda c: c.update(payer_history={"requests": [{"key": "onfile", "order": "mri", "status": "Pended",
+                                                     "recorded": True}]}),
+     "case.payer_history.requests.0", "only an Approved request is `recorded`"),
 ])
 def test_a_bad_case_names_the_file_and_the_field(tmp_path, edit, field, message):
     path = write_task(tmp_path, edit)

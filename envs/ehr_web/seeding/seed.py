@@ -8,7 +8,7 @@ and claims (see seed_queues).
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -187,8 +187,9 @@ def _billing(session: Session, world) -> None:
 def _authorizations(session: Session, world) -> None:
     """Every order gets an authorization section.
 
-    Completed orders show the approval the payer gave; open orders whose request is
-    already at the payer show "Submitted - Pending" with the payer's case number (the
+    Completed orders show the approval the payer gave, and so do open orders whose approval
+    the desk recorded when it came (the day after the request); other open orders whose request
+    is already at the payer show "Submitted - Pending" with the payer's case number (the
     coordinator must check its status rather than submit again).
     """
     on_file = {a.order_id: a for a in world.authorizations if a.order_id}
@@ -197,10 +198,12 @@ def _authorizations(session: Session, world) -> None:
         auth = on_file.get(order.id)
         row = m.OrderAuthorization(order_id=order.id, payer_id=payer_id,
                                    status="Not Started" if order.needs_auth else "No Auth Required")
-        if auth and order.status == "Completed" and auth.status == "Approved":
+        if auth and auth.status == "Approved" and (order.status == "Completed" or auth.recorded):
             row.status, row.auth_number, row.reference_number = "Approved", auth.auth_number, auth.case_number
             row.approved_units, row.start_date, row.end_date = auth.units, auth.start, auth.end
-            row.updated_at, row.updated_by = datetime.combine(auth.start, time(10, 0)), "mreyes"
+            recorded_at = (datetime.combine(auth.start, time(10, 0)) if order.status == "Completed"
+                           else datetime.combine(order.ordered_on + timedelta(days=1), time(16, 0)))
+            row.updated_at, row.updated_by = recorded_at, "mreyes"
         elif auth and order.status in ("Ordered", "Scheduled") and auth.status != "Cancelled":
             row.status, row.reference_number = "Submitted - Pending", auth.case_number
             row.updated_at, row.updated_by = datetime.combine(order.ordered_on, time(14, 30)), "coordinator"

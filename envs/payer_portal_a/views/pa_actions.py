@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from flask import Blueprint, abort, flash, redirect, render_template, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
+from admindesk.envs.common.documents.stored_files import stored_file_values
+from admindesk.envs.common.documents.uploads import PdfUpload, UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db
 from admindesk.envs.payer_portal_a import auth_lifecycle as lifecycle
 from admindesk.envs.payer_portal_a.lifecycle_forms import (
@@ -20,7 +22,8 @@ from admindesk.envs.payer_portal_a.lifecycle_forms import (
     WithdrawForm,
 )
 from admindesk.envs.payer_portal_a.lifecycle_models import PeerToPeer
-from admindesk.envs.payer_portal_a.models import PaRequest
+from admindesk.envs.payer_portal_a.models import PaAttachment, PaRequest
+from admindesk.envs.payer_portal_a.web import document_type_choices
 
 pa_actions = Blueprint("pa_actions", __name__, url_prefix="/authorizations")
 
@@ -63,6 +66,7 @@ def change(case_number: str):
     pa = _case(case_number)
     describe(record_type="pa_case", record_id=pa.case_number, tab="change_auth")
     form = AuthChangeForm()
+    form.document_type.choices = document_type_choices()
     approved = [line for line in pa.lines if line.decision == "Approved"]
     form.line_no.choices = {str(line.line_no): f"Line {line.line_no}: {line.code}" for line in approved} or {"": "No approved line"}
     # The page refuses outright when no approved line can change (every one expired, or none approved).
@@ -71,17 +75,41 @@ def change(case_number: str):
     if not form.is_submitted() or refusal:
         return _page(pa, "Change an approved authorization", form, "Request change", refusal,
                      422 if form.is_submitted() else 200)
-    if not form.validate():
+    upload = _supporting_document(form) if form.validate() else None
+    if form.errors:
         return _page(pa, "Change an approved authorization", form, "Request change", None, 422)
     line = next((ln for ln in approved if str(ln.line_no) == form.line_no.data), None)
     args = (form.kind.data, form.new_start.data, form.new_end.data, form.new_units.data)
-    refusal = lifecycle.change_refusal(pa, line, *args, clock.today())
+    refusal = (lifecycle.change_refusal(pa, line, *args, clock.today())
+               or lifecycle.document_refusal(form.kind.data, upload is not None))
     if refusal:
         return _page(pa, "Change an approved authorization", form, "Request change", refusal, 422)
     change_row = lifecycle.apply_change(db(), pa, line, *args, form.reason.data.strip(), current_username())
+    if upload is not None:
+        pa.attachments.append(PaAttachment(
+            document_type=form.document_type.data, **stored_file_values(upload), stage="Change request",
+            uploaded_at=clock.now(), uploaded_by=current_username()))
     db().commit()
-    describe(action="change_authorization", change_number=change_row.change_number, kind=change_row.kind)
+    describe(action="change_authorization", change_number=change_row.change_number, kind=change_row.kind,
+             **({"file_name": upload.filename, "sha256": upload.sha256} if upload is not None else {}))
     return _done(pa, f"{change_row.kind} {change_row.change_number} approved.")
+
+
+def _supporting_document(form: AuthChangeForm) -> PdfUpload | None:
+    """The attached PDF, if one was chosen (with its document type); a bad file or a missing
+    type is a field error."""
+    chosen = request.files.get("file")
+    if chosen is None or not chosen.filename:
+        return None
+    try:
+        upload = read_pdf_upload(chosen)
+    except UploadError as exc:
+        form.file.errors = [str(exc)]
+        return None
+    if not form.document_type.data:
+        form.document_type.errors = ["Select the type of the supporting document."]
+        return None
+    return upload
 
 
 @pa_actions.route("/cases/<case_number>/peer-to-peer", methods=["GET", "POST"])

@@ -318,7 +318,7 @@ class _Builder:
                 auth_number=self.ids.auth_number(payer.payer_code, order.ordered_on, index), payer_id=payer.id,
                 member_id=coverage.member_id, mrn=patient.mrn, code=order.code, units=spec.units or order.units,
                 start=start, end=end, status=spec.status, order_id=order.id, case_number=self.ids.case_number(payer.portal, order.ordered_on, index),
-                requested_items=requested)
+                requested_items=requested, recorded=spec.recorded)
             self.auth_by_key[spec.key] = auth
             auths.append(auth)
         return auths
