@@ -139,10 +139,21 @@ class DocumentFacts(CaseModel):
     prior_therapy_weeks: int | None = Field(default=None, ge=0)
     prior_therapy_start: date | None = None
     prior_therapy_outcome: str | None = None
+    # A PAP adherence report (the supplier's download): the set-up night and each night's minutes of use since.
+    device_setup_date: date | None = None
+    nightly_minutes: list[int] | None = Field(default=None, min_length=1, max_length=400)
+
+    @model_validator(mode="after")
+    def _minutes_fit_a_night(self):
+        if any(not 0 <= minutes <= 1440 for minutes in self.nightly_minutes or ()):
+            raise ValueError("nightly_minutes are minutes of use in one night, 0 to 1440")
+        if (self.nightly_minutes is None) != (self.device_setup_date is None):
+            raise ValueError("an adherence report gives both device_setup_date and nightly_minutes")
+        return self
 
 
 DocumentType = Literal["progress_note", "pt_note", "imaging_report", "sleep_study", "face_to_face",
-                       "written_order", "lab_result", "medication_history", "addendum"]
+                       "written_order", "lab_result", "medication_history", "addendum", "adherence_report"]
 
 
 class DocumentSpec(CaseModel):
@@ -164,6 +175,8 @@ class DocumentSpec(CaseModel):
     def _addendum_corrects(self):
         if (self.type == "addendum") != (self.corrects is not None):
             raise ValueError("an addendum (and only an addendum) names the document it `corrects`")
+        if (self.type == "adherence_report") != (self.facts.nightly_minutes is not None):
+            raise ValueError("an adherence report (and only one) gives facts.nightly_minutes and device_setup_date")
         return self
 
 

@@ -256,6 +256,9 @@ class DmeForm(FlaskForm):
     attachment_2 = FileField("Supporting document (PDF)")
 
     def validate_face_to_face_date(self, field) -> None:
+        # Continued coverage gives the re-evaluation during the trial, after the trial's written order.
+        if self.request_kind.data == "Continued coverage":
+            return
         if field.data and self.order_date.data and field.data > self.order_date.data:
             raise ValidationError("The face-to-face evaluation must be on or before the order date.")
 

@@ -12,7 +12,7 @@ from admindesk.envs.common.web import current_username, db
 from admindesk.envs.payer_portal_b.models import Attachment, PayerProfile
 
 DOCUMENT_TYPES = ("Clinical notes", "Imaging report", "Sleep study report", "Lab results",
-                  "Letter of medical necessity", "Detailed written order", "Other")
+                  "Letter of medical necessity", "Detailed written order", "PAP adherence report", "Other")
 
 
 def payer() -> PayerProfile:

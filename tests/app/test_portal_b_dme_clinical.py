@@ -61,8 +61,11 @@ def test_oxygen_groups(client, data, changes, status, reason):  # noqa: F811
 
 
 def continued(client, data, trial_id, **changes):  # noqa: F811
+    """A continued-coverage request on a trial set up 01-Aug-2026 (days 31-91: 31-Aug to 30-Oct), re-evaluated
+    on 15-Oct, with the written order of 20-Jul that began the trial and the adherence report attached."""
     form = {"request_kind": "Continued coverage", "initial_request_id": trial_id, "device_setup_date": "01-Aug-2026",
-            "adherence_start": "05-Sep-2026", "nights_4h": "23", "order_date": "12-Nov-2026", **changes}
+            "adherence_start": "05-Sep-2026", "nights_4h": "23", "face_to_face_date": "15-Oct-2026",
+            "order_date": "20-Jul-2026", "document_type_2": "PAP adherence report", **changes}
     return submit_dme(client, data, **form)
 
 
@@ -97,3 +100,19 @@ def test_continued_coverage_refusals_write_nothing(client, data):  # noqa: F811
         assert response.status_code == 422 and message in response.get_data(as_text=True)
     after = client.snapshot()
     assert after["dme_requests"] == before["dme_requests"] and after["attachments"] == before["attachments"]
+
+
+@pytest.mark.parametrize("changes, status, reason", [
+    ({"face_to_face_date": "20-Aug-2026"}, "Denied", "re-evaluation (20-Aug-2026) must take place within days 31-91"),
+    ({"face_to_face_date": "02-Nov-2026", "order_date": "02-Nov-2026"}, "Denied", "within days 31-91 of the trial"),
+    ({"adherence_start": "25-Oct-2026", "device_setup_date": "20-Sep-2026", "face_to_face_date": "10-Nov-2026"},
+     "Denied", "The adherence period ends 23-Nov-2026, after today."),
+    ({"document_type_2": "Sleep study report"}, "Pended", "Upload: PAP adherence report"),
+])
+def test_continued_coverage_needs_the_reevaluation_an_ended_period_and_the_report(client, data, changes, status,
+                                                                                  reason):  # noqa: F811
+    assert submit_dme(client, data).status_code == 302
+    trial = last_request(client)
+    assert continued(client, data, trial["request_id"], **changes).status_code == 302
+    item = last_request(client)
+    assert item["status"] == status and reason in item["decision_reason"], item["decision_reason"]

@@ -4,9 +4,10 @@ PAP (E0601, E0470), initial 3-month trial:
 - the face-to-face evaluation is on or before the sleep test;
 - AHI >= 15, or AHI 5 to 14 with a documented comorbidity (hypertension, stroke,
   ischemic heart disease, insomnia, excessive daytime sleepiness, mood disorder).
-PAP continued coverage after the trial: adherence of 4 hours a night on at least 70% of
+PAP continued coverage after the trial: a re-evaluation visit by the treating practitioner
+within days 31 to 91 of the trial, and adherence of 4 hours a night on at least 70% of
 the nights (21 of 30) in a consecutive 30-day period that lies within days 31 to 91 of
-the trial, on an approved initial PAP request of the same subscriber.
+the trial and has ended, on an approved initial PAP request of the same subscriber.
 Home oxygen (E1390, E1392, E0431, E0424), any one group:
 - Group I at rest: SpO2 <= 88% on room air at rest;
 - Group I with exertion: SpO2 <= 88% on room air during exercise AND documented
@@ -49,10 +50,17 @@ def pap_initial_problem(ahi: float, comorbidities: list[str], face_to_face: date
     return f"AHI {ahi:g} does not meet the criterion {PAP_CRITERION}."
 
 
-def pap_continued_problem(setup: date, adherence_start: date, nights_4h: int, today: date) -> str | None:
+def pap_continued_problem(setup: date, adherence_start: date, nights_4h: int, reevaluation: date,
+                          today: date) -> str | None:
+    """Day 1 of the trial is the set-up day; `reevaluation` is the treating practitioner's visit."""
     first_day = setup + timedelta(days=TRIAL_WINDOW[0] - 1)
     last_day = setup + timedelta(days=TRIAL_WINDOW[1] - 1)
     period_end = adherence_start + timedelta(days=ADHERENCE_PERIOD_DAYS - 1)
+    if not first_day <= reevaluation <= min(last_day, today):
+        return (f"The treating practitioner's re-evaluation ({reevaluation.strftime(DATE_FORMAT)}) must take place "
+                f"within days {TRIAL_WINDOW[0]}-{TRIAL_WINDOW[1]} of the trial that began "
+                f"{setup.strftime(DATE_FORMAT)} ({first_day.strftime(DATE_FORMAT)} to "
+                f"{last_day.strftime(DATE_FORMAT)}), and not after today.")
     if adherence_start < first_day or period_end > last_day:
         return (f"The {ADHERENCE_PERIOD_DAYS}-day adherence period must lie within days {TRIAL_WINDOW[0]}-"
                 f"{TRIAL_WINDOW[1]} of the trial that began {setup.strftime(DATE_FORMAT)} "

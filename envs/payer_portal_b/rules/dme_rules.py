@@ -14,7 +14,8 @@ Checked in order, first match decides:
    requirement's `clinical_rule` (dme_clinical.py: PAP sleep test and comorbidities,
    oxygen Group I at rest / with exertion and Group II) -> Denied quoting the failed one.
    A PAP continued-coverage request skips the duplicate check (it continues an approved
-   trial) and is decided on adherence alone.
+   trial) and is decided on the trial's re-evaluation visit and adherence (dme_clinical.py),
+   pended until the adherence report is attached.
 6. Pended: a document type the policy requires (besides the detailed written order,
    which the form itself requires) is not attached.
 7. Approved for the requirement's rental months (0 = purchase). A non-contracted supplier
@@ -30,6 +31,7 @@ from datetime import date, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from admindesk.envs.common import clock
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
 from admindesk.envs.payer_portal_b.models import DmeRequest, DmeRequirement, MedicalPolicy, PrecertRequest, Subscriber
 from admindesk.envs.payer_portal_b.rules.dme_clinical import oxygen_problem, pap_continued_problem, pap_initial_problem
@@ -39,6 +41,7 @@ TEST_LABELS = {"ahi": "Apnea-Hypopnea Index (AHI)", "spo2_rest": "Resting SpO2 (
 _OPERATORS = {">=": operator.ge, "<=": operator.le}
 SAME_OR_SIMILAR_YEARS = 5
 PAP_CONTINUED_MONTHS = 10  # the rest of the 13-month rental after the 3-month trial
+ADHERENCE_REPORT = "PAP adherence report"
 
 
 @dataclass(frozen=True)
@@ -105,9 +108,12 @@ def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber
     if submission.request_kind == "Continued coverage":
         facts = submission.clinical
         problem = pap_continued_problem(facts["device_setup_date"], facts["adherence_start"], facts["nights_4h"],
-                                        submission.order_date)
+                                        submission.face_to_face_date, clock.today())
         if problem is not None:
             return DmeDecision("Denied", f"Continued coverage denied: {problem}")
+        if ADHERENCE_REPORT not in submission.document_types:
+            return DmeDecision("Pended", f"Pended for documentation. Upload: {ADHERENCE_REPORT} (the device's "
+                               "nightly usage download).")
         return DmeDecision("Approved", f"Adherence meets medical policy {policy.policy_number}; continued coverage "
                            f"approved for {PAP_CONTINUED_MONTHS} more rental months.", PAP_CONTINUED_MONTHS)
     duplicate = same_or_similar_on_file(session, submission, requirement)

@@ -16,6 +16,7 @@ from faker import Faker
 
 from admindesk.envs.world import WORLD_ANCHOR
 from admindesk.envs.world.cases import documents as text
+from admindesk.envs.world.cases.adherence import adherence_sections
 from admindesk.envs.world.cases.appeals import appeals_on_file, as_filed
 from admindesk.envs.world.cases.duplicates import link_duplicates
 from admindesk.envs.world.cases.ids import CaseIds
@@ -276,7 +277,8 @@ class _Builder:
                 body = text.addendum_text(patient, author, spec.date, corrected, facts, spec.narrative)
             else:
                 title = spec.title or _default_title(spec.type, order)
-                extra = self._written_order_sections(order, author, spec) if spec.type == "written_order" else ()
+                extra = (self._written_order_sections(order, author, spec) if spec.type == "written_order"
+                         else self._adherence_sections(order, spec) if spec.type == "adherence_report" else ())
                 body = text.write_text(spec.type, title, patient, author, spec.date, facts, spec.narrative, order,
                                        self.codes.icd10, doc_rng, extra)
             order_id = order.id if order else (by_key[spec.corrects].order_id if spec.corrects else None)
@@ -299,6 +301,14 @@ class _Builder:
             supplier = self.world.supplier(order_spec.supplier)
             sections.append(("Supplier", f"{supplier.name}, NPI {supplier.npi}, fax {supplier.fax}."))
         return tuple(sections)
+
+    def _adherence_sections(self, order: Order | None, spec) -> tuple:
+        supplier = next((o.supplier for o in self.case.orders if self.order_by_key[o.key] is order), None)
+        if supplier is None:
+            self._fail(f"documents.{self.case.documents.index(spec)}.order", "an adherence report names the order "
+                                                                            "of the device, with its supplier")
+        return adherence_sections(spec.facts.device_setup_date, spec.facts.nightly_minutes,
+                                  f"{order.description} ({order.code})", self.world.supplier(supplier).name)
 
     def _requests(self, patient: Patient) -> list[Authorization]:
         self.auth_by_key: dict[str, Authorization] = {}

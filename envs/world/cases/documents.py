@@ -43,6 +43,7 @@ FACT_SENTENCES = {
     "prior_therapy_weeks": "Prior therapy duration: {} weeks.",
     "prior_therapy_start": "Prior therapy started {}.",
     "prior_therapy_outcome": "Prior therapy outcome: {}.",
+    "device_setup_date": "PAP device set up on {}.",
 }
 PERCENT_FACTS = frozenset({"spo2_rest", "spo2_exertion", "hba1c"})
 
@@ -51,6 +52,7 @@ DEFAULT_TITLES = {
     "imaging_report": "Imaging report", "sleep_study": "Polysomnography report",
     "face_to_face": "Face-to-face evaluation", "written_order": "Standard written order",
     "lab_result": "Laboratory result", "medication_history": "Medication history",
+    "adherence_report": "PAP adherence report",
 }
 
 
