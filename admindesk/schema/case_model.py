@@ -120,6 +120,8 @@ class DocumentFacts(CaseModel):
     mcmurray_test: Literal["positive", "negative"] | None = None
     symptom_duration_months: int | None = Field(default=None, ge=0)
     focal_neurologic_deficit: str | None = None
+    able_to_exercise: YesNo | None = None
+    baseline_ecg: Literal["normal sinus rhythm", "left bundle branch block", "nonspecific ST changes"] | None = None
     study_date: date | None = None
     ahi: float | None = Field(default=None, ge=0)
     lowest_spo2: int | None = Field(default=None, ge=50, le=100)

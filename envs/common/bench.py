@@ -10,7 +10,7 @@ import time
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from admindesk.envs.common import clock
-from admindesk.envs.common.fax_line import FaxDelivery
+from admindesk.envs.common.fax_line import FaxDelivery, FaxReply
 from admindesk.envs.common.state.seeding import SeedError
 from admindesk.envs.common.state.snapshot import build_snapshot, dumps
 from admindesk.envs.common.state.task_templates import UnknownTask
@@ -99,6 +99,8 @@ def fax_line():
         return jsonify(ok=False, error=f"fax-line: {exc}"), 400
     receiver = kit.spec.fax_receiver
     session = kit.db.request_session()
-    accepted = bool(receiver and receiver(session, delivery))
+    answer = receiver(session, delivery) if receiver else False
     session.commit()
-    return jsonify(ok=True, accepted=accepted)
+    if isinstance(answer, FaxReply):
+        return jsonify(ok=True, accepted=True, reply=answer.to_json())
+    return jsonify(ok=True, accepted=bool(answer))

@@ -5,7 +5,9 @@ Apps never import each other (DESIGN.md): the fax server knows its peers only by
 (`AppConfig.peers`, from `--peer NAME=URL`) and offers each delivered fax to them in name
 order, at the moment the carrier reports it Sent, in the same request: an episode's
 actions give the same calls in the same order, so it replays identically. A peer with a
-`fax_receiver` (AppSpec) reads the pages and says whether the number is one of its own.
+`fax_receiver` (AppSpec) reads the pages and says whether the number is one of its own;
+the machine that answered may fax a reply straight back on the same call (a payer returning
+an incomplete request form), which the sender files in its inbox.
 
 The line is `POST /_bench/fax-line`, behind the bench token: only the apps (which hold the
 run's token) can put a fax on it; the agent's browser cannot reach /_bench, so it cannot
@@ -80,6 +82,37 @@ class FaxDelivery:
         return cls(body["to_number"], body["caller_number"], body["csid"], received_at, decoded)
 
 
+@dataclass(frozen=True)
+class FaxReply:
+    """A fax the receiving machine sends back to the caller: who sends it, from which
+    number, when it arrives, its subject line and the text of each page."""
+
+    from_name: str
+    from_number: str
+    received_at: datetime
+    subject: str
+    pages_text: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"from_name": self.from_name, "from_number": self.from_number,
+                "received_at": self.received_at.isoformat(), "subject": self.subject,
+                "pages_text": list(self.pages_text)}
+
+    @classmethod
+    def from_json(cls, body: dict) -> FaxReply:
+        return cls(body["from_name"], body["from_number"], datetime.fromisoformat(body["received_at"]),
+                   body["subject"], tuple(body["pages_text"]))
+
+
+@dataclass(frozen=True)
+class LineAnswer:
+    """How a delivery ended: the peer that answered the number (None: a machine outside the
+    apps) and the reply it faxed back, if any."""
+
+    peer: str | None = None
+    reply: FaxReply | None = None
+
+
 def received_document(content: bytes, file_name: str) -> PdfUpload:
     """A received document as the kit's stored-file values take it (same bytes, same hash).
 
@@ -88,8 +121,9 @@ def received_document(content: bytes, file_name: str) -> PdfUpload:
                      pages=len(PdfReader(io.BytesIO(content)).pages))
 
 
-# (session, delivery) -> whether the dialed number is this app's; the kit commits after it.
-FaxReceiver = Callable[[Session, FaxDelivery], bool]
+# (session, delivery) -> False when the dialed number is not this app's, True when it took the
+# fax, or the FaxReply it faxes back to the caller (it took the fax too); the kit commits after it.
+FaxReceiver = Callable[[Session, FaxDelivery], bool | FaxReply]
 
 
 def _post(base_url: str, token: str, body: dict) -> dict:
@@ -110,11 +144,12 @@ def _post(base_url: str, token: str, body: dict) -> dict:
     return json.loads(data)
 
 
-def deliver(peers: Mapping[str, str], token: str, delivery: FaxDelivery) -> str | None:
-    """Offer the fax to each peer in name order; the name of the one that answered the
-    number, or None when no peer owns it (the fax went to a machine outside the apps)."""
+def deliver(peers: Mapping[str, str], token: str, delivery: FaxDelivery) -> LineAnswer:
+    """Offer the fax to each peer in name order, until one answers the number."""
     body = delivery.to_json()
     for name in sorted(peers):
-        if _post(peers[name], token, body).get("accepted"):
-            return name
-    return None
+        answer = _post(peers[name], token, body)
+        if answer.get("accepted"):
+            reply = answer.get("reply")
+            return LineAnswer(name, FaxReply.from_json(reply) if reply else None)
+    return LineAnswer()

@@ -2,8 +2,9 @@
 
 A payer's determination or request for information answers a prior authorization
 request someone faxed to the payer's intake line a few days earlier; a supplier's order
-confirmation answers an order packet faxed the day before. So every such received fax
-gets the send job it answers, sent from the line the answer came back to, with its cover
+confirmation answers an order packet faxed the day before (when and whether it was resent:
+the world's `faxed_request`, after the order and before the answer). So every such received
+fax gets the send job it answers, sent from the line the answer came back to, with its cover
 sheet, one attachment and a transmission log. Like a real outbox, some first attempts
 failed (no answer, busy on every retry, a dropped call, or the payer's retired line) and
 were resent: the failed job stays in the Failed folder and its resend, 40 minutes later,
@@ -13,9 +14,8 @@ case) always gives the same history.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -39,6 +39,8 @@ from admindesk.envs.fax.models import (
 )
 from admindesk.envs.fax.numbers import format_fax_number
 from admindesk.envs.fax.transmission import DIAL_DELAY, RETRIES, RETRY_INTERVAL, SECONDS_PER_PAGE, retry_note
+from admindesk.envs.world.faxes import answered_order, faxed_request
+from admindesk.envs.world.world import World
 
 # Why a first attempt failed, chosen by the fax's number (every third job fails once).
 FAILURES = (
@@ -46,14 +48,15 @@ FAILURES = (
     ("Line busy: the number was busy on all 3 attempts.", True),
     ("Communication error: the remote fax stopped responding during page 2 (call dropped).", False),
 )
-RESEND_AFTER = timedelta(minutes=40)
 
 
 @dataclass(frozen=True)
 class _Job:
-    """One past send: what was sent to whom, when, and whether its first attempt failed."""
+    """One past send: what was sent to whom, when, and whether its first attempt failed
+    (and when it was resent)."""
 
     queued_at: datetime
+    resent_at: datetime | None
     line: str
     contact: DirectoryContact
     to_number: str
@@ -76,30 +79,30 @@ def _contact(session: Session, kind: str, sender: str, status: str = ACTIVE) -> 
     return next((c for c in contacts if sender.startswith(c.organization)), None)
 
 
-def _jobs(session: Session, faxes: Sequence) -> list[_Job]:
+def _jobs(session: Session, world: World) -> list[_Job]:
     lines = set(session.scalars(select(FaxLine.number)))
     jobs = []
-    for fax in faxes:
-        number = _fax_number(fax.id)
+    for fax in world.faxes:
+        order = answered_order(world, fax)
+        request = faxed_request(fax, order.ordered_on if order else None)
         line = fax.to_number if fax.to_number in lines else None
-        if fax.kind in ("determination_letter", "request_for_information"):
+        if request is None or line is None:
+            continue
+        if request.kind == "prior_auth":
             contact = _contact(session, "Payer - Prior Authorization", fax.from_name)
-            days_before, template, re = 2 + number % 3, "prior_auth", "Prior authorization request"
-            comments, title = ("Request and supporting clinical documentation enclosed. Please fax the "
-                               "determination to the number below."), "Prior authorization request"
-        elif fax.kind == "supplier_confirmation":
-            contact = _contact(session, "DME Supplier", fax.from_name)
-            days_before, template, re = 1, "dme_order", "DME order packet"
-            comments, title = ("Written order and supporting records enclosed. Please confirm with your "
-                               "order number."), "DME order packet"
+            re = title = "Prior authorization request"
+            comments = ("Request and supporting clinical documentation enclosed. Please fax the "
+                        "determination to the number below.")
         else:
+            contact = _contact(session, "DME Supplier", fax.from_name)
+            re = title = "DME order packet"
+            comments = "Written order and supporting records enclosed. Please confirm with your order number."
+        if contact is None:
             continue
-        if contact is None or line is None:
-            continue
-        day = fax.received_at.date() - timedelta(days=days_before)
-        queued = datetime.combine(day, time(8, 0)) + timedelta(minutes=(number * 37) % 480)
-        jobs.append(_Job(queued, line, contact, contact.fax_number, template, re, comments, title,
-                         (number // 3) % len(FAILURES) if number % 3 == 0 else None))
+        number = _fax_number(fax.id)
+        failure = (number // 3) % len(FAILURES) if request.resent_at is not None else None
+        jobs.append(_Job(request.queued_at, request.resent_at, line, contact, contact.fax_number, request.kind,
+                         re, comments, title, failure))
     return sorted(jobs, key=lambda job: (job.queued_at, job.to_number))
 
 
@@ -155,13 +158,13 @@ def _add_job(session: Session, job: _Job, to_number: str, staff: str, sender: st
     return fax
 
 
-def seed_outbox_history(session: Session, faxes: Sequence) -> None:
-    """The send jobs that the received `faxes` answer, with failed first attempts resent."""
+def seed_outbox_history(session: Session, world: World) -> None:
+    """The send jobs that the received faxes of `world` answer, with failed first attempts resent."""
     staff = list(session.execute(select(StaffUser.username, StaffUser.display_name)
                                  .order_by(StaffUser.username)))
     if not staff:
         return
-    for index, job in enumerate(_jobs(session, faxes)):
+    for index, job in enumerate(_jobs(session, world)):
         username, display_name = staff[index % len(staff)]
         if job.failure is None:
             _add_job(session, job, job.to_number, username, display_name, SENT, None, None, job.queued_at, None)
@@ -176,4 +179,4 @@ def seed_outbox_history(session: Session, faxes: Sequence) -> None:
         failed = _add_job(session, job, to_number, username, display_name, FAILED, reason, None,
                           job.queued_at, job.failure)
         _add_job(session, job, job.to_number, username, display_name, SENT, None, failed.id,
-                 job.queued_at + RESEND_AFTER, None)
+                 job.resent_at, None)

@@ -112,7 +112,7 @@ def seed_records(session: Session, world) -> None:
                                folder=_FOLDERS.get(fax.kind, "General"), **received_fax_file(fax)))
         session.add_all(InboundFaxPage(fax_id=fax.id, page_no=number, text=text)
                         for number, text in enumerate(fax.pages_text, start=1))
-    seed_outbox_history(session, world.faxes)
+    seed_outbox_history(session, world)
 
 
 # A fax server holds no charts: a case touches it only with faxes in the inbox.

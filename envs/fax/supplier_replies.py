@@ -29,7 +29,7 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from pypdf import PdfReader
 from pypdf.errors import PdfReadError
@@ -37,17 +37,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common.state.sequences import next_value
-from admindesk.envs.fax.fax_files import received_fax_file
+from admindesk.envs.fax.fax_files import file_reply
 from admindesk.envs.fax.models import (
     ACTIVE,
     ITEMS_MISSING,
     MISSING_ITEMS,
     ORDER_CONFIRMED,
     PLAN_NOT_ACCEPTED,
-    UNREAD,
     DirectoryContact,
-    InboundFax,
-    InboundFaxPage,
     OutboundFax,
     SupplierNetwork,
     SupplierReply,
@@ -109,23 +106,6 @@ def read_packet(session: Session, job: OutboundFax) -> Packet:
     return Packet(payer_name, types, any(_WRITTEN_ORDER_TITLE.search(text) for text in texts))
 
 
-@dataclass(frozen=True)
-class _ReplyFax:
-    """The reply's arrival, shaped like the world's inbound faxes for `received_fax_file`."""
-
-    id: str
-    from_name: str
-    from_number: str
-    received_at: datetime
-    subject: str
-    pages_text: tuple[str, ...]
-
-
-def _next_fax_id(session: Session) -> str:
-    last = session.scalar(select(InboundFax.id).order_by(InboundFax.id.desc()).limit(1))
-    return f"FAX-{int(last.split('-')[1]) + 1 if last else 1:06d}"
-
-
 def _letter(supplier: str, job: OutboundFax, kind: str, packet: Packet, order_number: str | None,
             missing: list[str], in_network: list[str]) -> tuple[str, str]:
     """(subject, page text) of the supplier's reply."""
@@ -169,13 +149,8 @@ def reply_to_order(session: Session, job: OutboundFax) -> SupplierReply | None:
         code = supplier.external_ref.split("-")[-1]
         order_number = f"SO-{code}-{next_value(session, ORDER_NUMBER_SEQUENCE, ORDER_NUMBER_START):06d}"
     subject, text = _letter(supplier.organization, job, kind, packet, order_number, missing, in_network)
-    arrival = _ReplyFax(_next_fax_id(session), supplier.organization, supplier.fax_number,
-                        job.completed_at + REPLY_DELAY, subject, (text,))
-    session.add(InboundFax(id=arrival.id, from_number=arrival.from_number, from_name=arrival.from_name,
-                           to_number=job.from_number, received_at=arrival.received_at, subject=subject,
-                           status=UNREAD, is_filed=False, folder="Supplier orders", **received_fax_file(arrival)))
-    session.add(InboundFaxPage(fax_id=arrival.id, page_no=1, text=text))
-    session.flush()  # the reply row refers to the new fax
+    arrival = file_reply(session, job, supplier.organization, supplier.fax_number, job.completed_at + REPLY_DELAY,
+                         subject, (text,), folder="Supplier orders")
     reply = SupplierReply(outbound_fax_id=job.id, inbound_fax_id=arrival.id, supplier_ref=supplier.external_ref,
                           supplier_name=supplier.organization, kind=kind, payer_name=packet.payer_name,
                           missing_items=",".join(missing), supplier_order_number=order_number,

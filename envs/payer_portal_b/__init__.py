@@ -11,6 +11,7 @@ from flask import Flask
 
 from admindesk.envs.common.factory import AppConfig, AppSpec, create_app as create_kit_app
 from admindesk.envs.payer_portal_b import claim_models, workflow_models  # noqa: F401  (register their tables on Base)
+from admindesk.envs.payer_portal_b.fax_intake import receive_fax
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT, format_phone
 from admindesk.envs.payer_portal_b.models import Base
 from admindesk.envs.payer_portal_b.pas import pas
@@ -40,6 +41,7 @@ SPEC = AppSpec(
     home_endpoint="home.index",
     date_format=DATE_FORMAT,
     messages=KIT_MESSAGES,
+    fax_receiver=receive_fax,
     api_blueprints=(pas,),
 )
 

@@ -16,7 +16,14 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp
 
-from admindesk.envs.payer_portal_b.fields import MoneyField, PortalDateField, split_codes, valid_npi
+from admindesk.envs.payer_portal_b.fields import (
+    DATE_FORMAT,
+    MoneyField,
+    PortalDateField,
+    format_phone,
+    split_codes,
+    valid_npi,
+)
 from admindesk.envs.payer_portal_b.portal import DOCUMENT_TYPES
 from admindesk.envs.payer_portal_b.rules.dme_clinical import OXYGEN_GROUP_II_CONDITIONS, PAP_COMORBIDITIES
 
@@ -98,6 +105,14 @@ class ClinicalAnswers:
                 "spo2_rest": self.spo2_rest.data}
 
 
+def service_span(start, end) -> None:
+    """The last date of service is on or after the first, at most a year later."""
+    if start and end and end < start:
+        raise ValidationError("The last date of service cannot be before the first.")
+    if start and end and (end - start).days > 365:
+        raise ValidationError("A request can span at most one year.")
+
+
 class PrecertForm(FlaskForm, ClinicalAnswers):
     """The one long precertification request form."""
 
@@ -143,11 +158,75 @@ class PrecertForm(FlaskForm, ClinicalAnswers):
                 if (code.data or "").strip()]
 
     def validate_end_date(self, field) -> None:
-        start = self.start_date.data
-        if start and field.data and field.data < start:
-            raise ValidationError("The last date of service cannot be before the first.")
-        if start and field.data and (field.data - start).days > 365:
-            raise ValidationError("A request can span at most one year.")
+        service_span(self.start_date.data, field.data)
+
+
+class FaxRequestForm(FlaskForm):
+    """The Precertification Request Fax Form of a fax-only policy, filled in online; the
+    service code is one of the policy's (its choices are set by the view)."""
+
+    subscriber_name = StringField("Subscriber Name", [DataRequired("Enter the subscriber's name."), Length(max=128)])
+    subscriber_id = StringField("Subscriber ID", SUBSCRIBER_ID)
+    subscriber_dob = PortalDateField("Subscriber Date of Birth (DD-MMM-YYYY)",
+                                     [InputRequired("Enter the date of birth.")])
+    rendering_name = StringField("Rendering Provider Name", [DataRequired("Enter the Rendering Provider name."),
+                                                             Length(max=128)])
+    rendering_npi = StringField("Rendering Provider NPI", [DataRequired("Enter the Rendering Provider NPI."), valid_npi])
+    # Optional, but named and numbered together (no Optional(): it would skip the check of the pair).
+    referring_name = StringField("Referring Provider Name", [Length(max=128)])
+    referring_npi = StringField("Referring Provider NPI", [valid_npi])
+    contact_name = StringField("Contact Name", [DataRequired("Enter the contact name."), Length(max=128)])
+    contact_phone = StringField("Contact Phone", [DataRequired("Enter the contact phone number."), PHONE])
+    contact_fax = StringField("Contact Fax", [Optional(), PHONE])
+    service_code = SelectField("Service Code (CPT/HCPCS)", validators=[DataRequired("Select the service code.")])
+    units = IntegerField("Units Requested", [InputRequired("Enter the number of units."),
+                                             NumberRange(1, 999, "Units must be between 1 and 999.")], default=1)
+    diagnosis_codes = StringField("Diagnosis Codes (ICD-10-CM, comma separated)", [diagnosis_list])
+    start_date = PortalDateField("Date of Service From (DD-MMM-YYYY)", [InputRequired("Enter the first date of service.")])
+    end_date = PortalDateField("Date of Service To (DD-MMM-YYYY)", [InputRequired("Enter the last date of service.")])
+    urgency = SelectField("Review Type", choices=options([("Standard", "Standard (15 days)"),
+                                                          ("Urgent", "Urgent (72 hours)")]))
+    clinical_summary = TextAreaField("Clinical Summary", [
+        DataRequired("Describe the clinical history supporting the request."),
+        Length(20, 4000, "The clinical summary must be 20 to 4000 characters.")])
+
+    def validate_end_date(self, field) -> None:
+        service_span(self.start_date.data, field.data)
+
+    def validate_referring_name(self, field) -> None:
+        if (self.referring_npi.data or "").strip() and not (field.data or "").strip():
+            raise ValidationError("Enter the Referring Provider name with the NPI.")
+
+    def validate_referring_npi(self, field) -> None:
+        if (self.referring_name.data or "").strip() and not (field.data or "").strip():
+            raise ValidationError("Enter the Referring Provider NPI with the name.")
+
+    def entries(self) -> dict[str, str]:
+        """The form's fields as printed on the PDF (fax_form.SECTIONS keys)."""
+        def provider(name, npi) -> str:
+            return f"{name.data.strip()}, NPI {npi.data.strip()}" if (npi.data or "").strip() else ""
+
+        contact = f"{self.contact_name.data.strip()}, phone {format_phone(_digits(self.contact_phone.data))}"
+        if (self.contact_fax.data or "").strip():
+            contact += f", fax {format_phone(_digits(self.contact_fax.data))}"
+        return {
+            "subscriber_name": self.subscriber_name.data.strip(),
+            "subscriber_id": self.subscriber_id.data.strip().upper(),
+            "subscriber_dob": self.subscriber_dob.data.strftime(DATE_FORMAT),
+            "rendering_provider": provider(self.rendering_name, self.rendering_npi),
+            "referring_provider": provider(self.referring_name, self.referring_npi),
+            "contact": contact,
+            "service_code": self.service_code.data,
+            "units": str(self.units.data),
+            "diagnosis_codes": ", ".join(split_codes(self.diagnosis_codes.data)),
+            "service_dates": " / ".join(day.strftime(DATE_FORMAT) for day in (self.start_date.data, self.end_date.data)),
+            "review_type": "Urgent - 72 hours" if self.urgency.data == "Urgent" else "Standard",
+            "clinical_summary": " ".join(self.clinical_summary.data.split()),
+        }
+
+
+def _digits(phone: str) -> str:
+    return "".join(ch for ch in phone if ch.isdigit())
 
 
 class AdditionalInfoForm(FlaskForm, ClinicalAnswers):

@@ -27,6 +27,7 @@ from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world
 from admindesk.envs.world.claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
 from admindesk.envs.world.cases.builder import CaseError, build_case
 from admindesk.envs.world.claims import DENIED_ALTHOUGH_MET, SUPPLIER_CATEGORY
+from admindesk.envs.world.faxes import answered_order, faxed_request
 from admindesk.envs.world.models import Claim
 from admindesk.envs.world.retired_codes import NOT_BILLABLE_2026, not_billable
 from admindesk.envs.world.review_rules import (
@@ -60,6 +61,8 @@ KINDS = {
     "co97_not_em_into_procedure": "a CO-97 bundling that is not an E/M without modifier 25 next to a procedure",
     "appeal_deadline_mismatch": "a remittance appeal deadline that is not the payer's appeal window",
     "dated_after_today": "a claim serviced or submitted, or a remittance paid, after today (a task's `now`)",
+    "fax_request_before_order": "a request in the fax history faxed before the order it requests",
+    "fax_answer_before_request": "a payer's letter or supplier's confirmation received before its faxed request",
 }
 OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
 _RETIRED_IN_TEXT = re.compile(r"(?<![\w.])(" + "|".join(re.escape(c) for c in NOT_BILLABLE_2026) + r")(?!\.?\w)")
@@ -180,6 +183,23 @@ def _audit_faxes(world: World, report: AuditReport) -> None:
             report.add("rfi_asks_wrong_records", family, fax.id, f"letter does not ask for what {auth.code} needs")
 
 
+def _audit_fax_history(world: World, report: AuditReport) -> None:
+    """The outbox's past sends (the requests the received answers answer, as the fax app
+    seeds them): each faxed on or after its order's date, each answer after its request."""
+    for fax in world.faxes:
+        order = answered_order(world, fax)
+        request = faxed_request(fax, order.ordered_on if order else None)
+        if request is None:
+            continue
+        family = family_of(order.code) if order else "office_visit"
+        if order is not None and request.queued_at.date() < order.ordered_on:
+            report.add("fax_request_before_order", family, fax.id,
+                       f"{request.kind} faxed {request.queued_at:%Y-%m-%d}, ordered {order.ordered_on}")
+        if fax.received_at <= request.last_queued:
+            report.add("fax_answer_before_request", family, fax.id,
+                       f"received {fax.received_at}, request sent {request.last_queued}")
+
+
 def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, str]], today: date) -> None:
     supplier_npis = {s.npi: set(s.categories) for s in world.suppliers}
     approved = {a.auth_number: a for a in world.authorizations if a.status == "Approved"}
@@ -251,6 +271,7 @@ def audit_world(world: World, today: date | None = None) -> AuditReport:
     _audit_codes(world, report)
     _audit_authorizations(world, report, facts)
     _audit_faxes(world, report)
+    _audit_fax_history(world, report)
     _audit_claims(world, report, facts, today or WORLD_ANCHOR.date())
     return report
 

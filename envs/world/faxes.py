@@ -4,11 +4,17 @@ requests for information, supplier confirmations, and everyday noise.
 A denial letter quotes the criterion the request failed; a request for information asks
 for the records the service needs. Each fax carries everything its stored PDF is rendered
 from (id, sender, arrival time, subject, page texts), so the fax app stores the same bytes
-and sha256 for it in every build."""
+and sha256 for it in every build.
+
+A payer's letter or a supplier's confirmation answers a request this office faxed earlier
+(`faxed_request`): the fax app's outbox shows those sends, and the world audit checks that
+each one was faxed on or after its order's date and before the answer arrived."""
 
 from __future__ import annotations
 
 import random
+import re
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from admindesk.envs.world.documents import us_date
@@ -16,6 +22,7 @@ from admindesk.envs.world.identifiers import phone_number
 from admindesk.envs.world.models import Authorization, Facility, InboundFax, Order, Patient, Payer, Provider, Supplier
 from admindesk.envs.world.org import AREA_CODES
 from admindesk.envs.world.review_rules import service_rule
+from admindesk.envs.world.world import World
 
 _MISC = (
     ("Medical records request", "Records request from {org} for date of service {day}: please send office notes "
@@ -66,6 +73,12 @@ class FaxInbox:
         day = earliest + timedelta(days=self.rng.randrange((last - earliest).days + 1))
         return datetime.combine(day, time(self.rng.randrange(7, 18), self.rng.randrange(60)))
 
+    def _after_order_day(self, received: datetime, order: Order) -> datetime:
+        """An answer to a request faxed once the order was signed arrives after the order's day
+        (as late as yesterday); moved after the draw, so that the rest of the world keeps its draws."""
+        last = datetime.combine(self.anchor.date() - timedelta(days=1), received.time())
+        return max(received, min(datetime.combine(order.ordered_on + timedelta(days=1), received.time()), last))
+
     def _add(self, from_number, from_name, to_number, received, subject, kind, mrn, pages) -> None:
         self.faxes.append(InboundFax(
             id=f"FAX-{len(self.faxes) + 1:06d}", from_number=from_number, from_name=from_name,
@@ -77,6 +90,7 @@ class FaxInbox:
         payer = self.payers[auth.payer_id]
         provider = self.providers[order.ordering_npi]
         received = self._received(auth.start - timedelta(days=10))
+        received = self._after_order_day(received, order)
         ident = (f"Patient: {patient.full_name}   DOB: {us_date(patient.dob)}\n"
                  f"Member ID: {auth.member_id}   Case number: {auth.case_number}\n"
                  f"Requesting provider: {provider.display_name}, NPI {provider.npi}\n"
@@ -111,6 +125,7 @@ class FaxInbox:
         facility = self.facilities[order.facility_id]
         received = self._received(order.ordered_on)
         delivery = received.date() + timedelta(days=self.rng.randrange(2, 8))
+        received = self._after_order_day(received, order)
         self._add(supplier.fax, supplier.name, facility.fax, received,
                   f"Order received - {patient.last_name}, {order.code}", "supplier_confirmation", patient.mrn,
                   (f"{supplier.name} confirms receipt of the order for {patient.full_name} "
@@ -134,3 +149,60 @@ class FaxInbox:
         return tuple(InboundFax(f"FAX-{i + 1:06d}", f.from_number, f.from_name, f.to_number, f.received_at,
                                 f.subject, f.kind, f.mrn, f.pages_text) for i, f in enumerate(ordered))
 
+
+
+# The kinds of received faxes that answer a request this office faxed, with the request's kind.
+ANSWERED_REQUESTS = {"determination_letter": "prior_auth", "request_for_information": "prior_auth",
+                     "supplier_confirmation": "dme_order"}
+# A failed first attempt was resent this long after it was queued.
+RESEND_AFTER = timedelta(minutes=40)
+# The least time between a request's last send and the answer to it.
+ANSWER_AFTER = timedelta(hours=2)
+_CASE_NUMBER = re.compile(r"Case number: (\S+)")
+
+
+@dataclass(frozen=True)
+class FaxedRequest:
+    """The send a received fax answers: its kind, when it was queued, and when its resend
+    was queued (None when the first attempt went through)."""
+
+    kind: str
+    queued_at: datetime
+    resent_at: datetime | None
+
+    @property
+    def last_queued(self) -> datetime:
+        return self.resent_at or self.queued_at
+
+
+def answered_order(world: World, fax: InboundFax) -> Order | None:
+    """The order a payer's letter (by its case number) or a supplier's confirmation (by the
+    patient and the code in its subject) is about, if the world holds it."""
+    if fax.kind == "supplier_confirmation":
+        code = fax.subject.rsplit(", ", 1)[-1]
+        return next((o for o in world.orders if o.mrn == fax.mrn and o.code == code), None)
+    numbers = set(_CASE_NUMBER.findall("\n".join(fax.pages_text)))
+    auth = next((a for a in world.authorizations if a.case_number in numbers), None)
+    return world.order(auth.order_id) if auth is not None and auth.order_id else None
+
+
+def faxed_request(fax: InboundFax, ordered_on: date | None) -> FaxedRequest | None:
+    """The request `fax` answers (None for a fax that answers nothing), derived from the fax's
+    id and arrival: a payer's letter answers a request faxed 2 to 4 days earlier, a supplier's
+    confirmation a packet faxed the day before, but not before the order (`ordered_on`); an
+    answer on the order's own day answers a request sent that morning, ANSWER_AFTER before it.
+    Every third request failed once and was resent. (An answer that arrived before its order
+    was signed follows no request: the world audit reports it.)"""
+    kind = ANSWERED_REQUESTS.get(fax.kind)
+    if kind is None:
+        return None
+    number = int(fax.id.rsplit("-", 1)[1])
+    resend = RESEND_AFTER if number % 3 == 0 else None
+    days_before = 1 if kind == "dme_order" else 2 + number % 3
+    day = fax.received_at.date() - timedelta(days=days_before)
+    if ordered_on is not None:
+        day = max(day, ordered_on)
+    queued = datetime.combine(day, time(8, 0)) + timedelta(minutes=(number * 37) % 480)
+    if day == fax.received_at.date():
+        queued = min(queued, fax.received_at - ANSWER_AFTER - (resend or timedelta()))
+    return FaxedRequest(kind, queued, queued + resend if resend else None)

@@ -1,4 +1,5 @@
-"""Payer portal B in real Chromium: a fax-only service found and its fax form downloaded."""
+"""Payer portal B in real Chromium: a fax-only service found and its fax form downloaded,
+blank or filled in online."""
 from __future__ import annotations
 
 import io
@@ -42,13 +43,38 @@ def test_fax_only_service_found_in_policy_library_and_form_downloaded(portal, tm
     page.get_by_role("link", name="KM-SLP-301").click()
     expect(page.get_by_role("heading", name="Fax submission required")).to_be_visible()
     with page.expect_download() as download_info:
-        page.get_by_role("link", name="Download Precertification Request Fax Form (PDF)").click()
+        page.get_by_role("link", name="Download Blank Precertification Request Fax Form (PDF)").click()
     download = download_info.value
     assert download.suggested_filename == "Keystone_Mutual_Precertification_Fax_Form_KM-SLP-301.pdf"
     target = tmp_path / download.suggested_filename
     download.save_as(target)
     text = pdf_text(target)
     assert "Diagnostic Sleep Studies" in text and "95810" in text
+
+
+def test_fax_form_filled_in_online_downloads_filled(portal, tmp_path):
+    page = portal
+    page.get_by_role("navigation", name="Portal menu").get_by_role("link", name="Medical Policy Library").click()
+    page.get_by_label("Keyword, policy number or CPT/HCPCS code").fill("95810")
+    page.get_by_role("button", name="Search Policies").click()
+    page.get_by_role("link", name="KM-SLP-301").click()
+    page.get_by_role("link", name="Fill In Precertification Request Fax Form Online").click()
+    for label, value in (("Subscriber Name", "Ambrose Kowalczyk"), ("Subscriber ID", "KMH1234567"),
+                         ("Subscriber Date of Birth (DD-MMM-YYYY)", "04-Mar-1961"),
+                         ("Rendering Provider Name", "Outpatient Sleep Center"),
+                         ("Rendering Provider NPI", "1234567893"), ("Contact Name", "PA Coordinator"),
+                         ("Contact Phone", "570-555-0142"), ("Diagnosis Codes (ICD-10-CM, comma separated)", "G47.33"),
+                         ("Date of Service From (DD-MMM-YYYY)", "01-Dec-2026"),
+                         ("Date of Service To (DD-MMM-YYYY)", "29-Jan-2027"),
+                         ("Clinical Summary", "Loud snoring, witnessed apneas, Epworth 14.")):
+        page.get_by_label(label, exact=True).fill(value)
+    page.get_by_label("Service Code (CPT/HCPCS)").select_option("95810")
+    with page.expect_download() as download_info:
+        page.get_by_role("button", name="Download Completed Form").click()
+    assert download_info.value.suggested_filename == "Keystone_Mutual_Precertification_Fax_Form_KM-SLP-301.pdf"
+    target = tmp_path / "filled.pdf"
+    download_info.value.save_as(target)
+    assert "Subscriber ID: KMH1234567" in pdf_text(target)
 
 
 def test_fax_only_service_refused_by_request_form(portal, tmp_path):
@@ -62,7 +88,7 @@ def test_fax_only_service_refused_by_request_form(portal, tmp_path):
     notice = page.get_by_role("region", name="Fax submission required")
     assert "External Insulin Infusion Pumps" in notice.inner_text()
     with page.expect_download() as download_info:
-        notice.get_by_role("link", name="Download Precertification Request Fax Form (PDF)").click()
+        notice.get_by_role("link", name="Download Blank Precertification Request Fax Form (PDF)").click()
     target = tmp_path / "form.pdf"
     download_info.value.save_as(target)
     assert "External Insulin Infusion Pumps" in pdf_text(target)

@@ -28,7 +28,7 @@ def test_login_required_everywhere(app):
     client = FormClient(app)
     client.reset()
     for url in ("/", "/eligibility", "/policies", "/precertification/new", "/claims", "/appeals", "/dme",
-                "/contacts", "/policies/KM-SLP-301/fax-form.pdf"):
+                "/contacts", "/policies/KM-SLP-301/fax-form.pdf", "/policies/KM-SLP-301/fax-form"):
         response = client.get(url)
         assert response.status_code == 302 and "/login" in response.location, url
 
@@ -158,7 +158,7 @@ def test_policy_detail_shows_criteria_and_codes(client):
 
 def test_fax_only_policy_offers_fax_form(client):
     page = client.get("/policies/KM-SLP-301").get_data(as_text=True)
-    assert "Fax submission required" in page and "Download Precertification Request Fax Form" in page
+    assert "Fax submission required" in page and "Download Blank Precertification Request Fax Form" in page
 
 
 def test_fax_form_pdf_is_stable_and_names_the_service(client):

@@ -1,4 +1,5 @@
-"""The medical policy library: search, policy documents and fax request forms."""
+"""The medical policy library: search, policy documents and fax request forms (blank, or
+filled in online and downloaded for faxing)."""
 from __future__ import annotations
 
 from flask import Blueprint, abort, render_template, request
@@ -7,7 +8,8 @@ from sqlalchemy import or_, select
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db, get_or_404
-from admindesk.envs.payer_portal_b.fax_form import fax_form_filename, render_fax_form
+from admindesk.envs.payer_portal_b.fax_form import fax_form_filename, policy_codes, render_fax_form
+from admindesk.envs.payer_portal_b.forms import FaxRequestForm, with_prompt
 from admindesk.envs.payer_portal_b.models import DmeRequirement, MedicalPolicy, PolicyCode, ProcedureCode
 from admindesk.envs.payer_portal_b.portal import payer, pdf_response, requested_page_size, status_counts
 from admindesk.envs.payer_portal_b.rules.dme_rules import requirement_text
@@ -72,3 +74,22 @@ def fax_form(policy_number: str):
         abort(404)
     describe(action="download_fax_form", record_type="policy", record_id=policy_number, tab="fax_form")
     return pdf_response(render_fax_form(db(), policy, payer()), fax_form_filename(policy))
+
+
+@policies.route("/<policy_number>/fax-form", methods=["GET", "POST"])
+def fill_fax_form(policy_number: str):
+    """Fill in a fax-only policy's request form online; a complete form downloads as the
+    filled PDF, ready to fax (nothing is sent to the payer from here)."""
+    policy = get_or_404(MedicalPolicy, policy_number)
+    if not policy.fax_only:
+        abort(404)
+    form = FaxRequestForm()
+    form.service_code.choices = with_prompt((c.code, f"{c.code} - {c.description}")
+                                            for c in policy_codes(db(), policy))
+    if form.validate_on_submit():
+        describe(action="download_fax_form", record_type="policy", record_id=policy_number, tab="filled_form",
+                 service_code=form.service_code.data)
+        return pdf_response(render_fax_form(db(), policy, payer(), form.entries()), fax_form_filename(policy))
+    describe(record_type="policy", record_id=policy_number, tab="fax_form_fill")
+    status = 422 if form.is_submitted() else 200
+    return render_template("fax_form_fill.html", policy=policy, form=form, payer=payer()), status

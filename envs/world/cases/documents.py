@@ -24,6 +24,8 @@ FACT_SENTENCES = {
     "mcmurray_test": "McMurray test {}.",
     "symptom_duration_months": "Symptoms present for {} months.",
     "focal_neurologic_deficit": "Focal neurologic deficit: {}.",
+    "able_to_exercise": "Able to exercise on a treadmill: {}.",
+    "baseline_ecg": "Baseline ECG shows {}.",
     "study_date": "Study date: {}.",
     "ahi": "Apnea-Hypopnea Index (AHI): {} events/hour.",
     "lowest_spo2": "Lowest oxygen saturation {}%.",

@@ -28,7 +28,8 @@ def open_order(work: Work, order_key: str = "svc") -> None:
         order_id=order_id, code=actor.fact("Code").split()[0], units=actor.fact("Units"),
         diagnoses=", ".join(line.split()[0] for line in actor.fact("Diagnoses").splitlines() if line.strip()),
         planned=actor.fact("Planned service date"), place_of_service=actor.fact("Place of service"),
-        provider_npi=actor.fact("Provider NPI"), facility_npi=actor.fact("Facility NPI"),
+        provider_npi=actor.fact("Provider NPI"), facility=actor.fact("Facility"),
+        facility_npi=actor.fact("Facility NPI"),
         provider=actor.fact("Ordering provider"), coverage=actor.fact("Billing coverage"),
         provider_phone=actor.fact("Provider phone / fax").split(" / ")[0])
 
