@@ -35,7 +35,7 @@ QUEUES = {
     queue.slug: queue for queue in (
         Queue("prior-auth", "Prior Auth",
               ("New", "In Progress", "Auth Obtained", "No Auth Required", "Submitted - Pending",
-               "Pended - Info Requested", "Denied", "Peer-to-Peer Requested"),
+               "Pended - Info Requested", "Denied", "Peer-to-Peer Requested", "Appeal Filed"),
               ("Auth Obtained", "No Auth Required", "Denied"), "Prior Authorization Coordinator"),
         Queue("denials", "Denials",
               ("New", "In Progress", "Appeal Filed", "Corrected Claim Sent", "Route to Clinical Appeals",

@@ -11,10 +11,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
+from admindesk.envs.common.documents.stored_files import stored_file_values
+from admindesk.envs.common.documents.uploads import PdfUpload
 from admindesk.envs.payer_portal_a import numbering
 from admindesk.envs.payer_portal_a.letters import add_letter
 from admindesk.envs.payer_portal_a.lifecycle_models import AuthAppeal, AuthChange, PeerToPeer
-from admindesk.envs.payer_portal_a.models import PaRequest, PaServiceLine, PaStatusEvent
+from admindesk.envs.payer_portal_a.models import PaAttachment, PaRequest, PaServiceLine, PaStatusEvent
 from admindesk.envs.payer_portal_a.policy import load_policy
 from admindesk.envs.payer_portal_a.rules.determination import AUTHORIZED_STATUSES, PARTIALLY_APPROVED, PENDED, WITHDRAWN
 from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for, timing
@@ -225,8 +227,13 @@ def preservice_appeal_refusal(session: Session, pa: PaRequest, today: date) -> s
     return None
 
 
+APPEAL_STAGE = "Pre-service appeal"  # the stage of a document sent with a pre-service appeal
+
+
 def file_preservice_appeal(session: Session, pa: PaRequest, urgency: str, argument: str, contact: str, phone: str,
-                           username: str) -> AuthAppeal:
+                           username: str, document: tuple[PdfUpload, str] | None = None) -> AuthAppeal:
+    """Store the appeal (with its supporting `document`, an upload and its type, filed to the
+    case's documents), acknowledge it, and decide it now when the payer's rules say so."""
     common = timing()
     due = (clock.now() + timedelta(hours=common.expedited_appeal_hours) if urgency == "Expedited"
            else clock.now() + timedelta(days=common.standard_preservice_appeal_days))
@@ -236,6 +243,10 @@ def file_preservice_appeal(session: Session, pa: PaRequest, urgency: str, argume
                         submitted_by=username)
     session.add(appeal)
     appeal.request = pa
+    if document is not None:
+        upload, document_type = document
+        pa.attachments.append(PaAttachment(document_type=document_type, **stored_file_values(upload),
+                                           stage=APPEAL_STAGE, uploaded_at=clock.now(), uploaded_by=username))
     note = f"{urgency} pre-service appeal {appeal.reference_number} received; decision due {due:%m/%d/%Y %H:%M}."
     _event(pa, "Appeal received", note, username)
     _letter(session, pa, f"Pre-service appeal received - {appeal.reference_number}", note)

@@ -54,6 +54,9 @@ class PreServiceAppealForm(FlaskForm):
     contact_name = StringField("Contact name", validators=[InputRequired(message="Enter a contact name."),
                                                            Length(max=80, message="At most 80 characters.")])
     contact_phone = StringField("Contact phone", validators=[InputRequired(message="Enter a contact phone."), PHONE])
+    # The records that answer the denial travel with the appeal (choices: the portal's document types).
+    document_type = SelectField("Supporting document type", validators=[Optional()])
+    file = FileField("Supporting document (PDF)")
 
 
 class CorrectedLineForm(Form):

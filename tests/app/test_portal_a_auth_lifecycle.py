@@ -3,6 +3,7 @@ peer-to-peer with scheduling, pre-service appeal, urgency due times, retro-autho
 rules and multi-line requests decided line by line."""
 from __future__ import annotations
 
+import io
 from datetime import date, datetime, timedelta
 
 import pytest
@@ -207,6 +208,31 @@ def test_expedited_preservice_appeal_is_due_in_72_hours(client, snap):
     refused = client.post(f"/authorizations/cases/{approved['case_number']}/appeal", data)
     assert refused.status_code == 422 and "on a denied request only" in refused.get_data(as_text=True)
     assert _rows(client.snapshot()) == before
+
+
+def test_preservice_appeal_files_its_supporting_document_to_the_case(client, snap):
+    case = _denied_case(client, snap, "PYR-CSH")
+    url = f"/authorizations/cases/{case['case_number']}/appeal"
+    data = {"urgency": "Standard", "argument": "The follow-up note of 11/12 documents five weeks of therapy.",
+            "contact_name": "Jordan Ellis", "contact_phone": "7175550100"}
+    before = _rows(client.snapshot())
+    not_a_pdf = (io.BytesIO(b"not a pdf"), "note.pdf")
+    for extra, message in (({"document_type": "Clinical notes"}, "Choose the PDF to send"),
+                           ({"file": pdf_file()}, "Select the type of the supporting document"),
+                           ({"document_type": "Clinical notes", "file": not_a_pdf}, "PDF")):
+        refused = client.post(url, {**data, **extra}, content_type="multipart/form-data")
+        assert refused.status_code == 422 and message in refused.get_data(as_text=True)
+        assert _rows(client.snapshot()) == before
+    stream, name = pdf_file("followup.pdf", "Follow-up visit")
+    filed = client.post(url, {**data, "document_type": "Clinical notes", "file": (stream, name)},
+                        content_type="multipart/form-data")
+    assert filed.status_code == 302, filed.get_data(as_text=True)
+    after = client.snapshot()
+    sent = [a for a in after["pa_attachments"] if a["request_id"] == case["id"] and a["stage"] == "Pre-service appeal"]
+    assert [(a["file_name"], a["document_type"]) for a in sent] == [("followup.pdf", "Clinical notes")]
+    assert [a["status"] for a in after["auth_appeals"] if a["case_number"] == case["case_number"]] == ["In Review"]
+    documents = client.get(f"/authorizations/cases/{case['case_number']}?tab=documents").get_data(as_text=True)
+    assert "followup.pdf" in documents and "Pre-service appeal" in documents
 
 
 # ---- urgency, retro authorization, multi-line ---------------------------------------------------

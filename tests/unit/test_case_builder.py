@@ -152,3 +152,27 @@ def test_a_contradiction_that_agrees_is_refused(world, built):
                                   "author": "Primary Care", "contradicts": "visit", "facts": {"red_flags": "none"}}])
     with pytest.raises(CaseError, match="case.documents.2.contradicts: must state a fact"):
         build_case(world, task.id, case)
+
+
+def with_denial(task, documents: list[dict]):
+    data = with_documents(task, documents).model_dump()
+    data["payer_history"]["requests"] = [{"key": "denied", "order": "mri", "status": "Denied"}]
+    return type(task.case).model_validate(data)
+
+
+def test_a_denial_on_file_quotes_the_criterion_the_order_documents_fail(world, built):
+    task, _records = built["case-pa-shortfall"]
+    # A later visit's note (no order) is no part of what the payer reviewed.
+    later = {"key": "later", "type": "progress_note", "date": "2026-11-14", "author": "Orthopedics",
+             "facts": {"conservative_therapy_weeks": 7}}
+    (auth,) = build_case(world, task.id, with_denial(task, [later])).payer.authorizations
+    assert auth.status == "Denied" and auth.failed_criterion == "conservative_or_red_flag"
+    assert auth.decision_reason.startswith("Criteria not met: lumbar MRI requires at least 6 weeks")
+
+
+def test_a_denial_the_order_documents_do_not_support_is_refused(world, built):
+    task, _records = built["case-pa-shortfall"]
+    fix = {"key": "fix", "type": "addendum", "date": "2026-11-12", "author": "Orthopedics", "corrects": "visit",
+           "facts": {"conservative_therapy_weeks": 7}}
+    with pytest.raises(CaseError, match="case.payer_history.requests.0.status: the payer's rules give met"):
+        build_case(world, task.id, with_denial(task, [fix]))

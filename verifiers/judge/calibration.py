@@ -122,7 +122,7 @@ class CalibrationItem(BaseModel):
 
 # The family of the text a rubric check reads, by the table its source query starts from
 # (EHR notes about an order are order comments; other notes are reasoning notes).
-SOURCE_FAMILIES = {"appeals": "appeal_letter", "outbound_faxes": "cover_sheet",
+SOURCE_FAMILIES = {"appeals": "appeal_letter", "auth_appeals": "appeal_letter", "outbound_faxes": "cover_sheet",
                    "precert_requests": "clinical_summary", "pa_requests": "clinical_summary",
                    "authorization_history": "note", "corrected_claims": "note", "notes": "note"}
 

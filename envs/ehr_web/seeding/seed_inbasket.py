@@ -27,8 +27,10 @@ LETTER_WORDING = {
                  "covers {units} unit(s) of {code} from {start} through {end}. Services outside these dates or "
                  "above these units need a new request. This letter is not a guarantee of payment; benefits are "
                  "subject to eligibility on the date of service."),
+    # The peer-to-peer window is the payer's own rule (its portal says it); the appeal window is
+    # the payer's timely-appeal days.
     "Denied": ("Adverse determination", "The request below has been denied. Reason: {reason} You may request a "
-               "peer-to-peer review within 14 days or file an appeal within 180 days of this notice. Reference case "
+               "peer-to-peer review, or file an appeal within {appeal_days} days of this notice. Reference case "
                "{case} in all correspondence."),
     "Pended": ("Additional information requested", "The request below is pended for clinical review. Please send: "
                "{items}. If the information is not received within 14 days the request will be reviewed as "
@@ -61,7 +63,7 @@ def _authorization_letters(session: Session, world, mrns: set[str]) -> list[InBa
         received = datetime.combine(min(auth.start, DEFAULT_NOW.date() - timedelta(days=1)), time(7, 40 + index % 20))
         text = body.format(auth=auth.auth_number, units=auth.units, code=auth.code, start=auth.start.strftime("%m/%d/%Y"),
                            end=auth.end.strftime("%m/%d/%Y"), case=auth.case_number,
-                           reason=auth.decision_reason or "Criteria not met.",
+                           reason=auth.decision_reason or "Criteria not met.", appeal_days=payer.timely_appeal_days,
                            items="; ".join(auth.requested_items) or "current clinical notes")
         letters.append(_message(
             index, folder=PAYER_CORRESPONDENCE, recipient=PA_STAFF[index % len(PA_STAFF)], sender=payer.name,

@@ -95,23 +95,6 @@ def change(case_number: str):
     return _done(pa, f"{change_row.kind} {change_row.change_number} approved.")
 
 
-def _supporting_document(form: AuthChangeForm) -> PdfUpload | None:
-    """The attached PDF, if one was chosen (with its document type); a bad file or a missing
-    type is a field error."""
-    chosen = request.files.get("file")
-    if chosen is None or not chosen.filename:
-        return None
-    try:
-        upload = read_pdf_upload(chosen)
-    except UploadError as exc:
-        form.file.errors = [str(exc)]
-        return None
-    if not form.document_type.data:
-        form.document_type.errors = ["Select the type of the supporting document."]
-        return None
-    return upload
-
-
 @pa_actions.route("/cases/<case_number>/peer-to-peer", methods=["GET", "POST"])
 def peer_to_peer(case_number: str):
     """Ask for a peer-to-peer on a denial; the payer answers with slots to choose from."""
@@ -166,14 +149,39 @@ def preservice_appeal(case_number: str):
     pa = _case(case_number)
     describe(record_type="pa_case", record_id=pa.case_number, tab="preservice_appeal")
     form, refusal = PreServiceAppealForm(), lifecycle.preservice_appeal_refusal(db(), pa, clock.today())
-    if not form.is_submitted() or refusal or not form.validate():
+    form.document_type.choices = document_type_choices()
+    if not form.is_submitted() or refusal:
         return _page(pa, "Pre-service appeal", form, "Submit appeal", refusal, 422 if form.is_submitted() else 200)
+    valid, upload = form.validate(), _supporting_document(form)
+    if not valid or form.file.errors or form.document_type.errors:
+        return _page(pa, "Pre-service appeal", form, "Submit appeal", None, 422)
+    document = (upload, form.document_type.data) if upload is not None else None
     appeal = lifecycle.file_preservice_appeal(
         db(), pa, form.urgency.data, form.argument.data.strip(), form.contact_name.data.strip(),
-        "".join(ch for ch in form.contact_phone.data if ch.isdigit()), current_username())
+        "".join(ch for ch in form.contact_phone.data if ch.isdigit()), current_username(), document)
     db().commit()
     describe(action="file_preservice_appeal", reference_number=appeal.reference_number)
     if appeal.decision:
         return _done(pa, f"Pre-service appeal {appeal.reference_number} decided: {appeal.decision}.")
     return _done(pa, f"Pre-service appeal {appeal.reference_number} received; decision due "
                      f"{appeal.decision_due_at:%m/%d/%Y %H:%M}.")
+
+
+def _supporting_document(form: AuthChangeForm | PreServiceAppealForm) -> PdfUpload | None:
+    """The optional PDF sent with a change or an appeal (its type is the form's); a form error
+    (nothing kept) when the file is no readable PDF or has no type, or a type was chosen
+    without a file."""
+    storage = request.files.get(form.file.name)
+    if storage is None or not storage.filename:
+        if form.document_type.data:
+            form.file.errors = ["Choose the PDF to send, or clear the document type."]
+        return None
+    try:
+        upload = read_pdf_upload(storage)
+    except UploadError as exc:
+        form.file.errors = [str(exc)]
+        return None
+    if not form.document_type.data:
+        form.document_type.errors = ["Select the type of the supporting document."]
+        return None
+    return upload

@@ -36,7 +36,7 @@ from admindesk.envs.world.models import (
     Remittance,
 )
 from admindesk.envs.world.org import AREA_CODES, CITIES, STATE
-from admindesk.envs.world.review_rules import service_rule
+from admindesk.envs.world.review_rules import NOT_MET, review, service_rule
 from admindesk.envs.world.world import World
 from admindesk.schema.case_model import Case
 
@@ -126,7 +126,7 @@ class _Builder:
         self.encounters: list[Encounter] = []
         orders = self._orders(patient)
         docs = self._documents(patient)
-        auths = self._requests(patient)
+        auths = self._requests(patient, docs)
         billed = self._claims(patient, chart=True)
         claims, remits = [c for c, _ in billed], [r for _, r in billed if r is not None]
         payer_billed = self._claims(patient, chart=False)
@@ -310,7 +310,7 @@ class _Builder:
         return adherence_sections(spec.facts.device_setup_date, spec.facts.nightly_minutes,
                                   f"{order.description} ({order.code})", self.world.supplier(supplier).name)
 
-    def _requests(self, patient: Patient) -> list[Authorization]:
+    def _requests(self, patient: Patient, docs: list[Document]) -> list[Authorization]:
         self.auth_by_key: dict[str, Authorization] = {}
         auths = []
         for index, spec in enumerate(self.case.payer_history.requests):
@@ -329,9 +329,25 @@ class _Builder:
                 member_id=coverage.member_id, mrn=patient.mrn, code=order.code, units=spec.units or order.units,
                 start=start, end=end, status=spec.status, order_id=order.id, case_number=self.ids.case_number(payer.portal, order.ordered_on, index),
                 requested_items=requested, recorded=spec.recorded)
+            if spec.status == "Denied":
+                auth = self._denial(f"payer_history.requests.{index}", auth, order, coverage, payer, docs)
             self.auth_by_key[spec.key] = auth
             auths.append(auth)
         return auths
+
+    def _denial(self, field: str, auth: Authorization, order: Order, coverage: Coverage, payer, docs) -> Authorization:
+        """A denial on file quotes the criterion the order's documents failed when it was
+        decided (the payer reviews what the request carried: the order's own documents)."""
+        facts: dict[str, str] = {}
+        for doc in docs:
+            if doc.order_id == order.id:
+                facts.update(dict(doc.facts))
+        outcome = review(order.code, payer.portal, self.world.plan(coverage.plan_id).product, facts,
+                         coverage.active_on(auth.start))
+        if outcome.outcome != NOT_MET:
+            self._fail(f"{field}.status", f"the payer's rules give {outcome.outcome} for this order's documents, "
+                                          "not a denial on a criterion")
+        return replace(auth, decision_reason=outcome.reason, failed_criterion=outcome.criterion_id)
 
     def _claims(self, patient: Patient, chart: bool) -> list[tuple[Claim, Remittance | None]]:
         results = []
