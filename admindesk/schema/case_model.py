@@ -318,8 +318,12 @@ class ClaimSpec(CaseModel):
 
 class FaxSpec(CaseModel):
     """A fax in the inbox. `about` makes it the payer's letter on a request on file
-    (pages written by the world's fax generator); otherwise give `from_name`,
-    `from_number`, `subject` and `pages`, or a `supplier` for an order confirmation."""
+    (pages written by the world's fax generator); otherwise give `from_name` (the sending
+    organization, as its pages name it), `from_number` and `pages`, or a `supplier` for an
+    order confirmation. `csid` is the station id the sending machine transmits (what the fax
+    server shows beside the caller's number): set by the sender, terse, stale or blank ("");
+    left out, the world's rule for that sender (blank for a `from_number` fax). The fax server
+    knows no subject: what a fax is about is on its pages."""
 
     key: Key
     received_at: datetime
@@ -328,7 +332,7 @@ class FaxSpec(CaseModel):
     order: Key | None = None
     from_name: str | None = None
     from_number: str | None = Field(default=None, pattern=r"^\d{10}$")
-    subject: str | None = None
+    csid: str | None = Field(default=None, max_length=20)
     kind: Literal["determination_letter", "request_for_information", "supplier_confirmation", "misc"] = "misc"
     pages: list[str] = Field(default_factory=list)
 
@@ -337,8 +341,8 @@ class FaxSpec(CaseModel):
         sources = [self.about is not None, self.supplier is not None, self.from_number is not None]
         if sum(sources) != 1:
             raise ValueError("a fax is `about` a request on file, from a `supplier`, or from a `from_number`")
-        if self.from_number is not None and not (self.from_name and self.subject and self.pages):
-            raise ValueError("a fax from a `from_number` needs `from_name`, `subject` and `pages`")
+        if self.from_number is not None and not (self.from_name and self.pages):
+            raise ValueError("a fax from a `from_number` needs `from_name` and `pages`")
         if self.supplier is not None and self.order is None:
             raise ValueError("a supplier's confirmation names the `order` it confirms")
         return self

@@ -84,24 +84,23 @@ class FaxDelivery:
 
 @dataclass(frozen=True)
 class FaxReply:
-    """A fax the receiving machine sends back to the caller: who sends it, from which
-    number, when it arrives, its subject line and the text of each page."""
+    """A fax the receiving machine sends back to the caller: what a fax server learns of it
+    (the station id its machine transmits, its number, when it arrives) and the text of each
+    page (who sent it and why is on the pages)."""
 
-    from_name: str
+    csid: str
     from_number: str
     received_at: datetime
-    subject: str
     pages_text: tuple[str, ...]
 
     def to_json(self) -> dict:
-        return {"from_name": self.from_name, "from_number": self.from_number,
-                "received_at": self.received_at.isoformat(), "subject": self.subject,
-                "pages_text": list(self.pages_text)}
+        return {"csid": self.csid, "from_number": self.from_number,
+                "received_at": self.received_at.isoformat(), "pages_text": list(self.pages_text)}
 
     @classmethod
     def from_json(cls, body: dict) -> FaxReply:
-        return cls(body["from_name"], body["from_number"], datetime.fromisoformat(body["received_at"]),
-                   body["subject"], tuple(body["pages_text"]))
+        return cls(body["csid"], body["from_number"], datetime.fromisoformat(body["received_at"]),
+                   tuple(body["pages_text"]))
 
 
 @dataclass(frozen=True)

@@ -27,25 +27,27 @@ def _latin1(text: str) -> str:
     return plain.encode("latin-1", "replace").decode("latin-1")
 
 
-def transmit_header(received_at: datetime, from_name: str, from_number: str, page_no: int, page_total: int) -> str:
-    return (f"{received_at:%m/%d/%Y %H:%M}  FROM: {from_name[:34]}  "
-            f"{format_fax_number(from_number)}   P.{page_no:03d}/{page_total:03d}")
+def transmit_header(received_at: datetime, station: str, from_number: str, page_no: int, page_total: int) -> str:
+    """The line the sending machine prints atop each page: time, its station id (as the sender
+    set it, possibly blank), its number and the page count."""
+    station = f"FROM: {station[:34]}  " if station.strip() else ""
+    return f"{received_at:%m/%d/%Y %H:%M}  {station}{format_fax_number(from_number)}   P.{page_no:03d}/{page_total:03d}"
 
 
-def received_fax_pdf(fax_id: str, from_name: str, from_number: str, received_at: datetime, subject: str,
+def received_fax_pdf(fax_id: str, csid: str, from_number: str, received_at: datetime,
                      page_texts: Sequence[str]) -> bytes:
     """A received fax as the PDF the server stores: one PDF page per fax page, each under the
     sender's transmit header (deterministic: the same fax always gives the same bytes)."""
     pdf = FPDF(format="Letter")
     pdf.set_creation_date(PINNED_CREATION_DATE)
-    pdf.set_title(_latin1(subject))
+    pdf.set_title(_latin1(f"Fax {fax_id} from {format_fax_number(from_number)}"))
     pdf.set_author(_latin1(f"Fax {fax_id}"))
     pdf.set_margins(18, 14, 18)
     pdf.set_auto_page_break(auto=True, margin=16)
     for page_no, text in enumerate(page_texts, start=1):
         pdf.add_page()
         pdf.set_font("courier", "", 8)
-        pdf.cell(0, 4, _latin1(transmit_header(received_at, from_name, from_number, page_no, len(page_texts))),
+        pdf.cell(0, 4, _latin1(transmit_header(received_at, csid, from_number, page_no, len(page_texts))),
                  new_x="LMARGIN", new_y="NEXT")
         pdf.ln(6)
         pdf.set_font("courier", "", 10)

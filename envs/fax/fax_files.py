@@ -21,17 +21,15 @@ class ArrivingFax(Protocol):
     """What a received fax's file is made from (the world's InboundFax has these fields)."""
 
     id: str
-    from_name: str
+    csid: str
     from_number: str
     received_at: datetime
-    subject: str
     pages_text: tuple[str, ...]
 
 
 def received_fax_file(fax: ArrivingFax) -> dict:
     """The stored-file column values of a fax, as keyword arguments for `InboundFax`."""
-    content = received_fax_pdf(fax.id, fax.from_name, fax.from_number, fax.received_at, fax.subject,
-                               fax.pages_text)
+    content = received_fax_pdf(fax.id, fax.csid, fax.from_number, fax.received_at, fax.pages_text)
     return {"file_name": received_fax_name(fax.id), "content": content,
             "sha256": hashlib.sha256(content).hexdigest(),
             "pages": len(PdfReader(io.BytesIO(content)).pages), "size_bytes": len(content)}
@@ -42,10 +40,9 @@ class ReplyFax:
     """A reply's arrival, shaped like the world's inbound faxes for `received_fax_file`."""
 
     id: str
-    from_name: str
+    csid: str
     from_number: str
     received_at: datetime
-    subject: str
     pages_text: tuple[str, ...]
 
 
@@ -54,13 +51,12 @@ def _next_fax_id(session: Session) -> str:
     return f"FAX-{int(last.split('-')[1]) + 1 if last else 1:06d}"
 
 
-def file_reply(session: Session, job: OutboundFax, from_name: str, from_number: str, received_at: datetime,
-               subject: str, pages_text: tuple[str, ...], folder: str) -> InboundFax:
+def file_reply(session: Session, job: OutboundFax, csid: str, from_number: str, received_at: datetime,
+               pages_text: tuple[str, ...]) -> InboundFax:
     """File the answer to `job` as an unread received fax on the line the job went out on."""
-    arrival = ReplyFax(_next_fax_id(session), from_name, from_number, received_at, subject[:240], pages_text)
-    fax = InboundFax(id=arrival.id, from_number=from_number, from_name=from_name, to_number=job.from_number,
-                     received_at=received_at, subject=arrival.subject, status=UNREAD, is_filed=False,
-                     folder=folder, **received_fax_file(arrival))
+    arrival = ReplyFax(_next_fax_id(session), csid, from_number, received_at, pages_text)
+    fax = InboundFax(id=arrival.id, from_number=from_number, csid=csid, to_number=job.from_number,
+                     received_at=received_at, status=UNREAD, is_filed=False, **received_fax_file(arrival))
     session.add(fax)
     session.add_all(InboundFaxPage(fax_id=arrival.id, page_no=number, text=text)
                     for number, text in enumerate(pages_text, start=1))

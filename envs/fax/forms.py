@@ -1,12 +1,15 @@
 """WTForms of the fax server, with the messages users see next to each field."""
 from __future__ import annotations
 
+from datetime import datetime
+
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, FileField, SelectChoice, SelectField, StringField, TextAreaField
-from wtforms.validators import DataRequired, Length, Optional, ValidationError
+from wtforms.validators import DataRequired, Length, Optional, Regexp, ValidationError
 
+from admindesk.envs.common import clock
 from admindesk.envs.fax.cover_templates import DEFAULT_TEMPLATE, TEMPLATES
-from admindesk.envs.fax.models import CONTACT_TYPES
+from admindesk.envs.fax.models import CONTACT_TYPES, DOCUMENT_TYPES
 from admindesk.envs.fax.numbers import FaxNumberError, parse_fax_number
 
 NOTE_MAX = 500
@@ -57,11 +60,52 @@ class ReadStateForm(FlaskForm):
 
 
 class FileFaxForm(FlaskForm):
-    """File a received fax (it has been handled), with a note of where it went."""
+    """File (index) a received fax: the patient as the fax names them, optionally the case,
+    claim or authorization reference and the document type, and a note of what was done."""
 
+    patient_name = StringField("Patient name", validators=[
+        DataRequired(message="Enter the patient's name as the fax gives it (Last, First)."),
+        _length("Patient name", 120)])
+    dob = StringField("Date of birth", validators=[Optional(), _length("Date of birth", 10)])
+    mrn = StringField("MRN (optional)", validators=[
+        Optional(), Regexp(r"^[A-Za-z0-9-]{3,20}$",
+                           message="An MRN is 3 to 20 letters, digits or hyphens, as the chart shows it.")])
+    reference = StringField("Case, claim or authorization number (optional)", validators=[
+        Optional(), _length("Reference", 40)])
+    document_type = SelectField("Document type (optional)", validate_choice=True, default="",
+                                choices=options([("", "Not set")] + [(t, t) for t in DOCUMENT_TYPES]))
     note = TextAreaField("Filing note", validators=[
         DataRequired(message="Say where the fax was filed or what was done with it."),
         _length("Filing note", NOTE_MAX)])
+
+    def validate_patient_name(self, field) -> None:
+        if not any(ch.isalpha() for ch in field.data or ""):
+            raise ValidationError("Enter the patient's name as the fax gives it (Last, First).")
+
+    def validate_dob(self, field) -> None:
+        """MM/DD/YYYY (or YYYY-MM-DD), a real date not after today; the parsed date in `field.date`."""
+        field.date = None
+        text = (field.data or "").strip()
+        if not text:
+            return
+        for pattern in ("%m/%d/%Y", "%Y-%m-%d"):
+            try:
+                field.date = datetime.strptime(text, pattern).date()
+                break
+            except ValueError:
+                continue
+        if field.date is None:
+            raise ValidationError("Enter the date of birth as MM/DD/YYYY, e.g. 04/27/1961.")
+        if field.date > clock.today() or field.date.year < 1900:
+            field.date = None
+            raise ValidationError("The date of birth must be a past date after 1900.")
+
+    def validate(self, extra_validators=None) -> bool:
+        ok = super().validate(extra_validators)
+        if ok and not (self.dob.data or "").strip() and not (self.mrn.data or "").strip():
+            self.dob.errors = ["Enter the date of birth or the MRN the fax gives, so the fax files to one patient."]
+            return False
+        return ok
 
 
 class AssignFaxForm(FlaskForm):

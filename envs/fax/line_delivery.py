@@ -11,9 +11,6 @@ from admindesk.envs.fax.fax_files import file_reply
 from admindesk.envs.fax.models import OutboundFax
 from admindesk.envs.fax.numbers import format_fax_number
 
-# Inbox folder of a payer's reply to a request: it asks for what the request lacked.
-PAYER_REPLY_FOLDER = "Requests for information"
-
 
 def delivery_of(job: OutboundFax) -> FaxDelivery:
     """What the receiving machine gets: our line's number as caller and CSID, the pages as sent."""
@@ -38,5 +35,4 @@ def deliver_to_peers(job: OutboundFax) -> None:
         return
     if answer.reply is not None:
         reply = answer.reply
-        file_reply(object_session(job), job, reply.from_name, reply.from_number, reply.received_at,
-                   reply.subject, reply.pages_text, folder=PAYER_REPLY_FOLDER)
+        file_reply(object_session(job), job, reply.csid, reply.from_number, reply.received_at, reply.pages_text)

@@ -6,9 +6,9 @@ are stored as 10 plain digits, so snapshot queries read naturally, e.g.
 """
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, LargeBinary, String, Text
+from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from admindesk.envs.common.documents.stored_files import StoredFileColumns
@@ -18,8 +18,10 @@ UNREAD, READ = "Unread", "Read"
 QUEUED, RETRYING, SENT, FAILED = "Queued", "Retrying", "Sent", "Failed"
 # Transmission log events besides the statuses: a dial, and a busy signal with a retry scheduled.
 DIALING, LINE_BUSY = "Dialing", "Line busy"
-# Inbox folders a received fax is sorted into on arrival (by what kind of fax it is).
-INBOX_FOLDERS = ("Payer determinations", "Requests for information", "Supplier orders", "General")
+# The document types a coordinator indexes a received fax as (what reading its pages shows).
+DOCUMENT_TYPES = ("Payer determination", "Request for information", "Explanation of benefits",
+                  "Appeal correspondence", "Claim acknowledgment", "Supplier order", "Clinical records",
+                  "Records request", "Pharmacy", "Other")
 ACTIVE, DISCONNECTED = "Active", "Disconnected"
 OPEN, SUBMITTED, DISCARDED = "Open", "Submitted", "Discarded"
 # What a DME supplier answers to an order packet, and the items it may find missing.
@@ -73,6 +75,11 @@ class DirectoryContact(Base):
 class InboundFax(StoredFileColumns, Base):
     """A received fax waiting in the shared inbox, with the PDF it arrived as.
 
+    The server knows only what the call gave it: the line (DID) it arrived on, the caller's
+    number, the CSID the sending machine transmitted (set by the sender: terse, stale or
+    blank), the pages and the time. Who sent it, about whom and why is read from the pages
+    by a person, who files (indexes) it: the patient as the fax names them and optionally
+    a case, claim or authorization reference and a document type (`index_*`).
     The kit's stored-file columns hold that PDF (`content`, `sha256`, `pages`...), so a
     check can compare a filed fax with the EHR document it became by `sha256`.
     """
@@ -81,17 +88,22 @@ class InboundFax(StoredFileColumns, Base):
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     from_number: Mapped[str] = mapped_column(String(10))
-    from_name: Mapped[str] = mapped_column(String(160))
+    csid: Mapped[str] = mapped_column(String(20), default="")
     to_number: Mapped[str] = mapped_column(String(10))
     received_at: Mapped[datetime] = mapped_column(DateTime)
-    subject: Mapped[str] = mapped_column(String(240))
     status: Mapped[str] = mapped_column(String(16), default=UNREAD)
     is_filed: Mapped[bool] = mapped_column(Boolean, default=False)
     filed_by: Mapped[str | None] = mapped_column(String(64))
     filed_at: Mapped[datetime | None] = mapped_column(DateTime)
     assigned_to: Mapped[str | None] = mapped_column(String(64))
-    folder: Mapped[str] = mapped_column(String(40), default="General")
+    index_patient_name: Mapped[str | None] = mapped_column(String(120))
+    index_mrn: Mapped[str | None] = mapped_column(String(20))
+    index_dob: Mapped[date | None] = mapped_column(Date)
+    index_reference: Mapped[str | None] = mapped_column(String(40))
+    index_document_type: Mapped[str | None] = mapped_column(String(40))
 
+    line: Mapped[FaxLine | None] = relationship(primaryjoin="foreign(InboundFax.to_number) == FaxLine.number",
+                                                viewonly=True)
     page_texts: Mapped[list[InboundFaxPage]] = relationship(order_by="InboundFaxPage.page_no")
     events: Mapped[list[InboundFaxEvent]] = relationship(order_by="InboundFaxEvent.id")
 

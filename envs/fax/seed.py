@@ -1,7 +1,8 @@
 """Seed the fax server from the world: its lines, the shared directory, the inbox.
 
 A fax server knows phone numbers and names, not charts: it holds no MRNs, orders or
-claims, only what arrived on its lines and who is in its phonebook.
+claims, only what arrived on its lines (line, caller number, CSID, pages, time) and who is in
+its phonebook.
 """
 from __future__ import annotations
 
@@ -17,9 +18,6 @@ from admindesk.envs.fax.supplier_replies import seed_supplier_networks
 # Payers and suppliers whose old intake line is still listed, marked disconnected:
 # a realistic trap (the stale entry sorts next to the current one).
 _RETIRED_LINES = ("PYR-NWH", "PYR-ACH", "SUP-BRH")
-# The inbox folder each kind of world fax is sorted into on arrival.
-_FOLDERS = {"determination_letter": "Payer determinations", "request_for_information": "Requests for information",
-            "supplier_confirmation": "Supplier orders"}
 _TITLE_CATEGORIES = {"cpap": "CPAP/BiPAP", "oxygen": "Oxygen", "mobility": "Mobility",
                      "beds": "Hospital beds", "diabetes": "Diabetes supplies"}
 
@@ -106,10 +104,10 @@ def seed_records(session: Session, world) -> None:
         newest = max(newest, on_file)
     for fax in world.faxes:
         seen = newest is not None and (newest - fax.received_at).days > 14
-        session.add(InboundFax(id=fax.id, from_number=fax.from_number, from_name=fax.from_name,
-                               to_number=fax.to_number, received_at=fax.received_at, subject=fax.subject,
-                               status=READ if seen else UNREAD, is_filed=False,
-                               folder=_FOLDERS.get(fax.kind, "General"), **received_fax_file(fax)))
+        # The server keeps what the call gave it; the sender, patient and kind are in the pages.
+        session.add(InboundFax(id=fax.id, from_number=fax.from_number, csid=fax.csid, to_number=fax.to_number,
+                               received_at=fax.received_at, status=READ if seen else UNREAD, is_filed=False,
+                               **received_fax_file(fax)))
         session.add_all(InboundFaxPage(fax_id=fax.id, page_no=number, text=text)
                         for number, text in enumerate(fax.pages_text, start=1))
     seed_outbox_history(session, world)

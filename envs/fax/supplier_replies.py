@@ -106,25 +106,28 @@ def read_packet(session: Session, job: OutboundFax) -> Packet:
     return Packet(payer_name, types, any(_WRITTEN_ORDER_TITLE.search(text) for text in texts))
 
 
+def station_id(organization: str) -> str:
+    """The CSID a supplier's fax machine sends: its name in capitals, cut to the 20 characters
+    a CSID holds."""
+    return organization.upper()[:20].rstrip()
+
+
 def _letter(supplier: str, job: OutboundFax, kind: str, packet: Packet, order_number: str | None,
-            missing: list[str], in_network: list[str]) -> tuple[str, str]:
-    """(subject, page text) of the supplier's reply."""
+            missing: list[str], in_network: list[str]) -> str:
+    """The page text of the supplier's reply."""
     head = (f"{supplier}\nDME Order Intake\n\nTo: {job.cover_from or 'Ordering office'}\n"
             f"Re: your fax job {job.id} of {job.completed_at:%m/%d/%Y %H:%M} ({job.total_pages} pages)"
             f"{' - ' + job.cover_re if job.cover_re else ''}\n\n")
     if kind == ORDER_CONFIRMED:
-        return (f"Order confirmation {order_number} - {job.cover_re or 'your order'}"[:240],
-                head + f"ORDER CONFIRMATION\n\nWe have accepted this order for a {packet.payer_name} member. "
+        return (head + f"ORDER CONFIRMATION\n\nWe have accepted this order for a {packet.payer_name} member. "
                 f"Supplier order number: {order_number}. Our delivery team will call the patient to schedule "
                 "delivery and set-up. Please reference the order number on any further correspondence.")
     if kind == PLAN_NOT_ACCEPTED:
-        return (f"Unable to accept order - {packet.payer_name} not contracted"[:240],
-                head + f"UNABLE TO ACCEPT ORDER\n\n{supplier} is not contracted with {packet.payer_name} and cannot "
+        return (head + f"UNABLE TO ACCEPT ORDER\n\n{supplier} is not contracted with {packet.payer_name} and cannot "
                 "accept this patient's plan. No order has been opened. Please send the order to a supplier in "
                 f"the plan's network. Plans we accept: {', '.join(in_network)}.")
     items = "\n".join(f"- {MISSING_ITEMS[code]}" for code in missing)
-    return (f"Missing items - your fax job {job.id}"[:240],
-            head + f"ADDITIONAL INFORMATION NEEDED\n\nWe cannot open an order yet. Please fax the following to "
+    return (head + f"ADDITIONAL INFORMATION NEEDED\n\nWe cannot open an order yet. Please fax the following to "
             f"{format_fax_number(job.to_number)}, referencing job {job.id}:\n{items}")
 
 
@@ -148,9 +151,9 @@ def reply_to_order(session: Session, job: OutboundFax) -> SupplierReply | None:
         kind = ORDER_CONFIRMED
         code = supplier.external_ref.split("-")[-1]
         order_number = f"SO-{code}-{next_value(session, ORDER_NUMBER_SEQUENCE, ORDER_NUMBER_START):06d}"
-    subject, text = _letter(supplier.organization, job, kind, packet, order_number, missing, in_network)
-    arrival = file_reply(session, job, supplier.organization, supplier.fax_number, job.completed_at + REPLY_DELAY,
-                         subject, (text,), folder="Supplier orders")
+    text = _letter(supplier.organization, job, kind, packet, order_number, missing, in_network)
+    arrival = file_reply(session, job, station_id(supplier.organization), supplier.fax_number,
+                         job.completed_at + REPLY_DELAY, (text,))
     reply = SupplierReply(outbound_fax_id=job.id, inbound_fax_id=arrival.id, supplier_ref=supplier.external_ref,
                           supplier_name=supplier.organization, kind=kind, payer_name=packet.payer_name,
                           missing_items=",".join(missing), supplier_order_number=order_number,

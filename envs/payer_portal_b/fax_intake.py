@@ -65,13 +65,12 @@ def _digits(number: str) -> str:
 
 
 def return_letter(payer: PayerProfile, delivery: FaxDelivery, policy_number: str | None,
-                  subscriber_id: str, missing: list[str]) -> tuple[str, str]:
-    """(subject, page text) of the letter returning an incomplete form."""
+                  subscriber_id: str, missing: list[str]) -> str:
+    """The page text of the letter returning an incomplete form."""
     items = "\n".join(f"- {label}" for label in missing)
     about = f"policy {policy_number}" if policy_number else "a fax-only service"
     member = f" for Subscriber ID {subscriber_id}" if subscriber_id else ""
-    return (f"Precertification request returned - incomplete form{member}",
-            f"{payer.name}\nPrecertification Department\nFax {format_phone(payer.precert_fax)}\n\n"
+    return (f"{payer.name}\nPrecertification Department\nFax {format_phone(payer.precert_fax)}\n\n"
             f"To: fax {delivery.csid}\nRe: your fax of {delivery.received_at:%m/%d/%Y %H:%M} "
             f"({delivery.pages} pages)\n\nPRECERTIFICATION REQUEST RETURNED - INCOMPLETE FORM\n\n"
             f"The Precertification Request Fax Form received{member} ({about}) is incomplete. As the form "
@@ -80,6 +79,11 @@ def return_letter(payer: PayerProfile, delivery: FaxDelivery, policy_number: str
             "Complete every required field and fax the form again with the clinical documentation to "
             f"{format_phone(payer.precert_fax)}. The form can be completed online in Provider Connect "
             "(Medical Policies, the policy's Precertification Request Fax Form).")
+
+
+def station_id(payer_name: str) -> str:
+    """The CSID the payer's precertification fax machine transmits (a fax server shows it)."""
+    return f"{payer_name.split()[0].upper()} UM"
 
 
 def receive_fax(session: Session, delivery: FaxDelivery) -> bool | FaxReply:
@@ -101,6 +105,6 @@ def receive_fax(session: Session, delivery: FaxDelivery) -> bool | FaxReply:
                                  missing_fields="; ".join(missing)))
     if outcome != RETURNED:
         return True
-    subject, text = return_letter(payer, delivery, policy_number, entries.get("subscriber_id", ""), missing)
-    return FaxReply(from_name=f"{payer.name} Precertification", from_number=_digits(payer.precert_fax),
-                    received_at=delivery.received_at + RETURN_DELAY, subject=subject, pages_text=(text,))
+    text = return_letter(payer, delivery, policy_number, entries.get("subscriber_id", ""), missing)
+    return FaxReply(csid=station_id(payer.name), from_number=_digits(payer.precert_fax),
+                    received_at=delivery.received_at + RETURN_DELAY, pages_text=(text,))

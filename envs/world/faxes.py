@@ -3,8 +3,9 @@ requests for information, supplier confirmations, and everyday noise.
 
 A denial letter quotes the criterion the request failed; a request for information asks
 for the records the service needs. Each fax carries everything its stored PDF is rendered
-from (id, sender, arrival time, subject, page texts), so the fax app stores the same bytes
-and sha256 for it in every build.
+from (id, caller number, CSID, arrival time, page texts), so the fax app stores the same bytes
+and sha256 for it in every build. The subject a sender writes is on its cover sheet or letter
+only: the fax server never knows it.
 
 A payer's letter or a supplier's confirmation answers a request this office faxed earlier
 (`faxed_request`): the fax app's outbox shows those sends, and the world audit checks that
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 
 from admindesk.envs.world.documents import us_date
@@ -34,6 +35,28 @@ _MISC = (
 )
 _MISC_ORGS = ("Hartley & Voss Legal Records Services", "Main Street Pharmacy", "Blue Ridge Compounding Pharmacy",
               "Revenue Cycle Learning Group", "Conestoga Valley Physical Therapy")
+
+
+# The CSID each payer's utilization management fax machine transmits, as its owner set it: terse,
+# blank on one, and on another still the name the plan had before it rebranded.
+_PAYER_STATIONS = {"PYR-KMH": "KEYSTONE UM", "PYR-NWH": "NORTHWIND UM", "PYR-CSH": "CASCADE SUMMIT UM",
+                   "PYR-HSA": "HARBORVIEW MA UM", "PYR-PSM": "", "PYR-ACH": "ATLAS CHOICE",
+                   "PYR-SLH": "PINNACLE HEALTH UM"}
+_MISC_STATIONS = {"Hartley & Voss Legal Records Services": "HV LEGAL RECORDS", "Main Street Pharmacy": "",
+                  "Blue Ridge Compounding Pharmacy": "BLUE RIDGE RX", "Revenue Cycle Learning Group": "RCLG",
+                  "Conestoga Valley Physical Therapy": "CVPT LANCASTER"}
+CSID_LENGTH = 20
+
+
+def payer_station(payer: Payer) -> str:
+    """The CSID of a payer's UM fax machine (a payer not in the table: its first name word + UM)."""
+    return _PAYER_STATIONS.get(payer.id, f"{payer.name.split()[0].upper()} UM")[:CSID_LENGTH]
+
+
+def supplier_station(name: str) -> str:
+    """The CSID a DME supplier's machine sends: its name in capitals, cut to a CSID's 20
+    characters (the fax app's supplier replies use the same rule)."""
+    return name.upper()[:CSID_LENGTH].rstrip()
 
 
 _CONFIDENTIAL = ("CONFIDENTIAL: This transmission may contain protected health information. If you are not "
@@ -79,10 +102,10 @@ class FaxInbox:
         last = datetime.combine(self.anchor.date() - timedelta(days=1), received.time())
         return max(received, min(datetime.combine(order.ordered_on + timedelta(days=1), received.time()), last))
 
-    def _add(self, from_number, from_name, to_number, received, subject, kind, mrn, pages) -> None:
+    def _add(self, from_number, from_name, to_number, received, csid, kind, mrn, pages) -> None:
         self.faxes.append(InboundFax(
             id=f"FAX-{len(self.faxes) + 1:06d}", from_number=from_number, from_name=from_name,
-            to_number=to_number, received_at=received, subject=subject, kind=kind, mrn=mrn,
+            to_number=to_number, received_at=received, csid=csid, kind=kind, mrn=mrn,
             pages_text=tuple(pages)))
 
     def determination(self, auth: Authorization, order: Order, patient: Patient) -> None:
@@ -119,16 +142,18 @@ class FaxInbox:
         letter = (f"{payer.name}\nUtilization Management\n{subject}\n\n{ident}", body)
         cover = cover_sheet(payer.name, sender, payer.pa_fax, facility.name, facility.fax, subject,
                             len(letter) + 1)
-        self._add(payer.pa_fax, sender, facility.fax, received, subject, kind, patient.mrn, (cover, *letter))
+        self._add(payer.pa_fax, sender, facility.fax, received, payer_station(payer), kind, patient.mrn,
+                  (cover, *letter))
 
     def supplier_confirmation(self, supplier: Supplier, order: Order, patient: Patient) -> None:
         facility = self.facilities[order.facility_id]
         received = self._received(order.ordered_on)
         delivery = received.date() + timedelta(days=self.rng.randrange(2, 8))
         received = self._after_order_day(received, order)
-        self._add(supplier.fax, supplier.name, facility.fax, received,
-                  f"Order received - {patient.last_name}, {order.code}", "supplier_confirmation", patient.mrn,
-                  (f"{supplier.name} confirms receipt of the order for {patient.full_name} "
+        self._add(supplier.fax, supplier.name, facility.fax, received, supplier_station(supplier.name),
+                  "supplier_confirmation", patient.mrn,
+                  (f"{supplier.name}\nOrder received - {patient.last_name}, {order.code}\n\n"
+                   f"{supplier.name} confirms receipt of the order for {patient.full_name} "
                    f"(DOB {us_date(patient.dob)}): {order.code} {order.description}, quantity {order.units}. "
                    f"Delivery is scheduled for {us_date(delivery)}. Supplier reference SO-{self.rng.randrange(100000, 999999)}.",))
 
@@ -141,13 +166,13 @@ class FaxInbox:
         message = template.format(org=org, day=us_date(received.date() - timedelta(days=30)))
         cover = cover_sheet(org, org, number, facility.name, facility.fax, subject, 2,
                             patient if mrn else None)  # the cover and the message
-        self._add(number, org, facility.fax, received, subject, "misc", mrn, (cover, message))
+        self._add(number, org, facility.fax, received, _MISC_STATIONS.get(org, "")[:CSID_LENGTH], "misc", mrn,
+                  (cover, message))
 
     def finish(self) -> tuple[InboundFax, ...]:
         """Sort by arrival and renumber so ids follow the inbox order."""
         ordered = sorted(self.faxes, key=lambda f: (f.received_at, f.id))
-        return tuple(InboundFax(f"FAX-{i + 1:06d}", f.from_number, f.from_name, f.to_number, f.received_at,
-                                f.subject, f.kind, f.mrn, f.pages_text) for i, f in enumerate(ordered))
+        return tuple(replace(f, id=f"FAX-{i + 1:06d}") for i, f in enumerate(ordered))
 
 
 
@@ -159,6 +184,8 @@ RESEND_AFTER = timedelta(minutes=40)
 # The least time between a request's last send and the answer to it.
 ANSWER_AFTER = timedelta(hours=2)
 _CASE_NUMBER = re.compile(r"Case number: (\S+)")
+# A supplier's confirmation opens with its heading, "Order received - <last name>, <code>".
+_CONFIRMED_ORDER = re.compile(r"^Order received - .+, (\S+)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -179,7 +206,8 @@ def answered_order(world: World, fax: InboundFax) -> Order | None:
     """The order a payer's letter (by its case number) or a supplier's confirmation (by the
     patient and the code in its subject) is about, if the world holds it."""
     if fax.kind == "supplier_confirmation":
-        code = fax.subject.rsplit(", ", 1)[-1]
+        heading = _CONFIRMED_ORDER.search(fax.pages_text[0])
+        code = heading.group(1) if heading else None
         return next((o for o in world.orders if o.mrn == fax.mrn and o.code == code), None)
     numbers = set(_CASE_NUMBER.findall("\n".join(fax.pages_text)))
     auth = next((a for a in world.authorizations if a.case_number in numbers), None)

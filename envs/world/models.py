@@ -316,14 +316,19 @@ class Authorization:
 
 @dataclass(**_FROZEN)
 class InboundFax:
-    """A fax already waiting in the fax inbox."""
+    """A fax already waiting in the fax inbox.
+
+    The fax server gets the call's facts: `from_number`, `csid` (the station id the sending
+    machine transmits, as its owner set it: terse, stale or blank), `to_number`,
+    `received_at` and the pages. `from_name`, `kind` and `mrn` are the world's truth about
+    the fax (who sent it, what it is, whom it is about), known only by reading its pages."""
 
     id: str
     from_number: str
     from_name: str
     to_number: str
     received_at: datetime
-    subject: str
+    csid: str
     kind: str
     mrn: str | None
     pages_text: tuple[str, ...]

@@ -119,7 +119,8 @@ def test_service_code_and_claim_agree_between_the_ehr_and_the_payer(clients, cas
                   and r["reference_number"][8] == "0"]  # a case's serial starts with 0, the world's never
     assert precert["service_code"] == ehr_order["code"] == "73721"
     (fax,) = [f for f in snaps["fax"]["inbound_faxes"] if f["id"] == cases["case-pa-duplicate"].chart.faxes[0].id]
-    assert fax["subject"].endswith(precert["authorization_number"])
+    pages = [p["text"] for p in snaps["fax"]["inbound_fax_pages"] if p["fax_id"] == fax["id"]]
+    assert any(f"Authorization number: {precert['authorization_number']}" in text for text in pages)
 
 
 def test_document_hash_is_the_hash_of_the_pdf_the_ehr_serves(clients, cases):

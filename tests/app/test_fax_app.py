@@ -21,13 +21,15 @@ def test_seed_copies_the_inbox_and_lines_without_chart_data(client):
     assert [f["id"] for f in snapshot["inbound_faxes"]] == [f.id for f in world.faxes]
     first = world.faxes[0]
     row = snapshot["inbound_faxes"][0]
-    assert (row["from_number"], row["from_name"], row["subject"], row["pages"]) == \
-        (first.from_number, first.from_name, first.subject, len(first.pages_text))
+    assert (row["from_number"], row["csid"], row["to_number"], row["pages"]) == \
+        (first.from_number, first.csid, first.to_number, len(first.pages_text))
     pages = [p["text"] for p in snapshot["inbound_fax_pages"] if p["fax_id"] == first.id]
     assert pages == list(first.pages_text)
     assert {line["number"] for line in snapshot["fax_lines"]} == {f.fax for f in world.facilities}
     assert sum(line["is_default"] for line in snapshot["fax_lines"]) == 1
-    assert "mrn" not in row  # a fax server holds numbers and pages, not charts
+    # A fax server holds numbers and pages, not charts: sender, subject and patient are read from the pages.
+    assert not {"mrn", "from_name", "subject", "folder"} & set(row)
+    assert row["index_patient_name"] is None and not row["is_filed"]
     assert {"Read", "Unread"} == {f["status"] for f in snapshot["inbound_faxes"]}
 
 

@@ -1,5 +1,8 @@
-"""Fax inbox: list, search, views, fax pages as images, PDF download, read/file/assign, forward."""
+"""Fax inbox: list, search, views, fax pages as images, PDF download, read/assign, forward
+(filing a fax to a patient: test_fax_filing.py)."""
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -22,13 +25,42 @@ def test_inbox_lists_newest_first_with_formatted_numbers_and_pages(client):
     snapshot = client.snapshot()
     fax = newest(snapshot)
     page = text(client.get("/inbox"))
-    assert page.index(fax["subject"]) < page.index("Screen 1 / ")
+    assert page.index(f'>{fax["id"]}<') < page.index("Screen 1 / ")
     digits = fax["from_number"]
     assert f"+1 {digits[:3]}-{digits[3:6]}-{digits[6:]}" in page
     assert f"Faxes 1&ndash;20 of {len(snapshot['inbound_faxes'])}" in page
     second = text(client.get("/inbox?page=2"))
     assert "Screen 2 / " in second and f'>{fax["id"]}<' not in second
     assert audit_rows(client.snapshot(), endpoint="inbox.index", record_type="inbox", tab="all")
+
+
+def test_inbox_shows_what_the_fax_server_knows_and_nothing_read_from_the_pages(client):
+    """Line (label and DID), caller number, CSID, pages, time, status: no sender name, subject
+    or kind folder, which only a person reading the pages can tell."""
+    snapshot = client.snapshot()
+    fax = newest(snapshot)
+    line = next(line for line in snapshot["fax_lines"] if line["number"] == fax["to_number"])
+    assert not {"from_name", "subject", "folder"} & set(fax)
+    body = text(client.get("/inbox")).split("<tbody>")[1].split("</tbody>")[0]
+    row = body.split(f'>{fax["id"]}<')[0].rsplit("<tr", 1)[1]
+    assert line["label"] in row and (fax["csid"] or "") in row
+    for header in ("Line", "Caller number", "CSID", "Pages", "Filed to patient"):
+        assert f">{header}" in text(client.get("/inbox"))
+    pages = [p["text"] for p in snapshot["inbound_fax_pages"] if p["fax_id"] == fax["id"]]
+    assert pages[0].splitlines()[0] not in body  # the pages' letterhead names the sender; the list does not
+    assert "Payer determinations" not in text(client.get("/inbox"))
+
+
+def test_every_line_is_a_folder_of_the_inbox(client):
+    snapshot = client.snapshot()
+    fax = newest(snapshot)
+    line = next(line for line in snapshot["fax_lines"] if line["number"] == fax["to_number"])
+    page = text(client.get("/inbox", query_string={"line": line["number"]}))
+    assert f'>{fax["id"]}<' in page and f"Inbox <small>&mdash; {line['label']}" in page
+    other = next(f for f in snapshot["inbound_faxes"] if f["to_number"] != fax["to_number"])
+    assert f'>{other["id"]}<' not in page
+    assert "Inbox <small>&mdash; All faxes" in text(client.get("/inbox", query_string={"line": "0000000000"}))
+    assert audit_rows(client.snapshot(), endpoint="inbox.index")[-2]["detail"]["line"] == line["number"]
 
 
 def test_home_opens_the_inbox(client):
@@ -41,22 +73,25 @@ def test_inbox_pages_do_not_repeat_faxes(client):
     ids = set()
     for number in (1, 2, 3):
         body = text(client.get(f"/inbox?page={number}")).split("<tbody>")[1]
-        found = {part.split("<")[0] for part in body.split('class="mono nowrap">FAX-')[1:]}
+        found = set(re.findall(r'id="pick-(FAX-\d+)"', body))
         assert not ids & found
         ids |= found
     assert len(ids) == len(client.snapshot()["inbound_faxes"])
 
 
-def test_inbox_search_by_sender_subject_and_punctuated_number(client):
+def test_inbox_search_by_csid_fax_id_and_punctuated_caller_number(client):
     snapshot = client.snapshot()
-    fax = snapshot["inbound_faxes"][0]
-    others = [f for f in snapshot["inbound_faxes"] if fax["from_name"].split()[0] not in f["from_name"]
+    fax = next(f for f in snapshot["inbound_faxes"] if f["csid"])
+    others = [f for f in snapshot["inbound_faxes"] if fax["csid"] not in f["csid"]
               and f["from_number"] != fax["from_number"]]
-    by_name = text(client.get("/inbox", query_string={"q": fax["from_name"]}))
-    assert fax["id"] in by_name and others[0]["id"] not in by_name
+    by_csid = text(client.get("/inbox", query_string={"q": fax["csid"].lower()}))
+    assert fax["id"] in by_csid and others[0]["id"] not in by_csid
     digits = fax["from_number"]
     by_number = text(client.get("/inbox", query_string={"q": f"{digits[:3]}-{digits[3:6]}-{digits[6:]}"}))
-    assert fax["id"] in by_number
+    assert fax["id"] in by_number and others[0]["id"] not in by_number
+    as_shown = text(client.get("/inbox", query_string={"q": f"+1 {digits[:3]}-{digits[3:6]}-{digits[6:]}"}))
+    assert fax["id"] in as_shown and others[0]["id"] not in as_shown
+    assert fax["id"] in text(client.get("/inbox", query_string={"q": fax["id"]}))
     nothing = text(client.get("/inbox", query_string={"q": "zzz-no-such-sender"}))
     assert "No faxes match" in nothing
     assert audit_rows(client.snapshot(), endpoint="inbox.index")[-1]["detail"]["q"] == "zzz-no-such-sender"
@@ -72,20 +107,20 @@ def test_inbox_views_filter_unread_and_filed(client):
     assert "Inbox <small>&mdash; All faxes" in text(client.get("/inbox?view=bogus"))
 
 
-def test_inbox_sort_by_sender(client):
-    faxes = sorted(client.snapshot()["inbound_faxes"], key=lambda f: (f["from_name"], f["id"]))
-    page = text(client.get("/inbox?sort=from&dir=asc"))
+def test_inbox_sort_by_caller_number(client):
+    faxes = sorted(client.snapshot()["inbound_faxes"], key=lambda f: (f["from_number"], f["id"]))
+    page = text(client.get("/inbox?sort=caller&dir=asc"))
     assert 'aria-sort="ascending"' in page
     rows = page.split("<tbody>")[1]
     assert rows.index(f'>{faxes[0]["id"]}<') < rows.index(f'>{faxes[1]["id"]}<')
-    assert f'>{faxes[-1]["id"]}<' not in rows  # the last sender is on the last page
+    assert f'>{faxes[-1]["id"]}<' not in rows  # the last caller is on the last page
 
 
 def test_opening_a_fax_marks_it_read_and_shows_page_images(client):
     fax = newest(client.snapshot())
     assert fax["status"] == "Unread"
     page = text(client.get(f"/inbox/{fax['id']}"))
-    assert fax["subject"] in page
+    assert f"Fax {fax['id']} from" in page and (fax["csid"] or "(none sent)") in page
     assert f'/inbox/{fax["id"]}/pages/1.png' in page and f"Page 1 of {fax['pages']}" in page
     snapshot = client.snapshot()
     assert next(f for f in snapshot["inbound_faxes"] if f["id"] == fax["id"])["status"] == "Read"
@@ -152,25 +187,6 @@ def test_read_state_rejects_bad_state_and_long_note(client):
     assert client.snapshot()["inbound_faxes"] == before
 
 
-def test_file_fax_needs_a_note_and_records_who_filed_it(client):
-    fax = newest(client.snapshot())
-    empty = client.post(f"/inbox/{fax['id']}/file", {"file-note": "  "})
-    assert empty.status_code == 422
-    assert "Say where the fax was filed" in text(empty) and "data-autoopen" in text(empty)
-    assert not next(f for f in client.snapshot()["inbound_faxes"] if f["id"] == fax["id"])["is_filed"]
-    response = client.post(f"/inbox/{fax['id']}/file", {"file-note": "Scanned to chart; PA queue updated"})
-    assert response.status_code == 302
-    snapshot = client.snapshot()
-    row = next(f for f in snapshot["inbound_faxes"] if f["id"] == fax["id"])
-    assert (row["is_filed"], row["filed_by"], row["filed_at"], row["status"]) == \
-        (True, "coordinator", "2026-11-16T09:00:00", "Read")
-    assert snapshot["inbound_fax_events"][-1]["note"] == "Scanned to chart; PA queue updated"
-    assert audit_rows(snapshot, record_id=fax["id"], action="file_fax")
-    again = client.post(f"/inbox/{fax['id']}/file", {"file-note": "twice"})
-    assert again.status_code == 409 and "already filed" in text(again)
-    assert fax["id"] in text(client.get("/inbox?view=filed"))
-
-
 def test_assign_to_colleague_and_back(client):
     fax = newest(client.snapshot())
     response = client.post(f"/inbox/{fax['id']}/assign", {"assign-assignee": "mreyes", "assign-note": "Your case"})
@@ -207,6 +223,8 @@ def test_forward_attaches_the_fax_pdf_to_a_new_draft(client):
     snapshot = client.snapshot()
     draft = snapshot["compose_drafts"][-1]
     attachment = snapshot["draft_attachments"][-1]
-    assert draft["cover_re"] == f"Fwd: {fax['subject']}" and draft["owner"] == "coordinator"
+    digits = fax["from_number"]
+    assert draft["cover_re"] == f"Fwd: fax {fax['id']} from +1 {digits[:3]}-{digits[3:6]}-{digits[6:]}"
+    assert draft["owner"] == "coordinator"
     assert (attachment["draft_id"], attachment["sha256"], attachment["pages"]) == (draft["id"], sha(pdf), fax["pages"])
     assert audit_rows(snapshot, action="forward_fax", record_id=fax["id"])

@@ -1,5 +1,5 @@
 """Tessera's screens as a real fax server shows them: no benchmark artifacts (hashes, raw
-digits), a seeded outbox history, cover-sheet templates, inbox folders and bulk actions,
+digits), a seeded outbox history, cover-sheet templates, inbox line folders and bulk actions,
 phonebook groups, its own pager, font and icons."""
 from __future__ import annotations
 
@@ -101,13 +101,17 @@ def test_empty_lists_say_so_without_counts(client):
     assert '<label for="pager-outbox-index">Go to page</label>' in full
 
 
-def test_inbox_folders_filter_and_count(client):
+def test_inbox_folders_are_the_lines_with_their_unread_counts(client):
     snapshot = client.snapshot()
-    supplier = [f for f in snapshot["inbound_faxes"] if f["folder"] == "Supplier orders"]
-    assert supplier and {f["folder"] for f in snapshot["inbound_faxes"]} >= {"Payer determinations", "General"}
-    rows = text(client.get("/inbox", query_string={"folder": "Supplier orders"})).split("<tbody>")[1]
-    assert rows.count('name="fax_id"') == min(20, len(supplier))
-    assert all(f["id"] in rows for f in supplier[:5] if f["id"] in rows) and "Payer determinations" not in rows
+    faxes = snapshot["inbound_faxes"]
+    line = max(snapshot["fax_lines"], key=lambda l: sum(f["to_number"] == l["number"] for f in faxes))
+    on_line = [f for f in faxes if f["to_number"] == line["number"]]
+    unread = sum(f["status"] == "Unread" for f in on_line)
+    page = text(client.get("/inbox", query_string={"line": line["number"]}))
+    rows = page.split("<tbody>")[1]
+    assert rows.count('name="fax_id"') == min(20, len(on_line))
+    assert f'aria-current="page">{line["label"]} <span class="count" aria-label="{unread} unread">' in page
+    assert not any(f'id="pick-{f["id"]}"' in rows for f in faxes if f not in on_line)
 
 
 def test_bulk_actions_change_the_ticked_faxes_only(client):

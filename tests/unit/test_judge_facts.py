@@ -63,9 +63,10 @@ def test_the_appeal_cover_sheet_rubric_gets_the_denial_code_and_claim_number():
     assert facts["ids.claims.denied"] == case["ids"]["claims"]["denied"]
     assert facts["documents.addendum.facts.conservative_therapy_weeks"] == 9
     assert facts["claims.denied.service_date"] == "2026-09-01"
-    # The notice's pages are a letter, not a fact; its sender and subject are facts.
+    # The notice's pages are a letter, not a fact; its sender, number and CSID are facts.
     assert not any(name.startswith("faxes.notice.pages") for name in facts)
-    assert facts["faxes.notice.from_number"] == "8005550177"
+    assert facts["faxes.notice.from_number"] == "8005550162"  # Silverline's appeals line
+    assert facts["faxes.notice.csid"] == "PINNACLE HLTH APPLS"
 
 
 def test_contact_details_only_when_the_rubric_names_them():
@@ -78,12 +79,12 @@ def test_contact_details_only_when_the_rubric_names_them():
 def test_facts_are_named_by_path_with_case_keys_and_long_text_is_left_out():
     case = {"slot": 12, "orders": [{"key": "mri", "code": "72148", "diagnoses": ["M54.16", "M51.26"],
                                     "laterality": None}],
-            "faxes": [{"key": "rfi", "pages": ["x" * (MAX_TEXT + 1)], "subject": "Request"}]}
+            "faxes": [{"key": "rfi", "pages": ["x" * (MAX_TEXT + 1)], "csid": "KEYSTONE UM"}]}
     assert case_facts(case) == {"orders.mri.code": "72148", "orders.mri.diagnoses": ["M54.16", "M51.26"],
-                                "faxes.rfi.pages": ["x" * (MAX_TEXT + 1)], "faxes.rfi.subject": "Request"}
+                                "faxes.rfi.pages": ["x" * (MAX_TEXT + 1)], "faxes.rfi.csid": "KEYSTONE UM"}
     assert rubric_facts(case, "anything") == {"orders.mri.code": "72148",
                                               "orders.mri.diagnoses": ["M54.16", "M51.26"],
-                                              "faxes.rfi.subject": "Request"}
+                                              "faxes.rfi.csid": "KEYSTONE UM"}
     assert rubric_facts(None, "anything") == {}
 
 

@@ -12,7 +12,7 @@ position otherwise; a list of plain values (diagnoses, modifiers) is one fact:
 Selection rule for one rubric. Every fact of the case goes to the judge (the patient's
 name, birth date and sex, look-alike patients, coverages and member ids, orders, the
 documents' dates, titles, narratives and stated facts, the payer's history, claims,
-remittances, the inbound faxes' senders and subjects, and every record id): a rubric that
+remittances, the inbound faxes' senders, CSIDs and pages, and every record id): a rubric that
 asks whether text agrees with the chart, invents nothing or names the right patient is
 judged against all of it, and any value a rubric names is among them. Two kinds of value
 are left out:

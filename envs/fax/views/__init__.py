@@ -61,9 +61,10 @@ def folder_counts() -> dict:
     def count(*conditions) -> int:
         return session.scalar(select(func.count()).where(*conditions))
 
-    unread_by_folder = dict(session.execute(select(InboundFax.folder, func.count())
-                                            .where(InboundFax.status == UNREAD).group_by(InboundFax.folder)).all())
-    counts = {"by_folder": unread_by_folder,
+    # Faxes are routed by the line (DID) they were dialed on: each line is a folder of the inbox.
+    unread_by_line = dict(session.execute(select(InboundFax.to_number, func.count())
+                                          .where(InboundFax.status == UNREAD).group_by(InboundFax.to_number)).all())
+    counts = {"by_line": unread_by_line,
               "unread": count(InboundFax.status == UNREAD),
               "mine": count(InboundFax.assigned_to == g.user.username, InboundFax.is_filed.is_(False)),
               "pending": count(OutboundFax.status.in_(PENDING)),

@@ -122,7 +122,7 @@ def forward(fax_id: str):
     """Start a new fax with a received fax attached as a PDF."""
     fax = get_or_404(InboundFax, fax_id)
     draft = drafts.new_draft(db(), current_username(), g.user.display_name)
-    draft.cover_re = f"Fwd: {fax.subject}"[:200]
+    draft.cover_re = f"Fwd: fax {fax.id} from {format_fax_number(fax.from_number)}"[:200]
     drafts.attach_bytes(draft, fax.file_name, fax.content, fax.pages)
     db().commit()
     describe(action="forward_fax", record_type="inbound_fax", record_id=fax.id, draft_id=draft.id)

@@ -1,10 +1,14 @@
-"""Inbox: received faxes, their page images and PDF, and what users do with them."""
+"""Inbox: received faxes, their page images and PDF, and what users do with them.
+
+The list shows what the fax server knows of a call (line, caller number, CSID, pages, time)
+and, once a person has filed a fax, the index they gave it (patient, reference, document
+type); search and filters read both."""
 from __future__ import annotations
 
 import re
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
-from sqlalchemy import or_, select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import defer
 
 from admindesk.envs.common import clock
@@ -14,7 +18,7 @@ from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
 from admindesk.envs.fax.fax_pages import fax_scan
 from admindesk.envs.fax.forms import AssignFaxForm, FileFaxForm, ReadStateForm
-from admindesk.envs.fax.models import INBOX_FOLDERS, READ, UNREAD, InboundFax, InboundFaxEvent
+from admindesk.envs.fax.models import DOCUMENT_TYPES, READ, UNREAD, FaxLine, InboundFax, InboundFaxEvent
 from admindesk.envs.fax.numbers import digits_only
 from admindesk.envs.fax.views import assignee_choices, send_pending, staff_names
 
@@ -25,9 +29,11 @@ FAX_ID = re.compile(r"^FAX-\d{6}$")
 VIEWS = {"all": "All faxes", "unread": "Unread", "unfiled": "Not filed", "mine": "Assigned to me",
          "filed": "Filed"}
 TABS = ("pages", "details", "history")
-SORT_COLUMNS = {"received": InboundFax.received_at, "from": InboundFax.from_name,
-                "subject": InboundFax.subject, "pages": InboundFax.pages, "status": InboundFax.status,
-                "id": InboundFax.id}
+SORT_COLUMNS = {"received": InboundFax.received_at, "caller": InboundFax.from_number, "csid": InboundFax.csid,
+                "line": InboundFax.to_number, "pages": InboundFax.pages, "status": InboundFax.status,
+                "patient": InboundFax.index_patient_name, "id": InboundFax.id}
+# What the list's filters keep from one request to the next (and the bulk form's return).
+FILTER_ARGS = ("view", "line", "type", "q", "page")
 
 
 def _fax_or_404(fax_id: str) -> InboundFax:
@@ -47,19 +53,41 @@ def home():
     return redirect(url_for("inbox.index"))
 
 
+def _search(stmt, q: str):
+    """Faxes whose id, caller number, CSID or index (patient, MRN, reference) holds `q`."""
+    like = f"%{q}%"
+    conditions = [InboundFax.id.ilike(like), InboundFax.csid.ilike(like), InboundFax.index_patient_name.ilike(like),
+                  InboundFax.index_mrn.ilike(like), InboundFax.index_reference.ilike(like)]
+    digits = digits_only(q)
+    if len(digits) == 11 and digits.startswith("1"):  # typed as shown, "+1 717-555-0123"
+        digits = digits[1:]
+    if len(digits) >= 3:
+        conditions.append(InboundFax.from_number.contains(digits))
+    # "Last, First" as filed is also found as "First Last".
+    words = q.replace(",", " ").split()
+    if len(words) > 1:
+        conditions.append(and_(*(InboundFax.index_patient_name.ilike(f"%{word}%") for word in words)))
+    return stmt.where(or_(*conditions))
+
+
 @bp.get("/inbox")
 def index():
-    """The shared inbox: search, views (unread, filed, mine), sort and pages."""
+    """The shared inbox: search, views (unread, filed, mine), line and document type, sort and pages."""
     view = request.args.get("view", "all")
     view = view if view in VIEWS else "all"
-    folder = request.args.get("folder", "")
-    folder = folder if folder in INBOX_FOLDERS else ""
+    lines = {line.number: line for line in db().scalars(select(FaxLine).order_by(FaxLine.label))}
+    line = request.args.get("line", "")
+    line = line if line in lines else ""
+    doc_type = request.args.get("type", "")
+    doc_type = doc_type if doc_type in DOCUMENT_TYPES else ""
     # Faxes sent since the last look have gone out, and suppliers' replies to them arrived.
     send_pending()
     q = request.args.get("q", "").strip()[:100]
     stmt = select(InboundFax).options(defer(InboundFax.content))  # the list shows no PDF bytes
-    if folder:
-        stmt = stmt.where(InboundFax.folder == folder)
+    if line:
+        stmt = stmt.where(InboundFax.to_number == line)
+    if doc_type:
+        stmt = stmt.where(InboundFax.index_document_type == doc_type)
     if view == "unread":
         stmt = stmt.where(InboundFax.status == UNREAD)
     elif view == "unfiled":
@@ -69,19 +97,17 @@ def index():
     elif view == "mine":
         stmt = stmt.where(InboundFax.assigned_to == current_username())
     if q:
-        like = f"%{q}%"
-        conditions = [InboundFax.from_name.ilike(like), InboundFax.subject.ilike(like), InboundFax.id.ilike(like)]
-        if len(digits_only(q)) >= 3:
-            conditions.append(InboundFax.from_number.contains(digits_only(q)))
-        stmt = stmt.where(or_(*conditions))
+        stmt = _search(stmt, q)
     if "sort" in request.args:
         stmt = apply_sort(stmt, SORT_COLUMNS, "received").order_by(InboundFax.id)
     else:
         stmt = stmt.order_by(InboundFax.received_at.desc(), InboundFax.id.desc())
     page = paginate(db(), stmt, PER_PAGE)
-    describe(record_type="inbox", tab=view, folder=folder or None, q=q or None, page=page.number)
-    return render_template("inbox/index.html", page=page, view=view, views=VIEWS, q=q, folder=folder,
-                           folders=INBOX_FOLDERS, staff=staff_names())
+    describe(record_type="inbox", tab=view, line=line or None, document_type=doc_type or None, q=q or None,
+             page=page.number)
+    title = lines[line].label if line else doc_type or VIEWS[view]
+    return render_template("inbox/index.html", page=page, view=view, views=VIEWS, q=q, line=line, lines=lines,
+                           doc_type=doc_type, document_types=DOCUMENT_TYPES, title=title, staff=staff_names())
 
 
 BULK_ACTIONS = {"read": "marked read", "unread": "marked unread", "take": "assigned to you"}
@@ -94,7 +120,7 @@ def bulk():
     ids = request.form.getlist("fax_id")
     describe(record_type="inbox", action=f"bulk_{action if action in BULK_ACTIONS else 'invalid'}",
              fax_ids=ids[:50])
-    back = redirect(url_for("inbox.index", **{k: v for k, v in request.args.items() if k in ("view", "folder", "q", "page")}))
+    back = redirect(url_for("inbox.index", **{k: v for k, v in request.args.items() if k in FILTER_ARGS}))
     if action not in BULK_ACTIONS:
         abort(400)
     if not ids:
@@ -184,7 +210,8 @@ def set_read_state(fax_id: str):
 
 @bp.post("/inbox/<fax_id>/file")
 def file_fax(fax_id: str):
-    """File the fax: it has been handled; the note says where it went."""
+    """File (index) the fax to the patient its pages name, with an optional case, claim or
+    authorization reference and document type, and a note of what was done with it."""
     fax = _fax_or_404(fax_id)
     form = FileFaxForm(prefix="file")
     describe(record_type="inbound_fax", record_id=fax.id, action="file_fax")
@@ -193,11 +220,30 @@ def file_fax(fax_id: str):
         return _render_fax(fax, "details", 409, file_form=form, open_dialog="file-dialog")
     if not form.validate_on_submit():
         return _render_fax(fax, "details", 422, file_form=form, open_dialog="file-dialog")
+    fax.index_patient_name = " ".join(form.patient_name.data.split())
+    fax.index_dob = getattr(form.dob, "date", None)
+    fax.index_mrn = (form.mrn.data or "").strip().upper() or None
+    fax.index_reference = " ".join((form.reference.data or "").split()) or None
+    fax.index_document_type = form.document_type.data or None
     fax.is_filed, fax.filed_by, fax.filed_at, fax.status = True, current_username(), clock.now(), READ
-    _log(fax, "Filed", form.note.data, sha256=fax.sha256)
+    _log(fax, "Filed", f"{_index_summary(fax)}. {form.note.data.strip()}", sha256=fax.sha256)
     db().commit()
-    flash(f"Fax {fax.id} filed.", "success")
-    return redirect(url_for("inbox.show", fax_id=fax.id, tab="history"))
+    flash(f"Fax {fax.id} filed to {fax.index_patient_name}.", "success")
+    return redirect(url_for("inbox.show", fax_id=fax.id, tab="details"))
+
+
+def _index_summary(fax: InboundFax) -> str:
+    """The index as one line of the fax's history."""
+    parts = [f"Patient {fax.index_patient_name}"]
+    if fax.index_dob:
+        parts.append(f"DOB {fax.index_dob:%m/%d/%Y}")
+    if fax.index_mrn:
+        parts.append(f"MRN {fax.index_mrn}")
+    if fax.index_reference:
+        parts.append(f"Ref {fax.index_reference}")
+    if fax.index_document_type:
+        parts.append(fax.index_document_type)
+    return ", ".join(parts)
 
 
 @bp.post("/inbox/<fax_id>/assign")

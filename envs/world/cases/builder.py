@@ -416,10 +416,11 @@ class _Builder:
                 inbox.supplier_confirmation(supplier, self.order_by_key[spec.order], patient)
                 made = inbox.faxes.pop()
             else:
-                made = InboundFax("", spec.from_number, spec.from_name, to_number, spec.received_at, spec.subject,
+                made = InboundFax("", spec.from_number, spec.from_name, to_number, spec.received_at, spec.csid or "",
                                   spec.kind, patient.mrn, tuple(spec.pages))
             faxes.append(replace(made, id=self.ids.fax(index), received_at=spec.received_at,
-                                 subject=spec.subject or made.subject, pages_text=tuple(spec.pages) or made.pages_text))
+                                 csid=made.csid if spec.csid is None else spec.csid,
+                                 pages_text=tuple(spec.pages) or made.pages_text))
         return faxes
 
 

@@ -1,7 +1,7 @@
 """Fax app gestures every reference solution that faxes shares: sign in, pick a recipient
 from the phonebook (its active line, never a retired one), fill the cover sheet, attach
 downloaded files through the drawn file dialog, send and follow the job to its delivery
-report, and read or download received faxes.
+report, and find received faxes by their caller number and read their pages.
 
 A fax goes out in this order (each step is one function):
 
@@ -14,9 +14,14 @@ A fax goes out in this order (each step is one function):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from datetime import date
+
+from pypdf import PdfReader
 
 from admindesk.harness.agents.reference.ehr_steps import click_to_download
-from admindesk.harness.agents.reference.work import Work
+from admindesk.harness.agents.reference.portal_a import payer_name
+from admindesk.harness.agents.reference.work import Work, parse_us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
 FAX_TAB = "Fax"
@@ -143,9 +148,14 @@ def send(work: Work) -> dict[str, str]:
     return job
 
 
+INBOX_COLUMNS = ("received", "line", "from_number", "csid", "pages", "status", "assigned", "patient", "reference",
+                 "fax_id")
+
+
 def search_inbox(work: Work, query: str) -> list[dict[str, str]]:
-    """Received faxes matching `query` (sender, subject or number), newest first, as
-    {received, from_name, from_number, subject, folder, pages, status, assigned, fax_id}."""
+    """Received faxes matching `query` (caller number, CSID, index or fax id), newest first, as
+    the inbox lists them: {received, line, from_number, csid, pages, status, assigned, patient,
+    reference, fax_id}. The server knows no sender or subject: those are in the pages."""
     actor = work.actor
     open_fax(work)
     actor.fill("#global-q", query)
@@ -153,17 +163,59 @@ def search_inbox(work: Work, query: str) -> list[dict[str, str]]:
     rows = []
     for row in work.env.page_locator("main table tbody tr").all():
         texts = [t.strip() for t in row.locator("td").all_inner_texts()]
-        if len(texts) >= 11:
-            rows.append(dict(zip(("received", "from_name", "from_number", "subject", "folder", "pages",
-                                  "status", "assigned", "fax_id"), texts[2:11])))
+        if len(texts) >= 2 + len(INBOX_COLUMNS):
+            rows.append(dict(zip(INBOX_COLUMNS, texts[2:])))
     return rows
 
 
 def open_inbox_fax(work: Work, fax_id: str) -> str:
-    """Open a received fax listed on the inbox page (by its id); returns its subject."""
+    """Open a received fax listed on the inbox page (by its id); returns its heading."""
     actor = work.actor
     actor.click(f"xpath=//main//tr[td[normalize-space()='{fax_id}']]//a")
     return actor.text("main h1")
+
+
+def read_pages(work: Work) -> tuple[str, str]:
+    """Read the open fax's pages (its PDF, downloaded and read as text: what the page images
+    show); returns (file name in Downloads, text)."""
+    file_name = download_open_fax(work)
+    text = " ".join(page.extract_text() or "" for page in PdfReader(work.env.downloads_dir / file_name).pages)
+    return file_name, text
+
+
+def find_fax(work: Work, query: str, wanted: Callable[[str], bool], what: str, limit: int = 4,
+             near: date | None = None) -> tuple[dict[str, str], str, str]:
+    """The received fax a coordinator finds by its caller number (or CSID): the inbox searched
+    for `query`, then up to `limit` matches (the newest first, or those received closest to
+    `near` first) opened and their pages read until one is `wanted`; returns (its inbox row,
+    the downloaded file name, its text)."""
+    rows = search_inbox(work, query)
+    if near is not None:
+        rows.sort(key=lambda row: abs((parse_us_date(row["received"].split()[0]) - near).days))
+    for index, row in enumerate(rows[:limit]):
+        if index:
+            search_inbox(work, query)
+        open_inbox_fax(work, row["fax_id"])
+        file_name, text = read_pages(work)
+        if wanted(text):
+            return row, file_name, text
+    raise ScriptFailed(f"no fax from {query!r} among {[r['fax_id'] for r in rows[:limit]]} is {what}")
+
+
+def case_fax_number(work: Work, key: str) -> str:
+    """The caller number of a fax the case's work item points at, as the coordinator knows it:
+    the number the sender's letters come from (a payer's determination comes from its
+    prior-authorization line, found in the phonebook)."""
+    spec = next(f for f in work.case["faxes"] if f["key"] == key)
+    if spec.get("from_number"):
+        return spec["from_number"]
+    if spec.get("about"):
+        request = next(r for r in work.case["payer_history"]["requests"] if r["key"] == spec["about"])
+        order = next(o for o in work.case["orders"] if o["key"] == request["order"])
+        coverage = next(c for c in work.case["coverages"] if c["key"] == order.get("coverage", "primary"))
+        contact = find_contact(work, payer_name(coverage["payer"]), "Payer - Prior Authorization")
+        return re.sub(r"\D", "", contact["fax"])[-10:]  # shown as +1 800-555-0142
+    raise ScriptFailed(f"case fax {key!r} has no caller the coordinator could know")
 
 
 def download_open_fax(work: Work) -> str:

@@ -31,7 +31,7 @@ POLICY_WINDOWS = (31, 91, 182, 183, 365)
 # Fields whose dates are plan periods or birthdays: they never move.
 FIXED_FIELDS = frozenset({"effective", "termination"})
 PERSON_SECTIONS = frozenset({"patient", "lookalikes"})
-TEXT_FIELDS = frozenset({"narrative", "pages", "subject", "title", "description", "reason", "from_name"})
+TEXT_FIELDS = frozenset({"narrative", "pages", "title", "description", "reason", "from_name"})
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 TEXT_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|\b(\d{2})/(\d{2})/(\d{4})\b")

@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from pypdf import PdfReader
-
 from admindesk.harness.agents.reference import fax_steps
 from admindesk.harness.agents.reference.appeals import corrected_claim_steps as steps, ehr_denials
 from admindesk.harness.agents.reference.work import Work
@@ -61,14 +59,12 @@ def download_primary_eob(work: Work) -> str:
     opened, downloaded and checked against the primary's remittance (the paid amount);
     returns the file name."""
     name, primary = work.patient_name, work.notes["primary_payer"]
-    rows = [row for row in fax_steps.search_inbox(work, name)
-            if row["subject"] == f"Explanation of benefits - {name}" and row["from_name"].startswith(primary)]
-    if len(rows) != 1:
-        raise ScriptFailed(f"expected one EOB from {primary} about {name} in the fax inbox, found {rows}")
-    fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
-    work.notes["eob_fax"] = rows[0]["fax_id"]
-    file_name = fax_steps.download_open_fax(work)
-    text = " ".join(page.extract_text() or "" for page in PdfReader(work.env.downloads_dir / file_name).pages)
+    # The primary's claims office faxes from its own number; its EOB names the patient and the payer.
+    number = fax_steps.case_fax_number(work, work.case["faxes"][0]["key"])
+    row, file_name, text = fax_steps.find_fax(
+        work, number, lambda page: name in page and primary in page and "Explanation of Benefits" in page,
+        f"{primary}'s EOB for {name}")
+    work.notes["eob_fax"] = row["fax_id"]
     paid = re.search(r"Paid to provider:\s*\$?([\d,]+\.\d\d)", text)
     if paid is None or steps.money(paid.group(1)) != steps.money(work.notes["primary_paid"]):
         raise ScriptFailed(f"the faxed EOB does not show the {work.notes['primary_paid']} the primary's remittance "

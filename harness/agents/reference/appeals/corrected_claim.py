@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from pypdf import PdfReader
-
 from admindesk.harness.agents.reference import fax_steps
 from admindesk.harness.agents.reference.appeals import corrected_claim_steps as steps, ehr_denials
 from admindesk.harness.agents.reference.work import Work
@@ -37,19 +35,18 @@ def laterality(work: Work, notes: dict[str, str]) -> str:
 
 
 def read_outside_report(work: Work) -> dict[str, str]:
-    """The outside report about the patient in the fax inbox: opened, downloaded and read
-    (its "Exam performed: CPT nnnnn" line); returns its subject and the performed code."""
-    rows = [row for row in fax_steps.search_inbox(work, work.patient_name)
-            if row["subject"].endswith(f"- {work.patient_name}")]
-    if not rows:
-        raise ScriptFailed(f"no fax in the inbox about {work.patient_name}")
-    subject = fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
-    file_name = fax_steps.download_open_fax(work)
-    text = " ".join(page.extract_text() or "" for page in PdfReader(work.env.downloads_dir / file_name).pages)
+    """The outside report about the patient in the fax inbox: found by the number the imaging
+    center faxes from, opened, downloaded and read (its "Exam performed: CPT nnnnn" line);
+    returns its title and the performed code."""
+    name = work.patient_name
+    number = fax_steps.case_fax_number(work, work.case["faxes"][0]["key"])
+    row, _, text = fax_steps.find_fax(work, number, lambda page: name in page and "performed" in page,
+                                      f"a report about {name}")
     performed = re.search(r"performed:\s*CPT\s*(\w+)", text)
     if performed is None:
-        raise ScriptFailed(f"the faxed report {subject!r} names no performed CPT code")
-    return {"report_subject": subject, "report_code": performed.group(1), "report_fax": rows[0]["fax_id"]}
+        raise ScriptFailed(f"the faxed report {row['fax_id']} names no performed CPT code")
+    title = f"fax {row['fax_id']} from {row['from_number']} received {row['received']}"
+    return {"report_subject": title, "report_code": performed.group(1), "report_fax": row["fax_id"]}
 
 
 def review(work: Work) -> None:

@@ -36,12 +36,15 @@ def denial_reasons(work: Work) -> str:
 
 
 def read_payer_notice(work: Work) -> str:
-    """Open the payer's letter about this patient in the fax inbox; returns its subject."""
-    rows = [row for row in fax_steps.search_inbox(work, work.patient_name) if work.patient_name in row["subject"]]
-    if not rows:
-        raise ScriptFailed(f"no fax in the inbox about {work.patient_name}")
-    work.notes.update(notice_id=rows[0]["fax_id"], notice_received=rows[0]["received"])
-    return fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
+    """Find the payer's letter about this patient in the fax inbox by the number it came from,
+    read its pages; returns its title line (the "Re:" line the letter opens with)."""
+    spec = work.case["faxes"][0]
+    name = work.patient_name
+    row, _, text = fax_steps.find_fax(work, fax_steps.case_fax_number(work, spec["key"]), lambda page: name in page,
+                                      f"a letter about {name}")
+    work.notes.update(notice_id=row["fax_id"], notice_received=row["received"])
+    title = re.search(r"Re:\s*([^\n]+)", text)
+    return title.group(1).strip() if title else f"fax {row['fax_id']}"
 
 
 def portal_claim(work: Work, claim_number: str) -> dict:

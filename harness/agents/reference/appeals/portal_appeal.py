@@ -8,6 +8,7 @@ CO-50 argues medical necessity from the chart, CO-16/252 sends the missing recor
 """
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 
 from admindesk.harness.agents.reference import fax_steps, portal_a, portal_b
@@ -87,17 +88,22 @@ def clinical_facts(work: Work) -> list[str]:
 
 def download_proof_fax(work: Work, basis: str) -> None:
     """The received fax that proves the case, downloaded: for CO-197 the payer's approval letter
-    (its subject names the authorization number on the order), for CO-29 the clearinghouse's
-    acceptance report (a rejection report proves nothing). Only faxes of this case qualify."""
-    query = work.need("auth_number") if basis == "auth" else "acceptance report"
-    ours = set(work.ids["faxes"].values())
-    rows = [row for row in fax_steps.search_inbox(work, query) if row["fax_id"] in ours]
-    if len(rows) != 1:
-        raise ScriptFailed(f"expected one proof fax for {query!r}, found {rows}")
-    subject = fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
-    work.notes.update(attachment_file=fax_steps.download_open_fax(work),
-                      attachment_title=f"{rows[0]['from_name']} fax {rows[0]['fax_id']} received "
-                                       f"{rows[0]['received']}: {subject}")
+    (from its prior-authorization line, naming the authorization number on the order), for CO-29
+    the clearinghouse's acceptance report (a rejection report proves nothing). It is found by the
+    sender's number and recognised by reading its pages."""
+    if basis == "auth":
+        auth = work.need("auth_number")
+        spec = next(f for f in work.case["faxes"] if f.get("about"))
+        wanted, what = (lambda text: auth in text and "approved" in text.lower()), f"the approval of {auth}"
+    else:
+        spec = next(f for f in work.case["faxes"] if f.get("from_number"))
+        wanted, what = (lambda text: re.search(r"Status:\s*ACCEPTED", text) is not None), "an acceptance report"
+    number = fax_steps.case_fax_number(work, spec["key"])
+    # An approval letter arrives about when the authorization starts (long before the denial).
+    near = parse_us_date(work.need("auth_start")) if basis == "auth" else None
+    row, file_name, _ = fax_steps.find_fax(work, number, wanted, what, near=near)
+    work.notes.update(attachment_file=file_name,
+                      attachment_title=f"fax {row['fax_id']} from {row['from_number']} received {row['received']}")
 
 
 def review_denial(work: Work) -> None:

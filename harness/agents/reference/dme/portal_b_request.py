@@ -211,7 +211,7 @@ def solve(work: Work) -> None:
         if work.doing("send_packet"):
             fax_steps.open_fax(work)
             job = fax_packet(work, decision)
-            work.notes.update(job=job["job_id"], sent=job["completed"])
+            work.notes.update(job=job["job_id"], sent=job["completed"], supplier_fax=job["to_number"])
         if work.doing("supplier_reply"):
             work.need("job")
             dme_steps.read_supplier_reply(work)

@@ -119,12 +119,11 @@ def back_to_item(work: Work) -> None:
 
 def read_supplier_reply(work: Work) -> None:
     """Open the supplier's reply in the fax inbox and read its order number."""
-    supplier = work.need("supplier")
-    rows = [r for r in fax_steps.search_inbox(work, supplier) if work.patient["last_name"] in r["subject"]]
-    if not rows:
-        raise ScriptFailed(f"no reply from {supplier} in the fax inbox")
-    subject = fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
-    number = re.search(r"SO-[A-Z]+-\d+", subject + " " + work.actor.text("main"))
-    if "confirmation" not in subject.lower() or number is None:
-        raise ScriptFailed(f"the supplier did not confirm the order: {subject!r}")
+    # The reply comes from the number the packet was faxed to and names our job on its page.
+    job = work.need("job")
+    _, _, text = fax_steps.find_fax(work, work.need("supplier_fax"), lambda page: f"fax job {job}" in page,
+                                    f"{work.need('supplier')}'s reply to job {job}", limit=2)
+    number = re.search(r"SO-[A-Z]+-\d+", text)
+    if "ORDER CONFIRMATION" not in text or number is None:
+        raise ScriptFailed(f"the supplier did not confirm the order: {text[:300]!r}")
     work.notes["confirmation"] = number.group(0)

@@ -86,7 +86,7 @@ def send_packet(work: Work) -> None:
     fax_steps.attach(work, work.need("file:written_order"))
     fax_steps.attach(work, work.need("file:face_to_face"))
     job = fax_steps.send(work)
-    work.notes.update(job=job["job_id"], sent=job["completed"])
+    work.notes.update(job=job["job_id"], sent=job["completed"], supplier_fax=job["to_number"])
 
 
 def solve(work: Work) -> None:

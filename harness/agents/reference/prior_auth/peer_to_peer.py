@@ -41,16 +41,11 @@ def availability(text: str, year: int) -> tuple[date, time, time, str]:
 
 
 def read_clinic_fax(work: Work) -> None:
-    """The newest fax about the patient that is not the payer's (the inbox lists newest
-    first); its scanned page read as the coordinator reads it (the case's page text)."""
-    payer = portal_a.payer_name(work.need("payer_id"))
-    rows = [row for row in fax_steps.search_inbox(work, work.patient["last_name"])
-            if work.patient_name in row["subject"] and payer not in row["from_name"]]
-    if not rows:
-        raise ScriptFailed(f"no fax from the ordering physician's office about {work.patient_name}")
-    fax_steps.open_inbox_fax(work, rows[0]["fax_id"])
-    key = next(key for key, fax_id in work.ids["faxes"].items() if fax_id == rows[0]["fax_id"])
-    text = " ".join(next(fax for fax in work.case["faxes"] if fax["key"] == key)["pages"])
+    """The newest fax about the patient from the ordering physician's office (the inbox lists
+    newest first), found by the office's fax number and read from its pages."""
+    number = fax_steps.case_fax_number(work, work.case["faxes"][0]["key"])  # the office sends from one number
+    _row, _file, text = fax_steps.find_fax(work, number, lambda text: work.patient_name in " ".join(text.split()),
+                                           f"about {work.patient_name}")
     day, start, end, callback = availability(text, int(work.task.now.year))
     work.notes.update(available_day=day.isoformat(), available_from=start.isoformat(),
                       available_to=end.isoformat(), callback=callback)

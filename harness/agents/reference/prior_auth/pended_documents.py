@@ -25,11 +25,12 @@ def read_pend(work: Work) -> None:
     case_number = work.actor.read("#authorization input[name=reference_number]").input_value().strip()
     if not case_number:
         raise ScriptFailed("the order's authorization names no payer case")
-    faxes = [row for row in fax_steps.search_inbox(work, case_number) if case_number in row["subject"]]
-    if not faxes:
-        raise ScriptFailed(f"no received fax mentions case {case_number}")
-    work.notes["fax_subject"] = fax_steps.open_inbox_fax(work, faxes[0]["fax_id"])
-    work.notes["fax_number"] = faxes[0]["from_number"]
+    # The payer's letters come from its prior-authorization line; the one on this case says so on its pages.
+    number = fax_steps.case_fax_number(work, work.case["faxes"][0]["key"])
+    row, _, _ = fax_steps.find_fax(work, number, lambda text: case_number in text, f"the letter on case {case_number}",
+                                   limit=8)
+    work.notes["fax_seen"] = f"{row['fax_id']} from {row['from_number']}, received {row['received']}"
+    work.notes["fax_number"] = row["from_number"]
     decision = portal_a.open_case(work, case_number)
     if decision["status"] != "Pended":
         raise ScriptFailed(f"case {case_number} is {decision['status']}, not pended")
@@ -108,7 +109,7 @@ def solve(work: Work) -> None:
                     f"{decision['end']}." if decision.get("auth_number") else f" Reason: {decision.get('reason')}.")
         ehr_steps.add_order_comment(
             work, f"{payer} pended case {work.notes['case_number']} for information (fax "
-                  f"\"{work.notes['fax_subject']}\"): it asked for {work.notes['missing']}. "
+                  f"{work.notes['fax_seen']}): it asked for {work.notes['missing']}. "
                   f"{'Faxed' if work.route == 'fax' else 'Added'} {work.notes['sent']} from the chart to the "
                   f"pended case (no new request filed). The case was reviewed again: {status}.{approval}")
         ehr_steps.set_work_item(work, WORK_ITEM_STATUS[status])
