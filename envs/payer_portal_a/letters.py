@@ -42,6 +42,15 @@ def appeal_rights(payer: Payer, sent_at: datetime) -> str:
             f"of this notice (by {last_day:%m/%d/%Y}) in the provider portal or by fax to {payer.appeals_fax}.")
 
 
+def external_review_rights(payer: Payer, sent_at: datetime) -> str:
+    """After an upheld level 2: the independent external review, its window and how to ask for it."""
+    last_day = sent_at.date() + timedelta(days=payer.timely_appeal_days)
+    return (f"For a medical necessity denial you may request an external review by an independent review "
+            f"organization within {payer.timely_appeal_days} days of this notice (by {last_day:%m/%d/%Y}): file it "
+            f"in the provider portal as a clinical appeal at the External review level, with the medical records "
+            f"that support the service. The reviewer's decision is final.")
+
+
 def determination_letter(session: Session, request: PaRequest, sent_at: datetime) -> Letter | None:
     """The letter a determination produces (none for duplicates or no-auth-required)."""
     payer = request.payer

@@ -93,6 +93,9 @@ def manual(payer: Payer) -> list[ManualChapter]:
         ManualChapter(4, "Appeals", (
             f"Level 1 appeals within {payer.timely_appeal_days} days of the remittance; decisions within "
             f"{rules.appeal_review_days} days, external review within {common.external_review_days} days.",
+            f"Each later level is filed within {payer.timely_appeal_days} days of the decision it appeals: a level 2 "
+            "after an upheld level 1, then, for a medical necessity denial, an external review by an independent "
+            "review organization (a clinical appeal at the External review level) after an upheld level 2.",
             "Reconsiderations of authorization-absent (CO-197) and timely filing (CO-29) denials are decided at filing."
             if rules.immediate_reconsideration else "Reconsiderations are reviewed by the appeals unit.",
             _appeal_decision_text(payer))),

@@ -5,4 +5,4 @@ from pathlib import Path
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 EXAMPLE_TASK_IDS = ("case-appeals-on-file", "case-coverage-termed", "case-denial-auth-on-file", "case-dme-cpap-stale",
-                    "case-lookalike", "case-pa-duplicate", "case-pa-shortfall")
+                    "case-external-review", "case-lookalike", "case-pa-duplicate", "case-pa-shortfall")

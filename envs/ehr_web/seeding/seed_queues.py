@@ -1,5 +1,5 @@
-"""Work-queue items seeded from the chart: open orders needing auth (Prior Auth),
-claims with a denied line (Denials), open DME orders (DME).
+"""Work-queue items seeded from the chart: open orders needing auth and services performed
+without it (Prior Auth), claims with a denied line (Denials), open DME orders (DME).
 
 Due dates follow how these desks run: a PA must be done a few days before the
 service, an appeal well before the payer's deadline, a DME referral within two weeks.
@@ -25,6 +25,9 @@ RESOLVED_AFTER_DAYS = 240
 FOLLOW_UP_DAYS = 5
 # The desk checks on an appeal it filed a month later (a case's appeals on file; the world has none).
 APPEAL_FOLLOW_UP_DAYS = 30
+# Charge review finds a service performed without the authorization it needed this many days
+# after the date of service, and holds the charge until the desk has worked it.
+CHARGE_REVIEW_DAYS = 2
 
 
 def _assignee(index: int, staff: tuple[str, ...]) -> str | None:
@@ -54,6 +57,7 @@ def seed_work_queues(session: Session, world) -> None:
                                                                order.planned_date - timedelta(days=lead)),
                                created_on=order.ordered_on, follow_up_date=follow_up))
     _seed_worked_items(session, world, auth_status, payer_of)
+    _seed_retro_items(session, world, auth_status, payer_of)
 
     remittances = {r.claim_number: r for r in world.remittances}
     denied = [c for c in world.claims if c.claim_number in remittances and any(
@@ -106,3 +110,19 @@ def _seed_worked_items(session: Session, world, auth_status: dict, payer_of: dic
                                payer_id=payer_of.get(order.coverage_id), status=status, priority=order.priority,
                                assignee=(PA_STAFF if queue == "Prior Auth" else DME_STAFF)[1],
                                due_date=order.ordered_on + timedelta(days=5), created_on=order.ordered_on))
+
+
+def _seed_retro_items(session: Session, world, auth_status: dict, payer_of: dict) -> None:
+    """Services performed without the authorization they needed and not billed yet: charge
+    review sends each back to the Prior Auth desk, where the payer's retro-authorization rule
+    decides what can still be done. (The world's performed services were all billed, so only
+    a case brings one.)"""
+    billed = {claim.order_id for claim in world.claims}
+    for order in world.orders:
+        if not (order.status == "Completed" and order.needs_auth and order.id not in billed
+                and auth_status.get(order.id) == "Not Started"):
+            continue
+        flagged = order.planned_date + timedelta(days=CHARGE_REVIEW_DAYS)
+        session.add(w.WorkItem(queue="Prior Auth", mrn=order.mrn, order_id=order.id,
+                               payer_id=payer_of.get(order.coverage_id), status="New", priority="Urgent",
+                               assignee=PA_STAFF[0], due_date=flagged + timedelta(days=1), created_on=flagged))

@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
-from admindesk.envs.payer_portal_a.letters import add_letter, appeal_rights
+from admindesk.envs.payer_portal_a.letters import add_letter, appeal_rights, external_review_rights
 from admindesk.envs.payer_portal_a.models import Appeal, Claim, PaRequest
 from admindesk.envs.payer_portal_a.rules.determination import AUTHORIZED_STATUSES
 from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for, timing
@@ -162,7 +162,8 @@ def record_decision(session: Session, appeal: Appeal, outcome: AppealOutcome, us
                    f"{remittance.id} ({remittance.check_number}). Claim status: {claim.status}.")
     rights = ""
     if outcome.decision != OVERTURNED and appeal.level != "External":
-        rights = f"\n\nNext level: {appeal_rights(claim.payer, appeal.decided_at)}"
+        offer = external_review_rights if appeal.level == "2" else appeal_rights
+        rights = f"\n\nNext level: {offer(claim.payer, appeal.decided_at)}"
     body = (f"Decision on the {LEVELS[appeal.level].lower()} {appeal.appeal_type.lower()} {appeal.reference_number} "
             f"for claim {claim.claim_number} (date of service {claim.service_date:%m/%d/%Y}): "
             f"{outcome.decision.upper()}.\n\nReason: {outcome.reason}{payment}{rights}")

@@ -98,7 +98,9 @@ def new():
     form = _appeal_form()
     if not form.is_submitted():
         form.level.data = request.args.get("level") if request.args.get("level") in LEVELS else _next_level(claim)
-        refusal = filing_refusal(db(), claim, form.appeal_type.data or "Formal Appeal", form.level.data, clock.today())
+        # Before a type is chosen, ask whether the level takes any appeal (external review: clinical ones only).
+        kind = form.appeal_type.data or ("Clinical Appeal" if form.level.data == "External" else "Formal Appeal")
+        refusal = filing_refusal(db(), claim, kind, form.level.data, clock.today())
         return render_template("appeals/new.html", section="appeals", claim=claim, form=form, refusal=refusal)
     valid = form.validate()
     letter_upload, letter_ok = _read_optional_pdf(form.letter_file)

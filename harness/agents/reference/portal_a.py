@@ -25,6 +25,19 @@ def open_portal_a(work: Work) -> None:
     work.open_app_tab(PORTAL_A_TAB, "portal_a_tab")
 
 
+def manual_chapter(work: Work, payer_id: str, title: str) -> str:
+    """The payer's space (Payer Spaces), its provider manual, and the text of one chapter."""
+    open_portal_a(work)
+    actor = work.actor
+    actor.click("nav.top-tabs a:has-text('Payer Spaces')")
+    actor.click(f"main table a:text-is('{payer_name(payer_id)}')")
+    actor.click("ul.tabs-local a:text-is('Provider manual')")
+    chapter = f"xpath=//section[starts-with(@id, 'chapter-')][h3[contains(., '{title}')]]"
+    if not actor.count(chapter):
+        raise ScriptFailed(f"{payer_name(payer_id)}'s manual has no chapter {title!r}")
+    return " ".join(actor.text(chapter).split())
+
+
 def check_eligibility(work: Work, member_id: str, payer_id: str, service_day: date) -> str:
     """An eligibility inquiry on portal A; returns the status shown (Active, Inactive...)."""
     open_portal_a(work)
@@ -117,10 +130,14 @@ def attach_to_request(work: Work, file_name: str, document_type: str, button: st
 
 
 def submit_prior_auth(work: Work, *, payer_id: str, member_id: str, answers: dict[str, str],
-                      attachments: list[tuple[str, str]]) -> dict[str, str]:
+                      attachments: list[tuple[str, str]], performed_on: date | None = None,
+                      emergent: bool = False) -> dict[str, str]:
     """Run portal A's PA wizard from the order read into work.notes (codes, units, NPIs,
     place of service, planned date) for one member, with (file name, document type)
-    attachments; returns the case page's determination (see `case_decision`)."""
+    attachments; returns the case page's determination (see `case_decision`).
+
+    `performed_on` makes it a retro request for a service already done: one line for that
+    day, with the emergent attestation on the review step when `emergent` (the chart says so)."""
     open_portal_a(work)
     actor, notes = work.actor, work.notes
     actor.click("nav.top-tabs a:has-text('Authorizations')")
@@ -139,12 +156,13 @@ def submit_prior_auth(work: Work, *, payer_id: str, member_id: str, answers: dic
     actor.select_by_value("select[name=requesting_npi]", notes["provider_npi"])
     actor.select_by_value("select[name=servicing_npi]", notes["facility_npi"])
     _checked_step(work, "button:text-is('Next: Services')", "Step 3")
-    planned = parse_us_date(notes["planned"])
+    start = performed_on or parse_us_date(notes["planned"])
+    end = performed_on or start + timedelta(days=REQUESTED_DAYS - 1)
     actor.fill("input[name=code]", notes["code"])
     actor.fill("input[name=units]", notes["units"])
     actor.fill("input[name=diagnosis_codes]", notes["diagnoses"])
-    actor.fill("input[name=from_date]", us_date(planned))
-    actor.fill("input[name=to_date]", us_date(planned + timedelta(days=REQUESTED_DAYS - 1)))
+    actor.fill("input[name=from_date]", us_date(start))
+    actor.fill("input[name=to_date]", us_date(end))
     # The line's place of service starts as the header's, which is the order's.
     actor.click("button:text-is('Add line')")
     _checked_step(work, "button:text-is('Next: Clinical questions')", "Step 4")
@@ -152,6 +170,8 @@ def submit_prior_auth(work: Work, *, payer_id: str, member_id: str, answers: dic
     for file_name, document_type in attachments:
         attach_to_request(work, file_name, document_type)
     _checked_step(work, "button:text-is('Next: Review')", "Step 6")
+    if emergent:
+        actor.set_checkbox("input[name=emergent]")
     actor.set_checkbox("input[name=attest]")
     actor.click("button:text-is('Submit request')")
     if not actor.count("#determination-heading"):
@@ -240,7 +260,7 @@ def questionnaire_answers(facts: dict, documents: list[dict]) -> dict[str, str]:
 def file_appeal(work: Work, claim_number: str, *, appeal_type: str, reason: str, letter: str,
                 contact_name: str, contact_phone: str, cited_auth: str = "", proof_of_filing: str = "",
                 attachment: tuple[str, str] | None = None, level: str = "1") -> dict[str, str]:
-    """From the claim's page, "File an appeal or reconsideration" at `level` (1 or 2): type, reason,
+    """From the claim's page, "File an appeal or reconsideration" at `level` (1, 2 or External): type, reason,
     contact, the auth cited or the proof-of-filing date (MM/DD/YYYY), the typed letter and an
     optional (file name, document type) attachment. Returns the appeal's reference number,
     status, decision (or "") and submission date (MM/DD/YYYY) as shown."""
@@ -252,7 +272,7 @@ def file_appeal(work: Work, claim_number: str, *, appeal_type: str, reason: str,
         raise ScriptFailed(f"portal A refuses an appeal: {actor.text('main .alert-error')}")
     actor.select_option("select[name=appeal_type]", appeal_type)
     if actor.read("select[name=level]").input_value() != level:  # the form proposes the next level
-        actor.select_option("select[name=level]", f"Level {level}")
+        actor.select_by_value("select[name=level]", level)
     actor.select_option("select[name=reason]", reason)
     actor.fill("input[name=contact_name]", contact_name)
     actor.fill("input[name=contact_phone]", contact_phone)

@@ -94,19 +94,31 @@ def submit_precert(work: Work, member_id: str, answers: dict[str, str], summary:
 CLAIM_TABS = {"eob": "Explanation of Benefits", "appeals": "Appeals (", "corrected": "Corrected Claims ("}
 
 
+def stay_signed_in(work: Work) -> None:
+    """Answer Keystone's session-timeout warning, when it is over the page, with "Stay signed in"
+    (it comes back after every ten page views until answered)."""
+    if work.actor.count("dialog#session-timeout[open]"):
+        work.actor.click("dialog#session-timeout button:text-is('Stay signed in')")
+
+
 def open_claim(work: Work, claim_number: str, tab: str = "summary") -> None:
     """Claim Status, a search by claim number, the claim, then one of its tabs (summary,
     eob, appeals, corrected)."""
     open_portal_b(work)
     actor = work.actor
+    stay_signed_in(work)
     actor.click("nav.sidebar a[href='/claims']")
+    stay_signed_in(work)
     actor.fill("input[name=claim_number]", claim_number)
     actor.click("form[role=search] button[type=submit]")
+    stay_signed_in(work)
     if not actor.count(f"main table a:text-is('{claim_number}')"):
         raise ScriptFailed(f"Keystone Mutual's portal found no claim {claim_number}: {actor.text('main')[:300]}")
     actor.click(f"main table a:text-is('{claim_number}')")
+    stay_signed_in(work)
     if tab != "summary":
         actor.click(f"nav[aria-label='Claim sections'] a:has-text('{CLAIM_TABS[tab]}')")
+        stay_signed_in(work)
 
 
 def claim_status(work: Work) -> str:
@@ -158,7 +170,7 @@ def shown_date(text: str) -> date:
 
 def file_appeal(work: Work, claim_number: str, *, kind: str, reason: str, explanation: str, appellant: str,
                 service_day: date, billed: str, attachments: list[tuple[str, str]], level: str = "1") -> dict[str, str]:
-    """From the claim's page, "File a Provider Appeal for this Claim" (form KM-APL-1) at `level` (1 or 2):
+    """From the claim's page, "File a Provider Appeal for this Claim" (form KM-APL-1) at `level` (1, 2 or External review):
     type, appellant (billing office staff), the claim's date of service and billed amount, reason,
     "Overturn the denial and pay the claim", the explanation, up to two (file name, document
     type) attachments and the attestation. Returns the appeal id, status and the submission and
@@ -166,9 +178,11 @@ def file_appeal(work: Work, claim_number: str, *, kind: str, reason: str, explan
     actor = work.actor
     if not actor.count(f"main h1:has-text('{claim_number}')"):
         open_claim(work, claim_number)
+    stay_signed_in(work)
     actor.click("a:has-text('File a Provider Appeal for this Claim')")
+    stay_signed_in(work)
     if actor.read("select[name=level]").input_value() != level:
-        actor.select_option("select[name=level]", f"Level {level}")
+        actor.select_by_value("select[name=level]", level)
     actor.select_option("select[name=kind]", kind)
     actor.fill("input[name=appellant_name]", appellant)
     actor.select_option("select[name=appellant_relationship]", "Billing office staff")

@@ -26,14 +26,17 @@ from admindesk.harness.agents.scripted import ScriptFailed
 WRITE_OFF = "Write-off Requested"
 LEVEL2_FORMS = {"A": ("Formal Appeal", "Medical necessity"), "B": ("Formal appeal", "Medical necessity")}
 PORTAL_A_WINDOW = re.compile(r"within (\d+) days of this notice \(by (\d\d/\d\d/\d{4})\)")
-KEYSTONE_WINDOW = re.compile(r"opens a level 2 appeal for (\d+) days")
+# Keystone Mutual's Appeal Status page: the window each later level opens, by that level.
+KEYSTONE_WINDOWS = {"2": re.compile(r"opens a level 2 appeal for (\d+) days"),
+                    "External review": re.compile(r"opens an external review for (\d+) days")}
 
 
 def review_denial(work: Work, download: bool) -> None:
-    """The Denials item (the level-1 reference it records), the claim and its denied lines,
-    the EOB, the chart documents (the proof downloaded when it will be sent) and the order."""
+    """The Denials item (the reference of the appeal it records: `prior_reference`), the claim
+    and its denied lines, the EOB, the chart documents (the proof downloaded when it will be
+    sent) and the order."""
     ehr_denials.open_denial_item(work)
-    work.notes["level1_reference"] = work.actor.fact("Appeal / corrected claim #")
+    work.notes["prior_reference"] = work.actor.fact("Appeal / corrected claim #")
     ehr_denials.open_claim(work)
     work.notes["reasons"] = denial_facts.denial_reasons(work)
     ehr_denials.open_remittance(work)
@@ -56,7 +59,7 @@ def _portal_a_decision(work: Work) -> dict[str, str]:
     return {**shown, "window_days": window.group(1), "last_day": window.group(2)}
 
 
-def _portal_b_decision(work: Work) -> dict[str, str]:
+def _portal_b_decision(work: Work, next_level: str) -> dict[str, str]:
     actor = work.actor
     status = actor.text("#appeal-status")
     decided = re.search(r"(\d\d-[A-Z][a-z]{2}-\d{4})\s*\W\s*Decision:", actor.text("main ol.timeline"))
@@ -66,25 +69,25 @@ def _portal_b_decision(work: Work) -> dict[str, str]:
              "reason": actor.text("section[aria-labelledby='appeal-status'] p"),
              "decided": portal_b.shown_date(decided.group(1)).strftime("%m/%d/%Y")}
     actor.click("main a:has-text('Appeal Status')")
-    window = KEYSTONE_WINDOW.search(" ".join(actor.text("main p.lede").split()))
+    window = KEYSTONE_WINDOWS[next_level].search(" ".join(actor.text("main p.lede").split()))
     if window is None:
-        raise ScriptFailed("Keystone Mutual's Appeal Status page states no level 2 window")
+        raise ScriptFailed(f"Keystone Mutual's Appeal Status page states no window for {next_level}")
     last_day = parse_us_date(shown["decided"]) + timedelta(days=int(window.group(1)))
     return {**shown, "window_days": window.group(1), "last_day": last_day.strftime("%m/%d/%Y")}
 
 
-def read_decision(work: Work, portal: str) -> dict[str, str]:
-    """The claim on the payer's portal (EOB and appeals tabs), then the level-1 appeal the item
-    records: its decision, date and reason, and the level-2 window from that decision."""
-    reference = work.need("level1_reference")
+def read_decision(work: Work, portal: str, next_level: str = "2") -> dict[str, str]:
+    """The claim on the payer's portal (EOB and appeals tabs), then the decided appeal the item
+    records (level 1 before a level 2, level 2 before an external review): its decision, date
+    and reason, and the window `next_level` has from that decision (Keystone's level names)."""
+    reference = work.need("prior_reference")
     facts = denial_facts.portal_claim(work, work.need("claim_number"))
     if not any(reference in row for row in facts["appeals"]):
         raise ScriptFailed(f"appeal {reference} is not on the claim's appeals tab: {facts['appeals']}")
     work.actor.click(f"main table a:text-is('{reference}')")
-    decision = _portal_a_decision(work) if portal == "A" else _portal_b_decision(work)
+    decision = _portal_a_decision(work) if portal == "A" else _portal_b_decision(work, next_level)
     if decision["decision"].lower() == "overturned":
-        raise ScriptFailed(f"appeal {reference} overturned the denial; there is no level 2 to file")
-    work.notes.update(level1_decided=decision["decided"], level2_last_day=decision["last_day"])
+        raise ScriptFailed(f"appeal {reference} overturned the denial; there is no later level to file")
     return decision
 
 
@@ -92,12 +95,12 @@ def level2_letter(work: Work, decision: dict[str, str]) -> str:
     """The level-2 letter: who and what, the upheld decision it appeals, the answer to what
     that decision found missing, the request, the enclosure and whom to call."""
     n = work.notes
-    return (f"Re: Level 2 appeal of claim {n['claim_number']} (level 1 appeal {n['level1_reference']})\n\n"
+    return (f"Re: Level 2 appeal of claim {n['claim_number']} (level 1 appeal {n['prior_reference']})\n\n"
             f"Patient: {work.patient_name}, date of birth {us_date(work.patient['dob'])}, member ID "
             f"{n['member_id']}. Claim {n['claim_number']}, date of service {n['service_date']}, {n['service']} "
             f"(diagnoses {n['diagnoses']}), billed {n['billed']}, ordered by {n['provider']}.\n\n"
             f"{n['payer']} denied the claim with {n['denials']} ({n['codes_explained']}). Our level 1 appeal "
-            f"{n['level1_reference']} was upheld on {decision['decided']}: \"{decision['reason']}\"\n\n"
+            f"{n['prior_reference']} was upheld on {decision['decided']}: \"{decision['reason']}\"\n\n"
             f"That record is enclosed: {n['attachment_title']}. It documents {'; '.join(clinical_facts(work))}. "
             f"With it the chart meets {n['payer']}'s medical-necessity criteria for {n['service']}, which answers "
             f"the reason the level 1 decision gave.\n\n"
@@ -124,7 +127,7 @@ def stop_note(work: Work, decision: dict[str, str], today: date) -> str:
     n = work.notes
     return (f"Claim {n['claim_number']} for {work.patient_name} (DOB {work.patient['dob']}), {n['payer']} member "
             f"{n['member_id']}, date of service {n['service_date']}: denied {n['reasons']}. Level 1 appeal "
-            f"{n['level1_reference']} was {decision['decision'].lower()} on {decision['decided']} "
+            f"{n['prior_reference']} was {decision['decision'].lower()} on {decision['decided']} "
             f"(\"{decision['reason']}\"). The payer's portal gives {decision['window_days']} days from that decision "
             f"for a level 2 appeal: the last day was {decision['last_day']}. Today is {today:%m/%d/%Y}, so the "
             f"level 2 window has closed (the first-level deadline on the EOB, {n['appeal_deadline']}, passed "
@@ -156,7 +159,7 @@ def solve(work: Work) -> None:
         if work.doing("close_item"):
             work.need("stop_documented")  # a write-off request goes up only with its reason written down
             ehr_denials.set_item_status(work, WRITE_OFF)
-        work.finish(f"Nothing was filed: level 1 appeal {work.notes['level1_reference']} was upheld on "
+        work.finish(f"Nothing was filed: level 1 appeal {work.notes['prior_reference']} was upheld on "
                     f"{decision['decided']} and the level 2 window closed on {decision['last_day']}, before today "
                     f"({today:%m/%d/%Y}). The Denials item is set to {WRITE_OFF} with a note for the supervisor.")
         return
@@ -174,12 +177,12 @@ def solve(work: Work) -> None:
     if work.doing("explain"):
         ehr_denials.add_item_note(
             work, f"Denial {n['denials']} on claim {n['claim_number']} (DOS {n['service_date']}, {n['payer']}). "
-                  f"Level 1 appeal {n['level1_reference']} was upheld on {decision['decided']}: {decision['reason']} "
+                  f"Level 1 appeal {n['prior_reference']} was upheld on {decision['decided']}: {decision['reason']} "
                   f"Filed a level 2 {kind.lower()} on {appeal['submitted']} (window open until "
                   f"{decision['last_day']}), reference {appeal['reference']}, with {n['attachment_title']} to answer "
                   f"that decision. Payer status: {appeal['status']}, decision due {appeal['decision_due']}. Follow "
                   f"up on {follow_up:%m/%d/%Y} for the payer's decision; if none has come, call the payer.")
-    work.finish(f"Level 1 appeal {n['level1_reference']} was upheld on {decision['decided']}. Filed a level 2 "
+    work.finish(f"Level 1 appeal {n['prior_reference']} was upheld on {decision['decided']}. Filed a level 2 "
                 f"{kind.lower()} of claim {n['claim_number']}: reference {appeal['reference']}, {appeal['status']} "
                 f"(decision due {appeal['decision_due']}), with {n['attachment_title']} attached. Denial item "
                 f"{n['item_id']} set to Appeal Filed, follow-up {follow_up:%m/%d/%Y}.")
