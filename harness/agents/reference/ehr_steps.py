@@ -59,6 +59,16 @@ def open_document(work: Work, doc_key: str, *, download: bool = False) -> str | 
     return name
 
 
+def record_approval(work: Work, payer: str, decision: dict[str, str]) -> None:
+    """Back on the order, record the payer's approval as the portal gave it (number, case,
+    units, dates); notes `recorded` for the step that closes the item."""
+    back_to_order(work)
+    record_authorization(work, status="Approved", payer=payer, auth_number=decision["auth_number"],
+                         reference=decision["case_number"], units=decision["units"], start=decision["start"],
+                         end=decision["end"])
+    work.notes["recorded"] = decision["auth_number"]
+
+
 def record_authorization(work: Work, *, status: str, payer: str, auth_number: str = "",
                          reference: str = "", units: str = "", start: str = "", end: str = "") -> None:
     """Fill and save the order's Authorization section (the order page must be open)."""

@@ -15,8 +15,7 @@ import re
 from datetime import date, timedelta
 
 from admindesk.harness.agents.reference import ehr_steps, portal_b
-from admindesk.harness.agents.reference.dme import portal_b_request
-from admindesk.harness.agents.reference.dme import steps as dme_steps
+from admindesk.harness.agents.reference.dme import portal_b_request, steps as dme_steps
 from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 

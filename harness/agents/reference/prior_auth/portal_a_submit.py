@@ -116,12 +116,7 @@ def solve(work: Work) -> None:
             raise ScriptFailed(f"{portal_a.payer_name(work.notes['payer_id'])} did not approve: {decision}")
     if work.doing("record_decision"):
         work.need("case_number")
-        ehr_steps.back_to_order(work)
-        ehr_steps.record_authorization(
-            work, status="Approved", payer=portal_a.payer_name(work.notes["payer_id"]),
-            auth_number=decision["auth_number"], reference=decision["case_number"], units=decision["units"],
-            start=decision["start"], end=decision["end"])
-        work.notes["recorded"] = decision["auth_number"]
+        ehr_steps.record_approval(work, portal_a.payer_name(work.notes["payer_id"]), decision)
     if work.doing("close_item"):
         work.need("recorded")
         ehr_steps.back_to_order(work)
