@@ -27,9 +27,9 @@ def test_the_pend_answered_by_fax_passes_every_check(env, tmp_path):
     task = next(task for task in load_tasks() if task.id == TASK)
     outcome = runner_local.run("reference", [task], tmp_path, agent_options={"route": "fax"}, env=env,
                                keep_screenshots=False)[0]
-    failed = [f"{subtask.id}: {check.description}" for subtask in outcome.score.subtasks
+    failed = [f"{check.id}: {check.result.explanation}" for subtask in outcome.score.subtasks
               for check in subtask.checks if check.deterministic and not check.result.passed]
-    failed += [guard.description for guard in outcome.score.guards if not guard.result.passed]
+    failed += [f"{guard.id}: {guard.result.explanation}" for guard in outcome.score.guards if not guard.result.passed]
     assert not failed, (outcome.summary, failed)
     assert outcome.summary.result == "unjudged"  # only the rubrics, which await a judge, are left
 

@@ -124,7 +124,8 @@ def test_no_task_passes_or_waits_on_a_judge_in_its_initial_state(suite, initial_
     record = EpisodeRecord(task_id=task.id, initial_snapshots=snapshots, final_snapshots=snapshots)
     result = score_task(task, record)
     # No check is met before the work is done: each one measures something the agent must do.
-    assert result.outcome == "fail" and result.n_checks_passed == 0, task.id
+    met = [check.id for subtask in result.subtasks for check in subtask.checks if check.result.passed]
+    assert result.outcome == "fail" and result.n_checks_passed == 0, (task.id, met)
     # The case's own rows are there: the checks name real records, not missing ones.
     assert any(p["mrn"] == _mrn(task) for p in snapshots["ehr_web"]["patients"]), task.id
 
