@@ -210,7 +210,7 @@ def test_an_overdue_follow_up_date_may_stay_but_a_new_one_cannot_be_in_the_past(
 
 
 @pytest.mark.parametrize("data, message", [
-    ({"status": "Appeal Filed"}, "Not a valid choice"),
+    ({"status": "Write-off Requested"}, "Not a valid choice"),  # a Denials status, not a Prior Auth one
     ({"status": "In Progress", "follow_up_date": "11/15/2026"}, "Follow-up date cannot be in the past."),
     ({"status": "In Progress", "follow_up_date": "11-15-2026"}, "is not a valid date"),
     ({"status": "In Progress", "note": "n" * 4001}, "limited to 4000 characters"),
