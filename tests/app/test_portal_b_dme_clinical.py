@@ -109,8 +109,8 @@ def test_continued_coverage_refusals_write_nothing(client, data):  # noqa: F811
      "Denied", "The adherence period ends 23-Nov-2026, after today."),
     ({"document_type_2": "Sleep study report"}, "Pended", "Upload: PAP adherence report"),
 ])
-def test_continued_coverage_needs_the_reevaluation_an_ended_period_and_the_report(client, data, changes, status,
-                                                                                  reason):  # noqa: F811
+def test_continued_coverage_needs_the_reevaluation_an_ended_period_and_the_report(
+        client, data, changes, status, reason):  # noqa: F811 (the `data` fixture, imported)
     assert submit_dme(client, data).status_code == 302
     trial = last_request(client)
     assert continued(client, data, trial["request_id"], **changes).status_code == 302
