@@ -1,6 +1,6 @@
 """Gestures the templates that act on a request the payer denied share (peer_to_peer,
 preservice_appeal): find the denied case on portal A by the case number the order holds,
-and record the denial on the order's authorization."""
+record the denial on the order's authorization, and hand the item on with a comment."""
 from __future__ import annotations
 
 from admindesk.harness.agents.reference import ehr_steps, portal_a
@@ -28,3 +28,13 @@ def record_denial(work: Work) -> None:
     ehr_steps.back_to_order(work)
     ehr_steps.record_authorization(work, status="Denied", payer=portal_a.payer_name(work.need("payer_id")))
     work.notes["recorded"] = "Denied"
+
+
+def hand_on(work: Work, what_was_done: str, status: str) -> None:
+    """Once the denial is recorded: an order comment naming the denied case and its reason,
+    then what was done about it, and the item set to the status that waits on it."""
+    work.need("recorded")
+    ehr_steps.back_to_order(work)
+    ehr_steps.add_order_comment(work, f"{portal_a.payer_name(work.need('payer_id'))} denied case "
+                                      f"{work.notes['case_number']} ({work.notes['reason']}). {what_was_done}")
+    ehr_steps.set_work_item(work, status)

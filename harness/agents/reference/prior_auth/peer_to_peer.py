@@ -10,7 +10,7 @@ import re
 from datetime import date, datetime, time
 
 from admindesk.harness.agents.reference import ehr_steps, fax_steps, portal_a
-from admindesk.harness.agents.reference.prior_auth.denied_request import read_denied_case, record_denial
+from admindesk.harness.agents.reference.prior_auth.denied_request import hand_on, read_denied_case, record_denial
 from admindesk.harness.agents.reference.work import Work, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
@@ -89,15 +89,10 @@ def solve(work: Work) -> None:
     if work.doing("record_denial"):
         record_denial(work)
     if work.doing("tell_physician"):
-        work.need("recorded")
-        ehr_steps.back_to_order(work)
-        ehr_steps.add_order_comment(
-            work, f"{portal_a.payer_name(work.need('payer_id'))} denied case {work.notes['case_number']} "
-                  f"({work.notes['reason']}). As {work.notes['provider']}'s office asked by fax, peer-to-peer "
-                  f"{work.need('call')} is booked for {work.notes['scheduled']} with {work.notes['reviewer']}; the "
-                  f"payer will call {work.notes['provider']} at {work.notes['callback']}. Follow up on the outcome "
-                  f"after the call ({us_date(work.notes['available_day'])}).")
-        ehr_steps.set_work_item(work, "Peer-to-Peer Requested")
+        hand_on(work, f"As {work.notes['provider']}'s office asked by fax, peer-to-peer {work.need('call')} is "
+                      f"booked for {work.notes['scheduled']} with {work.notes['reviewer']}; the payer will call "
+                      f"{work.notes['provider']} at {work.notes['callback']}. Follow up on the outcome after the call "
+                      f"({us_date(work.notes['available_day'])}).", "Peer-to-Peer Requested")
     work.finish(f"Case {work.notes.get('case_number', '?')} was denied; peer-to-peer "
                 f"{work.notes.get('call', 'not booked')} "
                 f"is booked for {work.notes.get('scheduled', '?')} with {work.notes.get('reviewer', '?')}, and the "

@@ -10,7 +10,7 @@ import re
 
 from admindesk.harness.agents.reference import ehr_steps, portal_a
 from admindesk.harness.agents.reference.ehr_steps import click_to_download
-from admindesk.harness.agents.reference.prior_auth.denied_request import read_denied_case, record_denial
+from admindesk.harness.agents.reference.prior_auth.denied_request import hand_on, read_denied_case, record_denial
 from admindesk.harness.agents.reference.work import Work, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
@@ -97,15 +97,9 @@ def solve(work: Work) -> None:
     if work.doing("record_denial"):
         record_denial(work)
     if work.doing("close_item"):
-        work.need("recorded")
-        ehr_steps.back_to_order(work)
-        ehr_steps.add_order_comment(
-            work, f"{portal_a.payer_name(work.need('payer_id'))} denied case {work.notes['case_number']} "
-                  f"({work.notes['reason']}). Filed {work.notes['urgency'].lower()} pre-service appeal "
-                  f"{work.need('appeal')} on the portal today with the {work.notes['doc_title']} of "
-                  f"{work.notes['doc_date']}, which answers the denial. Decision due {work.notes['due']}; follow up "
-                  "then.")
-        ehr_steps.set_work_item(work, "Appeal Filed")
+        hand_on(work, f"Filed {work.notes['urgency'].lower()} pre-service appeal {work.need('appeal')} on the "
+                      f"portal today with the {work.notes['doc_title']} of {work.notes['doc_date']}, which answers "
+                      f"the denial. Decision due {work.notes['due']}; follow up then.", "Appeal Filed")
     work.finish(f"Case {work.notes.get('case_number', '?')} was denied; pre-service appeal "
                 f"{work.notes.get('appeal', 'not filed')} was filed with the {work.notes.get('doc_title', '?')}, "
                 f"decision due {work.notes.get('due', '?')}.")
