@@ -46,6 +46,10 @@ def seed_work_queues(session: Session, world) -> None:
         assignee = _assignee(index, PA_STAFF)
         submitted = auth_status.get(order.id) == "Submitted - Pending"
         status = "Submitted - Pending" if submitted else ("In Progress" if assignee and index % 2 else "New")
+        # A DME rental's recorded trial approval is done PA work (the DME desk works the continued
+        # coverage); another recorded approval stays open, since changing it is the PA desk's work.
+        if order.category == "dme" and auth_status.get(order.id) == "Approved":
+            status = "Auth Obtained"
         lead = 2 if order.priority == "Urgent" else 5
         # A coordinator waiting on the payer sets a date to check back: the item is deferred till then.
         follow_up = anchor + timedelta(days=FOLLOW_UP_DAYS) if submitted and index % 2 == 0 else None
