@@ -1,7 +1,8 @@
 """The outbox's past: the faxes this office sent before the episode, drawn from the inbox.
 
 A payer's determination or request for information answers a prior authorization
-request someone faxed to the payer's intake line a few days earlier; a supplier's order
+request someone faxed to the payer's intake line the morning the order was signed (unless
+the request was filed on the payer's portal: then nothing was faxed); a supplier's order
 confirmation answers an order packet faxed the day before (when and whether it was resent:
 the world's `faxed_request`, after the order and before the answer). So every such received
 fax gets the send job it answers, sent from the line the answer came back to, with its cover
@@ -39,7 +40,7 @@ from admindesk.envs.fax.models import (
 )
 from admindesk.envs.fax.numbers import format_fax_number
 from admindesk.envs.fax.transmission import DIAL_DELAY, RETRIES, RETRY_INTERVAL, SECONDS_PER_PAGE, retry_note
-from admindesk.envs.world.faxes import answered_order, faxed_request
+from admindesk.envs.world.faxes import faxed_request
 from admindesk.envs.world.world import World
 
 # Why a first attempt failed, chosen by the fax's number (every third job fails once).
@@ -83,8 +84,7 @@ def _jobs(session: Session, world: World) -> list[_Job]:
     lines = set(session.scalars(select(FaxLine.number)))
     jobs = []
     for fax in world.faxes:
-        order = answered_order(world, fax)
-        request = faxed_request(fax, order.ordered_on if order else None)
+        request = faxed_request(world, fax)
         line = fax.to_number if fax.to_number in lines else None
         if request is None or line is None:
             continue

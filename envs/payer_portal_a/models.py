@@ -195,7 +195,8 @@ class PaRequest(Base):
     decision_reason: Mapped[str | None] = mapped_column(Text)
     missing_items: Mapped[list | None] = mapped_column(JSON)
     duplicate_of: Mapped[str | None] = mapped_column(String(24))
-    source: Mapped[str] = mapped_column(String(16), default="Portal")  # Portal / On file
+    # How the request reached the payer: "Portal", or "Fax" (keyed in by the payer's intake staff).
+    source: Mapped[str] = mapped_column(String(16), default="Portal")
     urgency: Mapped[str] = mapped_column(String(16), default="Standard")
     decision_due_at: Mapped[datetime | None] = mapped_column(DateTime)
     retro: Mapped[bool] = mapped_column(default=False)

@@ -187,10 +187,10 @@ def _audit_fax_history(world: World, report: AuditReport) -> None:
     """The outbox's past sends (the requests the received answers answer, as the fax app
     seeds them): each faxed on or after its order's date, each answer after its request."""
     for fax in world.faxes:
-        order = answered_order(world, fax)
-        request = faxed_request(fax, order.ordered_on if order else None)
+        request = faxed_request(world, fax)
         if request is None:
             continue
+        order = answered_order(world, fax)
         family = family_of(order.code) if order else "office_visit"
         if order is not None and request.queued_at.date() < order.ordered_on:
             report.add("fax_request_before_order", family, fax.id,

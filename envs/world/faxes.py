@@ -183,6 +183,10 @@ ANSWERED_REQUESTS = {"determination_letter": "prior_auth", "request_for_informat
 RESEND_AFTER = timedelta(minutes=40)
 # The least time between a request's last send and the answer to it.
 ANSWER_AFTER = timedelta(hours=2)
+# A faxed prior-auth request was queued in this window (start, minutes) on its order's day, so
+# that with a resend it went through before 09:40, before the payers' portals log it received
+# (portal A at 10:30, Keystone at 10:00 of the order's day).
+PA_REQUEST_WINDOW = (time(7, 30), 90)
 _CASE_NUMBER = re.compile(r"Case number: (\S+)")
 # A supplier's confirmation opens with its heading, "Order received - <last name>, <code>".
 _CONFIRMED_ORDER = re.compile(r"^Order received - .+, (\S+)$", re.M)
@@ -202,6 +206,12 @@ class FaxedRequest:
         return self.resent_at or self.queued_at
 
 
+def answered_authorization(world: World, fax: InboundFax) -> Authorization | None:
+    """The request on file a payer's letter is about, found by the case number it quotes."""
+    numbers = set(_CASE_NUMBER.findall("\n".join(fax.pages_text)))
+    return next((a for a in world.authorizations if a.case_number in numbers), None)
+
+
 def answered_order(world: World, fax: InboundFax) -> Order | None:
     """The order a payer's letter (by its case number) or a supplier's confirmation (by the
     patient and the code in its subject) is about, if the world holds it."""
@@ -209,27 +219,36 @@ def answered_order(world: World, fax: InboundFax) -> Order | None:
         heading = _CONFIRMED_ORDER.search(fax.pages_text[0])
         code = heading.group(1) if heading else None
         return next((o for o in world.orders if o.mrn == fax.mrn and o.code == code), None)
-    numbers = set(_CASE_NUMBER.findall("\n".join(fax.pages_text)))
-    auth = next((a for a in world.authorizations if a.case_number in numbers), None)
+    auth = answered_authorization(world, fax)
     return world.order(auth.order_id) if auth is not None and auth.order_id else None
 
 
-def faxed_request(fax: InboundFax, ordered_on: date | None) -> FaxedRequest | None:
-    """The request `fax` answers (None for a fax that answers nothing), derived from the fax's
-    id and arrival: a payer's letter answers a request faxed 2 to 4 days earlier, a supplier's
-    confirmation a packet faxed the day before, but not before the order (`ordered_on`); an
-    answer on the order's own day answers a request sent that morning, ANSWER_AFTER before it.
-    Every third request failed once and was resent. (An answer that arrived before its order
-    was signed follows no request: the world audit reports it.)"""
+def faxed_request(world: World, fax: InboundFax) -> FaxedRequest | None:
+    """The request this office faxed that `fax` answers (None for a fax that answers nothing,
+    or a payer's letter about a request filed on the payer's portal), derived from the fax's
+    id and arrival. A prior-auth request went out the morning its order was signed (in
+    PA_REQUEST_WINDOW), before the payer logged it in; a supplier's confirmation answers a
+    packet faxed the day before, but not before the order; an answer on the order's own day
+    answers a packet sent that morning, ANSWER_AFTER before it. Every third request failed once
+    and was resent. (An answer that arrived before its request was sent, or a request sent
+    before its order, is the world audit's to report.)"""
     kind = ANSWERED_REQUESTS.get(fax.kind)
     if kind is None:
         return None
     number = int(fax.id.rsplit("-", 1)[1])
     resend = RESEND_AFTER if number % 3 == 0 else None
-    days_before = 1 if kind == "dme_order" else 2 + number % 3
-    day = fax.received_at.date() - timedelta(days=days_before)
-    if ordered_on is not None:
-        day = max(day, ordered_on)
+    if kind == "prior_auth":
+        auth = answered_authorization(world, fax)
+        order = world.order(auth.order_id) if auth is not None and auth.order_id else None
+        if order is None or auth.channel != "Fax":
+            return None
+        queued = datetime.combine(order.ordered_on, PA_REQUEST_WINDOW[0]) + timedelta(
+            minutes=(number * 37) % PA_REQUEST_WINDOW[1])
+        return FaxedRequest(kind, queued, queued + resend if resend else None)
+    order = answered_order(world, fax)
+    day = fax.received_at.date() - timedelta(days=1)
+    if order is not None:
+        day = max(day, order.ordered_on)
     queued = datetime.combine(day, time(8, 0)) + timedelta(minutes=(number * 37) % 480)
     if day == fax.received_at.date():
         queued = min(queued, fax.received_at - ANSWER_AFTER - (resend or timedelta()))

@@ -293,7 +293,9 @@ class Authorization:
     named by `failed_criterion`). A denial that contradicts the payer's own rules exists
     only on purpose and says so in `deliberate_error`. A pended request lists in
     `requested_items` what the payer asked for. `recorded`: the desk entered an approval on
-    its open order when it came (a completed order's approval always is).
+    its open order when it came (a completed order's approval always is). `channel`: how the
+    office filed the request, "Portal" or "Fax" (`request_channel`); the fax app's outbox holds
+    the faxed ones only.
     """
 
     auth_number: str
@@ -307,6 +309,7 @@ class Authorization:
     status: str
     order_id: str | None
     case_number: str
+    channel: str
     decision_reason: str = ""
     failed_criterion: str | None = None
     deliberate_error: str | None = None

@@ -57,11 +57,11 @@ def test_the_outbox_has_a_history_of_failures_and_resends_with_logs(client):
     snapshot = client.snapshot()
     jobs = {j["id"]: j for j in snapshot["outbound_faxes"]}
     failed = [j for j in jobs.values() if j["status"] == "Failed"]
-    assert len(jobs) >= 40 and len(failed) >= 8
+    assert len(jobs) >= 20 and len(failed) >= 4
     assert {j["status"] for j in jobs.values()} == {"Sent", "Failed"}
     resends = {j["resend_of"]: j for j in jobs.values() if j["resend_of"]}
     assert all(resends[j["id"]]["status"] == "Sent" for j in failed)
-    assert any(j["failure_reason"].startswith("Line disconnected") for j in failed)
+    assert len({j["failure_reason"] for j in failed}) >= 2
     events = snapshot["transmission_events"]
     busy = [j for j in failed if j["attempts"] == 3]
     assert busy and all([e["event"] for e in events if e["outbound_fax_id"] == j["id"]] ==

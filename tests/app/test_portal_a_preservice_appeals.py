@@ -88,7 +88,7 @@ def test_other_payer_decides_when_the_appeal_is_due(app, client, snap):
 def test_seeded_denials_quote_the_world_s_failed_criterion(snap):
     world = build_world()
     by_case = {a.case_number: a for a in world.authorizations}
-    denied = [r for r in snap["pa_requests"] if r["status"] == "Denied" and r["source"] == "On file"]
+    denied = [r for r in snap["pa_requests"] if r["status"] == "Denied" and r["created_by"] == "payer"]
     assert denied
     first_reasons = {s.criteria[0].deny_reason for s in load_policy().services.values() if s.criteria}
     quoting_later_criteria = 0

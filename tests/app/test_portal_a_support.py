@@ -42,7 +42,7 @@ def providers(snapshot: dict) -> tuple[str, str]:
 
 
 def case_with_status(snapshot: dict, status: str) -> dict:
-    return next(r for r in snapshot["pa_requests"] if r["status"] == status and r["source"] == "On file")
+    return next(r for r in snapshot["pa_requests"] if r["status"] == status and r["created_by"] == "payer")
 
 
 def approved_lumbar_case(snapshot: dict) -> tuple[dict, dict]:

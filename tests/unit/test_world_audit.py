@@ -9,7 +9,7 @@ import pytest
 
 from admindesk.envs.world import WORLD_ANCHOR, build_world
 from admindesk.envs.world.audit import KINDS, audit_world, format_report, main
-from admindesk.envs.world.faxes import answered_order
+from admindesk.envs.world.faxes import answered_order, faxed_request
 from admindesk.envs.world.models import Adjustment
 from admindesk.envs.world.review_rules import MET, NOT_MET, review
 from tests.cases.examples import TASKS_DIR
@@ -110,12 +110,17 @@ def _inject(world, kind):
         claim = next(c for c in world.claims if c.status == "Pending")
         bad = replace(claim, submitted_on=WORLD_ANCHOR.date() + timedelta(days=30))
         return _swap(world, "claims", claim, bad), claim.claim_number
-    if kind in ("fax_request_before_order", "fax_answer_before_request"):
-        fax, order = next((f, o) for f in world.faxes if f.kind == "determination_letter"
+    if kind == "fax_request_before_order":
+        fax, order = next((f, o) for f in world.faxes if f.kind == "supplier_confirmation"
                           and (o := answered_order(world, f)) is not None)
-        # 01:00 on the order's day answers a request sent the evening before; a day early answers none.
-        received = (datetime.combine(order.ordered_on, time(1, 0)) if kind == "fax_request_before_order"
-                    else datetime.combine(order.ordered_on - timedelta(days=1), time(12, 0)))
+        # A confirmation at 01:00 on the order's day answers a packet sent the evening before.
+        received = datetime.combine(order.ordered_on, time(1, 0))
+        return _swap(world, "faxes", fax, replace(fax, received_at=received)), fax.id
+    if kind == "fax_answer_before_request":
+        # A letter the day before the order answers a request faxed the morning the order was signed.
+        fax, order = next((f, o) for f in world.faxes if f.kind == "determination_letter"
+                          and faxed_request(world, f) is not None and (o := answered_order(world, f)))
+        received = datetime.combine(order.ordered_on - timedelta(days=1), time(12, 0))
         return _swap(world, "faxes", fax, replace(fax, received_at=received)), fax.id
     raise AssertionError(f"no injection for {kind}")
 

@@ -173,7 +173,7 @@ def _seed_requests(session: Session, world, payer_ids: set[str], policy) -> None
             questionnaire=service.questionnaire if service else None,
             answers=answers_from_facts(service.questionnaire, facts) if service else None, attested=True,
             submitted_at=submitted, decided_at=None if auth.status == "Pended" else decided,
-            source="On file", created_at=submitted, created_by="payer",
+            source=auth.channel, created_at=submitted, created_by="payer",
             lines=[PaServiceLine(line_no=1, code=auth.code, units=auth.units, diagnosis_codes=list(order.diagnosis_codes),
                                  from_date=auth.start, to_date=auth.end, place_of_service=order.place_of_service)])
         if auth.status == "Approved":
