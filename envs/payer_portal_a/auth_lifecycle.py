@@ -124,9 +124,16 @@ def document_refusal(kind: str, attached: bool) -> str | None:
     return None
 
 
+# The stage the case's documents show for a document sent with a change or a pre-service appeal.
+CHANGE_STAGE = "Change request"
+APPEAL_STAGE = "Pre-service appeal"
+
+
 def apply_change(session: Session, pa: PaRequest, line: PaServiceLine, kind: str, new_start: date | None,
-                 new_end: date | None, new_units: int | None, reason: str, username: str) -> AuthChange:
-    """Store an accepted change and update the approved line (and the request's summary)."""
+                 new_end: date | None, new_units: int | None, reason: str, username: str,
+                 document: tuple[PdfUpload, str] | None = None) -> AuthChange:
+    """Store an accepted change (with its supporting `document`, an upload and its type, filed
+    to the case's documents) and update the approved line (and the request's summary)."""
     start, end, units = line_span(pa, line)
     after_start = new_start if kind == "Date change" else start
     after_end = new_end if kind in ("Extension", "Date change") else end
@@ -137,6 +144,7 @@ def apply_change(session: Session, pa: PaRequest, line: PaServiceLine, kind: str
                         new_units=after_units, reason=reason, status="Approved", requested_at=clock.now(),
                         requested_by=username)
     session.add(change)
+    _file_document(pa, document, CHANGE_STAGE, username)
     line.approved_start, line.approved_end, line.approved_units = after_start, after_end, after_units
     if line is next(ln for ln in pa.lines if ln.decision == "Approved"):
         pa.approved_start, pa.approved_end, pa.approved_units = after_start, after_end, after_units
@@ -227,7 +235,6 @@ def preservice_appeal_refusal(session: Session, pa: PaRequest, today: date) -> s
     return None
 
 
-APPEAL_STAGE = "Pre-service appeal"  # the stage of a document sent with a pre-service appeal
 
 
 def file_preservice_appeal(session: Session, pa: PaRequest, urgency: str, argument: str, contact: str, phone: str,
@@ -243,13 +250,18 @@ def file_preservice_appeal(session: Session, pa: PaRequest, urgency: str, argume
                         submitted_by=username)
     session.add(appeal)
     appeal.request = pa
-    if document is not None:
-        upload, document_type = document
-        pa.attachments.append(PaAttachment(document_type=document_type, **stored_file_values(upload),
-                                           stage=APPEAL_STAGE, uploaded_at=clock.now(), uploaded_by=username))
+    _file_document(pa, document, APPEAL_STAGE, username)
     note = f"{urgency} pre-service appeal {appeal.reference_number} received; decision due {due:%m/%d/%Y %H:%M}."
     _event(pa, "Appeal received", note, username)
     _letter(session, pa, f"Pre-service appeal received - {appeal.reference_number}", note)
     if rules_for(pa.payer_id).immediate_preservice_appeal:
         decide_preservice_appeal(session, appeal)
     return appeal
+
+
+def _file_document(pa: PaRequest, document: tuple[PdfUpload, str] | None, stage: str, username: str) -> None:
+    """File a supporting document (an upload and its type) sent at `stage` to the case's documents."""
+    if document is not None:
+        upload, document_type = document
+        pa.attachments.append(PaAttachment(document_type=document_type, **stored_file_values(upload),
+                                           stage=stage, uploaded_at=clock.now(), uploaded_by=username))

@@ -10,7 +10,6 @@ from sqlalchemy import select
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
-from admindesk.envs.common.documents.stored_files import stored_file_values
 from admindesk.envs.common.documents.uploads import PdfUpload, UploadError, read_pdf_upload
 from admindesk.envs.common.web import current_username, db
 from admindesk.envs.payer_portal_a import auth_lifecycle as lifecycle
@@ -22,7 +21,7 @@ from admindesk.envs.payer_portal_a.lifecycle_forms import (
     WithdrawForm,
 )
 from admindesk.envs.payer_portal_a.lifecycle_models import PeerToPeer
-from admindesk.envs.payer_portal_a.models import PaAttachment, PaRequest
+from admindesk.envs.payer_portal_a.models import PaRequest
 from admindesk.envs.payer_portal_a.web import document_type_choices
 
 pa_actions = Blueprint("pa_actions", __name__, url_prefix="/authorizations")
@@ -84,11 +83,8 @@ def change(case_number: str):
                or lifecycle.document_refusal(form.kind.data, upload is not None))
     if refusal:
         return _page(pa, "Change an approved authorization", form, "Request change", refusal, 422)
-    change_row = lifecycle.apply_change(db(), pa, line, *args, form.reason.data.strip(), current_username())
-    if upload is not None:
-        pa.attachments.append(PaAttachment(
-            document_type=form.document_type.data, **stored_file_values(upload), stage="Change request",
-            uploaded_at=clock.now(), uploaded_by=current_username()))
+    document = (upload, form.document_type.data) if upload is not None else None
+    change_row = lifecycle.apply_change(db(), pa, line, *args, form.reason.data.strip(), current_username(), document)
     db().commit()
     describe(action="change_authorization", change_number=change_row.change_number, kind=change_row.kind,
              **({"file_name": upload.filename, "sha256": upload.sha256} if upload is not None else {}))
