@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import DateTime, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from admindesk.envs.ehr_web.models import Base, Patient
+from admindesk.envs.ehr_web.models import Base, Patient, Provider
 
 # In-basket folders: letters and calls from payers, and messages between staff.
 PAYER_CORRESPONDENCE = "Payer Correspondence"
@@ -36,6 +36,32 @@ class InBasketMessage(Base):
     done_by: Mapped[str | None] = mapped_column(String(64))
 
     patient: Mapped[Patient | None] = relationship(viewonly=True)
+
+
+# What a staff message to a clinician asks of them, and how soon.
+MESSAGE_TYPES = ("Signature needed", "Peer-to-peer requested", "Documentation needed", "Clinical question", "FYI")
+MESSAGE_PRIORITIES = ("Routine", "High")
+
+
+class StaffMessage(Base):
+    """A message the desk sent to a clinician's In Basket about a patient (and an order): the
+    work only a clinician can do, such as signing an order or taking a payer's peer-to-peer."""
+
+    __tablename__ = "staff_messages"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sender: Mapped[str] = mapped_column(String(64))
+    to_npi: Mapped[str] = mapped_column(ForeignKey("providers.npi"))
+    message_type: Mapped[str] = mapped_column(String(32))
+    priority: Mapped[str] = mapped_column(String(8))
+    subject: Mapped[str] = mapped_column(String(120))
+    body: Mapped[str] = mapped_column(Text)
+    mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"))
+    order_id: Mapped[str | None] = mapped_column(String(24))
+    sent_at: Mapped[datetime] = mapped_column(DateTime)
+
+    patient: Mapped[Patient] = relationship(viewonly=True)
+    recipient: Mapped[Provider] = relationship(viewonly=True)
 
 
 class SavedQueueView(Base):

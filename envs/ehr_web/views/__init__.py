@@ -13,8 +13,11 @@ from admindesk.envs.ehr_web.views.orders import orders
 from admindesk.envs.ehr_web.views.patients import patients
 from admindesk.envs.ehr_web.views.queue_desk import queue_desk
 from admindesk.envs.ehr_web.views.queues import queues
+from admindesk.envs.ehr_web.views.staff_messages import staff_messages
 
-BLUEPRINTS = (alerts, home, inbasket, patients, chart, chart_more, coverage, orders, documents, billing, queues, queue_desk)
-# The chart's own blueprints: their edits are refused while another user holds the chart.
+BLUEPRINTS = (alerts, home, inbasket, staff_messages, patients, chart, chart_more, coverage, orders, documents, billing,
+              queues, queue_desk)
+# The chart's own blueprints: their edits are refused while another user holds the chart (a
+# message to a clinician is no chart edit).
 for _chart_blueprint in (chart, coverage, orders, documents, billing):
     _chart_blueprint.before_request(refuse_edits_to_a_locked_chart)
