@@ -114,6 +114,34 @@ def test_a_patient_note_counts_in_every_workflow(task_id, description, subject_t
     final = {"ehr_web": {"notes": [ehr_note(task_id, subject_type, ids(task_id)["mrn"], text="Appeal filed.")]}}
     assert check_passes(task_id, description, final)
 
+
+# ---- telling the physician by a note or by a staff message ----------------------------------
+
+PHYSICIAN_TOLD = "the physician is told when the call is (a note or a staff message exists)"
+EHR_COLLATERAL = "EHR writes stay on this patient's authorization, queue item, notes, messages and coverage"
+
+
+def staff_message(task_id: str, mrn: str = "") -> dict:
+    return {"id": 1, "sender": "coordinator", "to_npi": "1234567893", "message_type": "Peer-to-peer requested",
+            "priority": "High", "subject": "Peer-to-peer booked", "mrn": mrn or ids(task_id)["mrn"],
+            "order_id": ids(task_id)["orders"]["svc"], "body": "Peer-to-peer P2P-1 on 11/20 at 10:30."}
+
+
+def test_a_staff_message_to_the_physician_tells_them_as_a_note_does():
+    message = {"ehr_web": {"staff_messages": [staff_message("pa-medium-15")], "notes": []}}
+    note = {"ehr_web": {"staff_messages": [], "notes": [ehr_note("pa-medium-15", "patient", ids("pa-medium-15")["mrn"])]}}
+    assert check_passes("pa-medium-15", PHYSICIAN_TOLD, message)
+    assert check_passes("pa-medium-15", PHYSICIAN_TOLD, note)
+    empty = {"ehr_web": {"staff_messages": [], "notes": []}}
+    assert failing_guards("pa-medium-15", message, empty) == []
+
+
+def test_a_staff_message_about_another_patient_neither_tells_nor_stays_on_this_patient():
+    message = {"ehr_web": {"staff_messages": [staff_message("pa-medium-15", mrn="E0000001")], "notes": []}}
+    assert not check_passes("pa-medium-15", PHYSICIAN_TOLD, message)
+    assert EHR_COLLATERAL in failing_guards("pa-medium-15", message, {"ehr_web": {"staff_messages": [], "notes": []}})
+
+
 # ---- answering a pend the way the payer's letter asks ---------------------------------------
 
 def failing_guards(task_id: str, final: dict, initial: dict) -> list[str]:
