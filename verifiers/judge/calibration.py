@@ -131,7 +131,8 @@ def rubric_family(check: RubricCheck) -> str | None:
     """The calibration family a task's rubric check belongs to (None: no family covers it yet)."""
     if check.from_answer:
         return "answer"
-    table = check.source.query.split("[", 1)[0].split("|", 1)[0].strip()
+    # A list of selections ("[notes[...].text, staff_messages[...].body][]") is judged as its first.
+    table = check.source.query.lstrip("[ ").split("[", 1)[0].split("|", 1)[0].strip()
     family = SOURCE_FAMILIES.get(table)
     if table == "notes" and "subject_type=='order'" in check.source.query.replace(" ", ""):
         return "order_comment"
