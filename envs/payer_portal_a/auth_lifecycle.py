@@ -235,8 +235,6 @@ def preservice_appeal_refusal(session: Session, pa: PaRequest, today: date) -> s
     return None
 
 
-
-
 def file_preservice_appeal(session: Session, pa: PaRequest, urgency: str, argument: str, contact: str, phone: str,
                            username: str, document: tuple[PdfUpload, str] | None = None) -> AuthAppeal:
     """Store the appeal (with its supporting `document`, an upload and its type, filed to the

@@ -25,7 +25,7 @@ from admindesk.envs.world.claim_lines import (
     pick_denial,
 )
 from admindesk.envs.world.clinical import DONE, OPEN
-from admindesk.envs.world.identifiers import UniqueIds, case_number_format, request_channel
+from admindesk.envs.world.identifiers import UniqueIds, case_number_format
 from admindesk.envs.world.laterality import JOINT_CODES, side_modifier
 from admindesk.envs.world.models import (
     Authorization,
@@ -94,17 +94,15 @@ class PayerHistory:
                   failed_criterion: str | None = None, deliberate_error: str | None = None,
                   requested_items: tuple[str, ...] = ()) -> Authorization:
         coverage = self.coverages[order.coverage_id]
-        payer = self.payers[coverage.payer_id]
-        code = payer.payer_code[:3]
-        # The number, the end date, then the case number: the world's draws keep this order.
-        auth_number = self.ids.draw(lambda r: f"{code}{decided:%y}{r.randrange(100000, 999999)}")
-        end = order.planned_date + timedelta(days=self.rng.choice((30, 60, 90, 180)))
-        case_number = self.ids.draw(lambda r: case_number_format(payer.portal, decided, r.randrange(10000000, 99999999)))
+        code = self.payers[coverage.payer_id].payer_code[:3]
         auth = Authorization(
-            auth_number=auth_number, payer_id=coverage.payer_id, member_id=coverage.member_id, mrn=order.mrn,
-            code=order.code, units=order.units, start=order.planned_date - timedelta(days=3), end=end,
-            status=status, order_id=order.id, case_number=case_number,
-            channel=request_channel(payer.portal, case_number),
+            auth_number=self.ids.draw(lambda r: f"{code}{decided:%y}{r.randrange(100000, 999999)}"),
+            payer_id=coverage.payer_id, member_id=coverage.member_id, mrn=order.mrn,
+            code=order.code, units=order.units, start=order.planned_date - timedelta(days=3),
+            end=order.planned_date + timedelta(days=self.rng.choice((30, 60, 90, 180))),
+            status=status, order_id=order.id,
+            case_number=self.ids.draw(lambda r: case_number_format(self.payers[coverage.payer_id].portal, decided,
+                                                                   r.randrange(10000000, 99999999))),
             decision_reason=reason, failed_criterion=failed_criterion, deliberate_error=deliberate_error,
             requested_items=requested_items,
         )

@@ -25,12 +25,12 @@ def case_number_format(portal: str, decided: date, serial: int) -> str:
     return f"PL-{decided:%Y}-{serial:08d}" if portal == "a" else f"KM-P-{decided:%y}-{serial:08d}"
 
 
-def request_channel(portal: str, case_number: str) -> str:
-    """How the office filed a request on file: Keystone lists every request made before its
-    portal took precertifications online as "On file", and those came by fax; at the
-    ProviderLink payers one request in four was faxed (by its case serial), the rest entered
-    on the portal."""
-    return "Fax" if portal == "b" or int(case_number.rsplit("-", 1)[1]) % 4 == 0 else "Portal"
+def request_channel(case_number: str) -> str:
+    """How the office filed a request on file, read from its case number (`case_number_format`):
+    Keystone (KM-) lists every request made before its portal took precertifications online as
+    "On file", and those came by fax; at the ProviderLink payers (PL-) one request in four was
+    faxed (by its case serial), the rest entered on the portal."""
+    return "Fax" if case_number.startswith("KM-") or int(case_number.rsplit("-", 1)[1]) % 4 == 0 else "Portal"
 
 
 class UniqueIds:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from admindesk.envs.world.identifiers import request_channel
+
 Facts = tuple[tuple[str, str], ...]
 
 _FROZEN = dict(frozen=True, slots=True)
@@ -293,9 +295,7 @@ class Authorization:
     named by `failed_criterion`). A denial that contradicts the payer's own rules exists
     only on purpose and says so in `deliberate_error`. A pended request lists in
     `requested_items` what the payer asked for. `recorded`: the desk entered an approval on
-    its open order when it came (a completed order's approval always is). `channel`: how the
-    office filed the request, "Portal" or "Fax" (`request_channel`); the fax app's outbox holds
-    the faxed ones only.
+    its open order when it came (a completed order's approval always is).
     """
 
     auth_number: str
@@ -309,12 +309,17 @@ class Authorization:
     status: str
     order_id: str | None
     case_number: str
-    channel: str
     decision_reason: str = ""
     failed_criterion: str | None = None
     deliberate_error: str | None = None
     requested_items: tuple[str, ...] = ()
     recorded: bool = False
+
+    @property
+    def channel(self) -> str:
+        """How the office filed the request, "Portal" or "Fax" (the fax app's outbox holds the
+        faxed ones only)."""
+        return request_channel(self.case_number)
 
 
 @dataclass(**_FROZEN)

@@ -18,6 +18,7 @@ import json
 import multiprocessing
 import re
 from concurrent.futures import ProcessPoolExecutor
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -73,27 +74,28 @@ def snapshot_digest(snapshot: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def _load_moment(index: int, row: Any) -> tuple[str, Any]:
+    """A page-image audit row's group: the moment it was made; every other row is its own."""
+    if isinstance(row, dict) and str(row.get("endpoint", "")).endswith("page_image"):
+        return "page_images", row.get("at")
+    return "row", index
+
+
 def comparable(snapshot: dict[str, Any]) -> dict[str, Any]:
     """The snapshot as a replay compares it. A document viewer's page images load at once, and
     the app serves them in whatever order they arrive, so each run of page-image audit rows made
-    at the same moment is compared as a set (ordered by path, ids left out); every other row
+    at the same moment is compared as a set (ordered by content, ids left out); every other row
     keeps its place and id."""
     audit = snapshot.get(AUDIT_TABLE)
     if not isinstance(audit, list):
         return snapshot
     rows: list[Any] = []
-    run: list[dict[str, Any]] = []
-    for row in [*audit, None]:
-        if (isinstance(row, dict) and str(row.get("endpoint", "")).endswith("page_image")
-                and (not run or row.get("at") == run[0].get("at"))):
-            run.append({key: value for key, value in row.items() if key != "id"})
-            continue
-        rows.extend(sorted(run, key=lambda r: json.dumps(r, sort_keys=True, default=str)))
-        run = []
-        if isinstance(row, dict) and str(row.get("endpoint", "")).endswith("page_image"):
-            run.append({key: value for key, value in row.items() if key != "id"})
-        elif row is not None:
-            rows.append(row)
+    for (kind, _), group in groupby(enumerate(audit), key=lambda pair: _load_moment(*pair)):
+        members = [row for _, row in group]
+        if kind == "page_images":
+            members = sorted(({key: value for key, value in row.items() if key != "id"} for row in members),
+                             key=lambda row: json.dumps(row, sort_keys=True, default=str))
+        rows.extend(members)
     return {**snapshot, AUDIT_TABLE: rows}
 
 
@@ -141,9 +143,8 @@ def compare_records(episode: str, recorded: EpisodeRecord, replayed: EpisodeReco
         mine, theirs = recorded.final_snapshots.get(app), replayed.final_snapshots.get(app)
         if mine is None or theirs is None:
             findings.append(ReplayFinding(episode=episode, app=app, what="the final snapshot is missing on one side"))
-        elif snapshot_digest(comparable(mine)) != snapshot_digest(comparable(theirs)):
-            findings.append(ReplayFinding(episode=episode, app=app,
-                                          what=_first_difference(comparable(mine), comparable(theirs))))
+        elif snapshot_digest(mine := comparable(mine)) != snapshot_digest(theirs := comparable(theirs)):
+            findings.append(ReplayFinding(episode=episode, app=app, what=_first_difference(mine, theirs)))
     for kind in ("downloads", "uploads"):
         mine = sorted((f.name, f.sha256) for f in getattr(recorded, kind))
         theirs = sorted((f.name, f.sha256) for f in getattr(replayed, kind))

@@ -53,7 +53,7 @@ def compose(mrn: str):
     db().add(message)
     db().commit()
     describe(message_id=message.id, to_npi=message.to_npi, order_id=message.order_id)
-    flash(f"Message sent to {db().get(Provider, message.to_npi).display_name}.", "success")
+    flash(f"Message sent to {message.recipient.display_name}.", "success")
     return redirect(url_for("staff_messages.sent_message", message_id=message.id))
 
 

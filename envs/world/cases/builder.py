@@ -21,7 +21,7 @@ from admindesk.envs.world.cases.appeals import appeals_on_file, as_filed
 from admindesk.envs.world.cases.duplicates import link_duplicates
 from admindesk.envs.world.cases.ids import CaseIds
 from admindesk.envs.world.faxes import FaxInbox
-from admindesk.envs.world.identifiers import phone_number, request_channel
+from admindesk.envs.world.identifiers import phone_number
 from admindesk.envs.world.models import (
     Adjustment,
     Authorization,
@@ -324,13 +324,11 @@ class _Builder:
             # A pend asks for what the service needs, as the world's pends and the payer's letter do.
             rule = service_rule(order.code)
             requested = (rule.records_needed,) if spec.status == "Pended" and rule is not None else ()
-            case_number = self.ids.case_number(payer.portal, order.ordered_on, index)
             auth = Authorization(
                 auth_number=self.ids.auth_number(payer.payer_code, order.ordered_on, index), payer_id=payer.id,
                 member_id=coverage.member_id, mrn=patient.mrn, code=order.code, units=spec.units or order.units,
-                start=start, end=end, status=spec.status, order_id=order.id, case_number=case_number,
-                channel=request_channel(payer.portal, case_number), requested_items=requested,
-                recorded=spec.recorded)
+                start=start, end=end, status=spec.status, order_id=order.id, case_number=self.ids.case_number(payer.portal, order.ordered_on, index),
+                requested_items=requested, recorded=spec.recorded)
             if spec.status == "Denied":
                 auth = self._denial(f"payer_history.requests.{index}", auth, order, coverage, payer, docs)
             self.auth_by_key[spec.key] = auth
