@@ -25,6 +25,10 @@ def evaluate_query(check: QueryCheck, view: EpisodeView) -> CheckResult:
         want, got = parse_date(expected), parse_date(actual)
         return verdict(want is not None and want == got, subject, f"the date {want}", actual,
                        expected=expected, actual_date=got.isoformat() if got else None)
+    if check.op == "date_after":
+        want, got = parse_date(expected), parse_date(actual)
+        return verdict(want is not None and got is not None and got > want, subject, f"a date after {want}", actual,
+                       expected=expected, actual_date=got.isoformat() if got else None)
     if check.op == "contains":
         ok = (any(values_equal(item, expected) for item in actual) if isinstance(actual, list)
               else text_contains(actual, expected))

@@ -10,7 +10,7 @@ from admindesk.schema.app_names import AppName
 from admindesk.schema.check_base import AppQuery, CheckBase, listed, require_pattern
 from admindesk.schema.values import ValueSpec
 
-QueryOp = Literal["equals", "contains", "regex", "count", "one_of", "range", "date_equals"]
+QueryOp = Literal["equals", "contains", "regex", "count", "one_of", "range", "date_equals", "date_after"]
 
 
 class QueryCheck(CheckBase):
@@ -18,7 +18,8 @@ class QueryCheck(CheckBase):
 
     `equals` (case and spacing aside), `contains` (a list holding the value, or text
     holding it as whole words), `regex`, `count` (of a list; `expected` or `min`/`max`),
-    `one_of`, `range` (numeric `min`..`max`), `date_equals` (any common date format).
+    `one_of`, `range` (numeric `min`..`max`), `date_equals` (any common date format), `date_after`
+    (a date later than `expected`: a new follow-up date set after the task's day).
     """
 
     kind: Literal["query"] = "query"

@@ -32,6 +32,7 @@ SKILLS: dict[str, str] = {
     "level1_appeal": "first-level appeal or reconsideration of a denied claim, with its proof",
     "fax_appeal": "file an appeal on paper: the letter and records to the payer's appeals fax with a cover sheet",
     "level2_appeal": "second-level appeal after a first level that did not overturn in full",
+    "appeal_follow_up": "follow up an appeal already at the payer: its status or decision recorded, nothing filed twice",
     "external_review": "request independent external review after the payer's appeals",
     "underpayment_appeal": "appeal a claim paid below the contracted amount",
     "recoupment": "answer a payer's overpayment recoupment of a paid claim",

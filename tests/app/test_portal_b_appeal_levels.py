@@ -128,6 +128,10 @@ def test_upheld_then_level_two_then_overturned_reprocesses_claim(client, claim):
     assert claim_row["status"] == "Paid" and claim_row["paid_amount"] == round(claim.billed_amount * 0.6, 2)
     assert reprocessed["claim_number"] == claim.claim_number and reprocessed["paid_amount"] == claim_row["paid_amount"]
     assert len(my_letters(snapshot)) == 2
+    # The EOB tab leads with the reprocessed payment and lists the original beneath it.
+    page = client.get(f"/claims/{claim.claim_number}?tab=eob").get_data(as_text=True)
+    assert page.index(reprocessed["eob_id"]) < page.index("EOB History") < page.index("Original")
+    assert f"${reprocessed['paid_amount']:,.2f}" in page.split("EOB History")[0]
     assert_refused(client, client.snapshot(), file_appeal(client, claim, level="External review",
                                                           kind="Clinical appeal"), "overturned the denial")
 

@@ -156,6 +156,14 @@ def test_policy_detail_shows_criteria_and_codes(client):
     assert "Apnea-Hypopnea Index (AHI) &gt;= 15" in dme
 
 
+def test_a_drug_policy_gives_each_code_its_limit_in_billing_units(client):
+    page = client.get("/policies/KM-RX-501").get_data(as_text=True)
+    row = page.split("<td>J1745</td>", 1)[1].split("</tr>", 1)[0]
+    assert "<td>10 mg</td><td>100</td>" in row  # infliximab up to 1,000 mg, not the policy's 12 services
+    assert "By code, in billing units" in page
+    assert "Max Billing Units" not in client.get("/policies/KM-RAD-101").get_data(as_text=True)
+
+
 def test_fax_only_policy_offers_fax_form(client):
     page = client.get("/policies/KM-SLP-301").get_data(as_text=True)
     assert "Fax submission required" in page and "Download Blank Precertification Request Fax Form" in page

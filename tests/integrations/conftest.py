@@ -1,11 +1,13 @@
 """Fixtures for the integration tests: the apps run by `admindesk serve` in a child process."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -26,6 +28,27 @@ class ServedApps:
     pid: int
 
 
+# serve binds the apps on consecutive ports from its base port.
+SERVED_PORTS = 8
+
+
+def free_port_run(count: int) -> int:
+    """A base port with `count` consecutive loopback ports free a moment ago (one free port is
+    not enough: on a busy machine a later app of the run found its port taken)."""
+    while True:
+        base = free_port()
+        if base + count > 65535:
+            continue
+        try:
+            with contextlib.ExitStack() as held:
+                for port in range(base, base + count):
+                    sock = held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+                    sock.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+
+
 @pytest.fixture(scope="module")
 def served_apps(tmp_path_factory):
     """`admindesk serve --token T` in a child process; yields its printed token and ports."""
@@ -33,7 +56,7 @@ def served_apps(tmp_path_factory):
     out = tmp_path_factory.mktemp("serve") / "serve.out"
     with open(out, "wb") as sink:
         child = subprocess.Popen(
-            [shutil.which("admindesk") or "admindesk", "serve", f"--base-port={min(free_port(), 65000)}",
+            [shutil.which("admindesk") or "admindesk", "serve", f"--base-port={free_port_run(SERVED_PORTS)}",
              f"--token={token}"], stdout=sink, stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
     try:
@@ -50,6 +73,7 @@ def served_apps(tmp_path_factory):
         assert len(printed) == 2, f"serve did not print its token and ports:\n{out.read_text()}"
         yield ServedApps(token=printed["bench token"], ports=json.loads(printed["ports"]), pid=child.pid)
     finally:
-        os.killpg(child.pid, signal.SIGTERM)
-        child.wait(timeout=30)
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGTERM)
+            child.wait(timeout=30)
 

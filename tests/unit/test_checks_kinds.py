@@ -58,6 +58,16 @@ def test_date_equals_passes_across_formats_and_fails_off_by_one_day():
     assert "expected the date 2026-11-17" in result.explanation and "2026-11-18" in result.explanation
 
 
+@pytest.mark.parametrize("start, ok", [("2026-11-18", True), ("11/18/2026", True), ("2026-11-17", False),
+                                       ("2026-11-16", False), (None, False)])
+def test_date_after_needs_a_later_date_in_any_format(start, ok):
+    spec = {**APPROVED_START, "op": "date_after", "expected": "11/17/2026"}
+    record = broken(lambda s: s["payer_portal_a"]["pa_requests"][0].update(approved_start=start))
+    result = run(spec, record)
+    assert result.passed is ok
+    assert "a date after 2026-11-17" in result.explanation
+
+
 def test_equals_fails_on_the_right_number_for_the_wrong_patient():
     spec = {"kind": "query", "app": "payer_portal_a", "query": "pa_requests[?member_id=={{m}}].auth_number | [0]",
             "params": {"m": MEMBER}, "op": "equals", "expected": AUTH_NUMBER}

@@ -36,8 +36,11 @@ def test_the_sample_is_fixed_for_a_day_and_changes_across_days(suite):
     assert stratified_sample(suite, 12, DAYS[0]) == stratified_sample(suite, 12, DAYS[0])
     draws = {tuple(task.id for task in stratified_sample(suite, 12, day)) for day in DAYS}
     assert len(draws) >= 15
-    covered = {task.id for day in DAYS for task in stratified_sample(suite, 12, day)}
-    assert len(covered) >= 100  # over weeks, CI walks most of the suite
+    # Over six weeks CI walks most of the suite (the draw favours templates not drawn yet, so
+    # tasks of the large templates come up less often).
+    six_weeks = [DAYS[0] + timedelta(days=n) for n in range(42)]
+    covered = {task.id for day in six_weeks for task in stratified_sample(suite, 12, day)}
+    assert len(covered) >= 0.85 * len(suite)
 
 
 def test_a_small_sample_still_takes_every_cell_and_a_large_one_is_the_suite(suite):

@@ -124,7 +124,9 @@ class CalibrationItem(BaseModel):
 # (EHR notes about an order are order comments; other notes are reasoning notes).
 SOURCE_FAMILIES = {"appeals": "appeal_letter", "auth_appeals": "appeal_letter", "outbound_faxes": "cover_sheet",
                    "precert_requests": "clinical_summary", "pa_requests": "clinical_summary",
-                   "authorization_history": "note", "corrected_claims": "note", "notes": "note"}
+                   "authorization_history": "note", "corrected_claims": "note", "notes": "note",
+                   # A staff message tells the ordering physician what an order comment would: the same genre.
+                   "staff_messages": "order_comment"}
 
 
 def rubric_family(check: RubricCheck) -> str | None:

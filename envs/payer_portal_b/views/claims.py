@@ -71,7 +71,11 @@ def detail(claim_number: str):
                                  .order_by(ClaimLine.line_no)))
     adjustments = list(session.scalars(select(ClaimAdjustment).where(ClaimAdjustment.claim_number == claim_number)
                                        .order_by(ClaimAdjustment.line_no, ClaimAdjustment.id)))
-    eob = session.scalars(select(ExplanationOfBenefits).where(ExplanationOfBenefits.claim_number == claim_number)).first()
+    # A claim reprocessed after an appeal or a corrected claim has a later EOB: the tab shows the
+    # latest (its payment and appeal rights) and lists them all.
+    eobs = list(session.scalars(select(ExplanationOfBenefits).where(ExplanationOfBenefits.claim_number == claim_number)
+                                .order_by(ExplanationOfBenefits.paid_on, ExplanationOfBenefits.eob_id)))
+    eob = eobs[-1] if eobs else None
     descriptions = {(a.code_set, a.code): a.description for a in session.scalars(select(AdjustmentCode))}
     appeals = list(session.scalars(select(Appeal).where(Appeal.claim_number == claim_number).order_by(Appeal.appeal_id)))
     corrected = list(session.scalars(select(CorrectedClaim).where(CorrectedClaim.original_claim_number == claim_number)
@@ -80,5 +84,5 @@ def detail(claim_number: str):
     days_left = (eob.appeal_deadline - clock.today()).days if eob else None
     describe(record_type="claim", record_id=claim_number, tab=tab)
     return render_template("claim_detail.html", claim=claim, tab=tab, lines=lines, adjustments=adjustments,
-                           eob=eob, descriptions=descriptions, appeals=appeals, corrected=corrected, rendering=rendering,
+                           eob=eob, eobs=eobs, descriptions=descriptions, appeals=appeals, corrected=corrected, rendering=rendering,
                            days_left=days_left)

@@ -61,9 +61,12 @@ def detail(policy_number: str):
                               .where(PolicyCode.policy_number == policy_number).order_by(ProcedureCode.code)))
     requirements = {r.code: requirement_text(r) for r in db().scalars(
         select(DmeRequirement).where(DmeRequirement.policy_number == policy_number))}
+    # A drug's limit is counted in its own billing unit (J1745: 10 mg), code by code.
+    billing_limits = {link.code: (link.billing_unit, link.max_billing_units) for link in db().scalars(
+        select(PolicyCode).where(PolicyCode.policy_number == policy_number, PolicyCode.max_billing_units.is_not(None)))}
     describe(record_type="policy", record_id=policy_number, tab="document")
     return render_template("policy_detail.html", policy=policy, codes=codes, requirements=requirements,
-                           payer=payer())
+                           billing_limits=billing_limits, payer=payer())
 
 
 @policies.get("/<policy_number>/fax-form.pdf")

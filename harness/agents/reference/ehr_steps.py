@@ -110,6 +110,22 @@ def set_work_item(work: Work, status: str, note: str = "") -> None:
         raise ScriptFailed(f"the work item did not take status {status!r}")
 
 
+def send_staff_message(work: Work, *, message_type: str, subject: str, body: str, priority: str = "Routine") -> None:
+    """From the order page, "Message provider" (the form comes addressed to the ordering
+    provider, about this order); type, priority, subject and text, then Send."""
+    actor = work.actor
+    back_to_order(work)
+    actor.click("a:has-text('Message provider')")
+    actor.select_option("select[name=message_type]", message_type)
+    if priority != "Routine":
+        actor.select_option("select[name=priority]", priority)
+    actor.fill("input[name=subject]", subject)
+    actor.fill("textarea[name=body]", body)
+    actor.click("button:text-is('Send message')")
+    if not actor.count(".alert-success:has-text('Message sent to')"):
+        raise ScriptFailed(f"the staff message was not sent: {work.env.page_locator('.error, .alert').all_inner_texts()}")
+
+
 # The Verify coverage form's results, by the verification status each one stores.
 VERIFICATION_RESULT_LABELS = {"Verified - Active": "Active", "Verified - Inactive": "Inactive",
                               "Unable to Verify": "Unable to verify"}

@@ -25,17 +25,33 @@ def open_portal_a(work: Work) -> None:
     work.open_app_tab(PORTAL_A_TAB, "portal_a_tab")
 
 
-def manual_chapter(work: Work, payer_id: str, title: str) -> str:
-    """The payer's space (Payer Spaces), its provider manual, and the text of one chapter."""
+def _payer_space_tab(work: Work, payer_id: str, tab: str) -> None:
+    """Payer Spaces, the payer's space, then one of its tabs."""
     open_portal_a(work)
     actor = work.actor
     actor.click("nav.top-tabs a:has-text('Payer Spaces')")
     actor.click(f"main table a:text-is('{payer_name(payer_id)}')")
-    actor.click("ul.tabs-local a:text-is('Provider manual')")
+    actor.click(f"ul.tabs-local a:text-is('{tab}')")
+
+
+def _section_text(work: Work, payer_id: str, selector: str, what: str) -> str:
+    if not work.actor.count(selector):
+        raise ScriptFailed(f"{payer_name(payer_id)}'s {what}")
+    return " ".join(work.actor.text(selector).split())
+
+
+def manual_chapter(work: Work, payer_id: str, title: str) -> str:
+    """The payer's space (Payer Spaces), its provider manual, and the text of one chapter."""
+    _payer_space_tab(work, payer_id, "Provider manual")
     chapter = f"xpath=//section[starts-with(@id, 'chapter-')][h3[contains(., '{title}')]]"
-    if not actor.count(chapter):
-        raise ScriptFailed(f"{payer_name(payer_id)}'s manual has no chapter {title!r}")
-    return " ".join(actor.text(chapter).split())
+    return _section_text(work, payer_id, chapter, f"manual has no chapter {title!r}")
+
+
+def payer_news(work: Work, payer_id: str, title: str) -> str:
+    """The payer's space, its News & announcements, and the text of the item titled `title`."""
+    _payer_space_tab(work, payer_id, "News & announcements")
+    item = f"xpath=//article[h3[contains(., '{title}')]]/p"
+    return _section_text(work, payer_id, item, f"announcements have no item {title!r}")
 
 
 def check_eligibility(work: Work, member_id: str, payer_id: str, service_day: date) -> str:

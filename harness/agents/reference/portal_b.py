@@ -1,6 +1,7 @@
 """Keystone Mutual's portal (portal B) gestures: sign in, eligibility, precertification."""
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timedelta
 
 from admindesk.harness.agents.reference.work import Work, parse_us_date
@@ -161,6 +162,33 @@ def open_precert(work: Work, reference: str) -> dict[str, str]:
         decision.update(auth_number=actor.fact("Authorization Number"), units=actor.fact("Approved Units"),
                         start=start.strip(), end=end.strip())
     return decision
+
+
+def request_change(work: Work, change_type: str, reason: str, *, new_start: date | None = None,
+                   new_end: date | None = None) -> dict[str, str]:
+    """On the open precertification, "Request a Change": the change type, the new first or last
+    date, the clinical reason; returns the determination shown after it was approved."""
+    actor = work.actor
+    form = "section[aria-labelledby='change-title'] form"  # the page's other forms have a reason field too
+    actor.select_option(f"{form} select[name=change_type]", change_type)
+    if new_start:
+        actor.fill(f"{form} input[name=new_start]", portal_b_date(new_start))
+    if new_end:
+        actor.fill(f"{form} input[name=new_end]", portal_b_date(new_end))
+    actor.fill(f"{form} textarea[name=reason]", reason)
+    actor.click(f"{form} button:text-is('Submit Change Request')")
+    if not actor.count(f".alert-success:has-text('{change_type} approved')"):
+        errors = work.env.page_locator("main .error, main .field-error, main .alert").all_inner_texts()
+        raise ScriptFailed(f"Keystone Mutual refused the {change_type.lower()}: {' | '.join(errors)[:400]}")
+    start, end = actor.fact("Approved Dates").split("\u2013")
+    return {"auth_number": actor.fact("Authorization Number"), "units": actor.fact("Approved Units"),
+            "start": start.strip(), "end": end.strip()}
+
+
+def appeal_decided_on(work: Work) -> date | None:
+    """The open appeal's decision date, from its status timeline ("<date> - Decision: ...")."""
+    decided = re.search(r"(\d\d-[A-Z][a-z]{2}-\d{4})\s*\W\s*Decision:", work.actor.text("main ol.timeline"))
+    return shown_date(decided.group(1)) if decided else None
 
 
 def shown_date(text: str) -> date:

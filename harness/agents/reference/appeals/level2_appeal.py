@@ -62,12 +62,12 @@ def _portal_a_decision(work: Work) -> dict[str, str]:
 def _portal_b_decision(work: Work, next_level: str) -> dict[str, str]:
     actor = work.actor
     status = actor.text("#appeal-status")
-    decided = re.search(r"(\d\d-[A-Z][a-z]{2}-\d{4})\s*\W\s*Decision:", actor.text("main ol.timeline"))
+    decided = portal_b.appeal_decided_on(work)
     if decided is None:
         raise ScriptFailed(f"appeal shows no decision date: {status}")
     shown = {"decision": status.split("Decision:")[-1].strip(),
              "reason": actor.text("section[aria-labelledby='appeal-status'] p"),
-             "decided": portal_b.shown_date(decided.group(1)).strftime("%m/%d/%Y")}
+             "decided": decided.strftime("%m/%d/%Y")}
     actor.click("main a:has-text('Appeal Status')")
     window = KEYSTONE_WINDOWS[next_level].search(" ".join(actor.text("main p.lede").split()))
     if window is None:

@@ -93,11 +93,13 @@ def download_proof_fax(work: Work, basis: str) -> None:
     sender's number and recognised by reading its pages."""
     if basis == "auth":
         auth = work.need("auth_number")
-        spec = next(f for f in work.case["faxes"] if f.get("about"))
+        spec = next((f for f in work.case["faxes"] if f.get("about")), None)
         wanted, what = (lambda text: auth in text and "approved" in text.lower()), f"the approval of {auth}"
     else:
-        spec = next(f for f in work.case["faxes"] if f.get("from_number"))
+        spec = next((f for f in work.case["faxes"] if f.get("from_number")), None)
         wanted, what = (lambda text: re.search(r"Status:\s*ACCEPTED", text) is not None), "an acceptance report"
+    if spec is None:  # another patient's denial (the wrong-patient control) can call for proof this case lacks
+        raise ScriptFailed(f"the case has no fax that could hold {what}")
     number = fax_steps.case_fax_number(work, spec["key"])
     # An approval letter arrives about when the authorization starts (long before the denial).
     near = parse_us_date(work.need("auth_start")) if basis == "auth" else None

@@ -28,6 +28,12 @@ def read_reference_on_order(work: Work) -> None:
     work.notes.update(ehr_auth_status=status, payer_reference=reference)
 
 
+def open_order_reference(work: Work) -> None:
+    """From the chart, the order and the payer reference its authorization section holds."""
+    ehr_steps.open_order(work)
+    read_reference_on_order(work)
+
+
 def find_on_portal_a(work: Work) -> dict[str, str]:
     """Portal A's Status Inquiry by the case number the EHR holds; the case's determination."""
     return portal_a.open_case(work, work.need("payer_reference"))
@@ -55,8 +61,7 @@ def solve(work: Work) -> None:
 
     ehr_steps.open_chart(work)
     if work.doing("review_order"):
-        ehr_steps.open_order(work)
-        read_reference_on_order(work)
+        open_order_reference(work)
     decision: dict[str, str] = {}
     if work.doing("find_request"):
         if payer_id == KEYSTONE:
