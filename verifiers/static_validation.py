@@ -165,6 +165,7 @@ CHALLENGE_WORDS: dict[str, tuple[str, ...]] = {
     "criteria_not_met": (r"criteria (are |is )?not met", r"not (meet|qualify)"),
     "non_contracted_supplier": (r"non-?contracted", r"(no|not) contract\w*", r"out[- ]of[- ]network",
                                 r"does not accept"),
+    "member_cost_share": (r"deductible", r"coinsurance", r"co-?pay\w*", r"cost[- ]share", r"patient responsibility"),
 }
 # Shorter expected values (unit counts, a frequency code "7", "Sent") occur in ordinary
 # procedure text by chance; they are too common to count as a hint.

@@ -308,6 +308,16 @@ class ClaimSpec(CaseModel):
     auth: Key | None = None
     lines: list[ClaimLineSpec] = Field(min_length=1)
     remittance: RemittanceSpec | None = None
+    # Payment posting flagged a paid claim for review (the EHR's Denials queue gets an item).
+    payment_review: bool = False
+    # The payer allowed a line below its published contract on purpose: an underpayment to find.
+    underpaid: bool = False
+
+    @model_validator(mode="after")
+    def _only_paid_claims_are_reviewed_for_payment(self):
+        if (self.payment_review or self.underpaid) and self.status not in ("Paid", "Partially Paid"):
+            raise ValueError("payment_review and underpaid are for a paid claim")
+        return self
 
     @model_validator(mode="after")
     def _pending_has_no_remittance(self):

@@ -68,7 +68,9 @@ Challenge = Literal["none", "no_auth_required", "duplicate_on_file", "coverage_t
                     "conflicting_documents", "secondary_payer",
                     # DME: the equipment's coverage criteria are not met (test value, face-to-face
                     # window); the order names a supplier the patient's plan has no contract with.
-                    "criteria_not_met", "non_contracted_supplier"]
+                    "criteria_not_met", "non_contracted_supplier",
+                    # Appeals: a low payment that is the member's cost share, not an underpayment.
+                    "member_cost_share"]
 # screens: a browser on the apps' pages; api: the apps' FHIR and PAS APIs as tools.
 Channel = Literal["screens", "api"]
 Ident = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")

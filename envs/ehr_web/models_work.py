@@ -111,6 +111,8 @@ class WorkItem(Base):
     created_on: Mapped[date] = mapped_column(Date)
     updated_at: Mapped[datetime | None] = mapped_column(DateTime)
     updated_by: Mapped[str | None] = mapped_column(String(64))
+    # Why a Denials item holds a claim that was not denied ("Low payment": paid below expected).
+    review_reason: Mapped[str | None] = mapped_column(String(32))
     appeal_reference: Mapped[str | None] = mapped_column(String(32))
     appeal_submitted_on: Mapped[date | None] = mapped_column(Date)
     supplier_id: Mapped[str | None] = mapped_column(ForeignKey("suppliers.id"))

@@ -50,6 +50,8 @@ QUEUE_BY_NAME = {queue.name: queue for queue in QUEUES.values()}
 
 # Orders not yet performed or cancelled: the chart's "open orders", the PA and DME queues' source.
 OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
+# A Denials item's review reason when payment posting flagged a paid claim.
+LOW_PAYMENT = "Low payment"
 # Adjustments that are contractual or patient share, not denials.
 NON_DENIAL_CARCS = frozenset({"45", "1", "2", "3"})
 

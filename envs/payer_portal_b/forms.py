@@ -245,8 +245,10 @@ class ClaimSearchForm(GetForm):
 
 APPEAL_RELATIONSHIPS = ["Rendering provider", "Billing office staff", "Authorized representative",
                         "Subscriber", "Parent or guardian"]
+# A payment dispute needs no attachment (the reimbursement page says so).
+PAYMENT_DISPUTE = "Payment amount"
 APPEAL_REASONS = ["Medical necessity", "Precertification / authorization on file", "Coding or billing error",
-                  "Timely filing", "Benefit or eligibility determination", "Payment amount"]
+                  "Timely filing", "Benefit or eligibility determination", PAYMENT_DISPUTE]
 APPEAL_OUTCOMES = ["Overturn the denial and pay the claim", "Reprocess the claim with corrections",
                    "Adjust the payment amount", "Reconsider the benefit determination"]
 
@@ -281,6 +283,7 @@ class AppealForm(AppealBasics):
     """Keystone Mutual's Provider Appeal Form (form KM-APL-1)."""
 
     claim_number = StringField("Claim Number", [DataRequired("Enter the claim number."), Length(max=20)])
+    attachment_1 = FileField("Attachment 1 (PDF, required except for a payment amount dispute)")
     service_date = PortalDateField("Date of Service (DD-MMM-YYYY)", [InputRequired("Enter the date of service.")])
     billed_amount = MoneyField("Billed Amount ($)", [InputRequired("Enter the billed amount."),
                                                       NumberRange(0.01, 10_000_000, "Enter an amount above $0.")],

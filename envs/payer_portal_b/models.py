@@ -31,6 +31,8 @@ class PayerProfile(Base):
     precert_fax: Mapped[str] = mapped_column(String(16))
     appeals_fax: Mapped[str] = mapped_column(String(16))
     appeal_filing_days: Mapped[int] = mapped_column(Integer)
+    # The practice's contract: a paid line is allowed this share of its billed charge.
+    allowed_share: Mapped[float] = mapped_column(Float)
 
 
 class Plan(Base):

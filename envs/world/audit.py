@@ -59,6 +59,8 @@ KINDS = {
     "co18_without_original": "a CO-18 duplicate without the paid original claim it repeats",
     "medicare_remark_on_non_medicare_plan": "N386/N115 on a plan that is not Medicare or Medicare Advantage",
     "co97_not_em_into_procedure": "a CO-97 bundling that is not an E/M without modifier 25 next to a procedure",
+    "priced_off_contract": "a paid line of a payer with a published contract allowed off it, unless the claim is "
+                           "labelled underpaid (and a labelled claim with every line on it)",
     "appeal_deadline_mismatch": "a remittance appeal deadline that is not the payer's appeal window",
     "dated_after_today": "a claim serviced or submitted, or a remittance paid, after today (a task's `now`)",
     "fax_request_before_order": "a request in the fax history faxed before the order it requests",
@@ -240,10 +242,24 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
                                f"{adjustment.rarc} on a {product} plan")
                 if adjustment.carc == "97" and not _bundles_em_into_procedure(claim, line):
                     report.add("co97_not_em_into_procedure", family, record, f"CO-97 on line {line.line_no}")
+        _audit_contract_pricing(claim, payer.allowed_share, report, family)
         remittance = world.remittance_for(claim.claim_number)
         if remittance and remittance.appeal_deadline != remittance.paid_on + timedelta(days=payer.timely_appeal_days):
             report.add("appeal_deadline_mismatch", family, record,
                        f"deadline {remittance.appeal_deadline}, window {payer.timely_appeal_days} days")
+
+
+def _audit_contract_pricing(claim: Claim, share: float | None, report: AuditReport, family: str) -> None:
+    """A paid line's allowance (charge less the contractual CO-45) is the payer's published share."""
+    if share is None:
+        return
+    off = [line.line_no for line in claim.lines if line.paid > 0 and abs(
+        line.charge - sum(a.amount for a in line.adjustments if (a.group, a.carc) == ("CO", "45"))
+        - round(line.charge * share, 2)) > 0.01]
+    if bool(off) != claim.underpaid:
+        detail = (f"line(s) {', '.join(map(str, off))} allowed off the {share:.0%} contract" if off
+                  else "labelled underpaid but every paid line is on the contract")
+        report.add("priced_off_contract", family, claim.claim_number, detail)
 
 
 def _has_paid_original(duplicate: Claim, original: Claim | None) -> bool:

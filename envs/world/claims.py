@@ -219,14 +219,16 @@ class PayerHistory:
         elif denial is not None:
             lines, status = [denied_line(line, denial) for line in submitted_lines], "Denied"
         else:
-            lines = self._adjudicate(submitted_lines)
+            lines = self._adjudicate(submitted_lines, self.payers[coverage.payer_id])
             status = "Paid" if all(line.paid > 0 for line in lines) else "Partially Paid"
         self._add_claim(order, enc, coverage, service_date, submitted, status, lines, auth_number, category,
                         paid_on, original.claim_number if original and not pending else None)
 
-    def _adjudicate(self, submitted: list[ClaimLine]) -> list[ClaimLine]:
-        """Pay each line; an E/M without modifier 25 next to a procedure is bundled into it (CO-97)."""
-        share = self.rng.uniform(0.42, 0.68)
+    def _adjudicate(self, submitted: list[ClaimLine], payer: Payer) -> list[ClaimLine]:
+        """Pay each line at the payer's contracted share (drawn per claim where no share is
+        published); an E/M without modifier 25 next to a procedure is bundled into it (CO-97)."""
+        drawn = self.rng.uniform(0.42, 0.68)  # drawn either way: the rest of the world stays as it was
+        share = payer.allowed_share or drawn
         has_procedure = any(line.code not in EVALUATION_AND_MANAGEMENT for line in submitted)
         lines = []
         for line in submitted:
@@ -242,7 +244,7 @@ class PayerHistory:
         """The paid claim a CO-18 duplicate repeats (same service, date and lines)."""
         submitted = service_date + timedelta(days=self.rng.randrange(2, 15))
         paid_on = submitted + timedelta(days=self.rng.randrange(12, 25))
-        lines = self._adjudicate(submitted_lines)
+        lines = self._adjudicate(submitted_lines, self.payers[coverage.payer_id])
         status = "Paid" if all(line.paid > 0 for line in lines) else "Partially Paid"
         return self._add_claim(order, enc, coverage, service_date, submitted, status, lines, auth_number,
                                category, paid_on, None)

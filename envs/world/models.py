@@ -29,6 +29,9 @@ class Payer:
     pa_fax: str
     appeals_fax: str
     timely_appeal_days: int
+    # The share of billed charges the practice's contract lets the payer allow on a paid line,
+    # where the payer publishes it (Keystone's fee schedule); None: priced case by case.
+    allowed_share: float | None = None
 
 
 @dataclass(**_FROZEN)
@@ -267,6 +270,12 @@ class Claim:
     auth_number: str | None
     # A CO-18 duplicate names the paid claim it duplicates.
     original_claim_number: str | None = None
+    # Payment posting flagged the payment as below what the practice expected: the EHR's
+    # Denials queue holds an item for it (a paid claim has none otherwise).
+    payment_review: bool = False
+    # The payer allowed a line less than its published contract on purpose (an underpayment to
+    # find); the audit expects exactly the labelled claims off the contract.
+    underpaid: bool = False
 
     @property
     def paid_amount(self) -> float:

@@ -42,6 +42,10 @@ _PAYERS = (
       ("MA", "Medicare Advantage", "Keystone Mutual Senior Advantage"))),
 )
 
+# Payers whose contract with the practice allows a fixed share of billed charges, published
+# on the payer's portal (Keystone's reimbursement page); the others' allowances vary by claim.
+CONTRACT_ALLOWED_SHARE = {"KMH": 0.6}
+
 # (id, name, place of service, city index)
 _FACILITIES = (
     ("FAC-HBG", "Susquehanna Valley Medical Group - Harrisburg", "11", 0),
@@ -120,7 +124,7 @@ def build_payers(ids: UniqueIds) -> tuple[tuple[Payer, ...], tuple[Plan, ...]]:
             phone=ids.draw(lambda r: phone_number(r, TOLL_FREE)),
             pa_fax=ids.draw(lambda r: phone_number(r, TOLL_FREE)),
             appeals_fax=ids.draw(lambda r: phone_number(r, TOLL_FREE)),
-            timely_appeal_days=days,
+            timely_appeal_days=days, allowed_share=CONTRACT_ALLOWED_SHARE.get(suffix),
         ))
         for plan_suffix, product, plan_name in plan_specs:
             plans.append(Plan(

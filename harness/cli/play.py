@@ -58,7 +58,8 @@ def play(task_id: str, base_port: int, card_port: int, tasks_dir: Path, judge_sp
     try:
         with PlaySession(task, base_port=base_port, card_port=card_port, judge=judge,
                          echo=lambda line: click.echo(line), attempt_file=attempt_file,
-                         participant=who, judge_spec=judge_spec) as session:
+                         participant=who, judge_spec=judge_spec,
+                         guidance_dir=guidance if (guidance := tasks_dir / "guidance").is_dir() else None) as session:
             for name in session.services.processes:
                 click.echo(f"{APP_LABELS.get(name, name):<16} {session.services.url(name)}")
             click.echo(f"bench token: {session.services.token}")

@@ -29,6 +29,7 @@ from typing import Callable, Mapping
 from urllib.parse import parse_qs
 
 from admindesk.harness.env.environment import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
+from admindesk.harness.agents.prompting import app_guidance
 from admindesk.harness.env.services import HOST, Services
 from admindesk.harness.integrations.human_attempt import (
     HumanAttempt,
@@ -108,15 +109,19 @@ class PlaySession:
     def __init__(self, task: Task, *, base_port: int = 5100, card_port: int = 5099,
                  judge: Judge | None = None, echo: Callable[[str], None] = print,
                  services: Services | None = None, attempt_file: Path | None = None,
-                 participant: Participant | None = None, judge_spec: str | None = None) -> None:
+                 participant: Participant | None = None, judge_spec: str | None = None,
+                 guidance_dir: Path | None = None) -> None:
         """With `attempt_file` and `participant`, the first Done writes the human-baseline
-        attempt (harness/integrations/human_attempt.py) there; `judge_spec` names `judge`."""
+        attempt (harness/integrations/human_attempt.py) there; `judge_spec` names `judge`.
+        The card shows the apps' guidance from `guidance_dir` (default: the suite's), as an
+        agent in the general prompt mode reads it."""
         if (attempt_file is None) != (participant is None):
             raise ValueError("a human-baseline attempt needs both its file and its participant")
         self.task, self.judge, self.echo = task, judge, echo
         self.attempt_file, self.participant, self.judge_spec = attempt_file, participant, judge_spec
         self.services = services or Services(base_port=base_port)
         self.card_port = card_port
+        self.conventions = app_guidance(guidance_dir)
         self.result: TaskResult | None = None
         self.seconds_on_task: float | None = None
         self.started_at = 0.0
@@ -243,6 +248,8 @@ color:#1a1a1a}}pre{{white-space:pre-wrap;background:#f2f2f2;padding:1rem}}button
 padding:.5rem 1.5rem}}textarea{{width:100%}}</style></head><body>
 <h1>Task {esc(task.id)}</h1>{timer}<p id="goal">{esc(task.goal)}</p>
 {f'<h2>Guidance</h2><ol>{guidance}</ol>' if guidance else ''}
+<details id="conventions"><summary>How the applications work, and the desk's conventions</summary>
+<pre>{esc(self.conventions)}</pre></details>
 <p>Start here: <a id="start" href="{esc(start)}" target="_blank">{esc(start)}</a>
 (sign in as <b>{DEFAULT_USERNAME}</b> / <b>{DEFAULT_PASSWORD}</b>).</p><h2>Apps</h2><ul>{apps}</ul>
 <form method="post" action="/done">

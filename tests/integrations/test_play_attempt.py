@@ -53,6 +53,12 @@ def test_the_first_done_writes_the_attempt_with_the_protocols_fields(played):
     assert attempt.finished_at >= attempt.started_at and attempt.seconds == round(session.seconds_on_task, 1)
 
 
+def test_the_card_shows_the_apps_guidance_an_agent_reads(played):
+    card = played["card_before"]
+    assert "How the applications work, and the desk's conventions</summary>" in card
+    assert "The desk&#x27;s conventions (every work item)" in card  # tasks/guidance/ehr_web.md
+
+
 def test_only_the_first_done_counts(played):
     assert played["file"].read_text(encoding="utf-8") == played["first"]
     assert any("kept as the first Done wrote it" in line for line in played["printed"])

@@ -102,6 +102,13 @@ def _inject(world, kind):
         claim = _paid_claim(world, category="imaging")
         bad = _with_first_line_adjustment(claim, Adjustment("CO", "97", "N20", claim.lines[0].charge))
         return _swap(world, "claims", claim, bad), claim.claim_number
+    if kind == "priced_off_contract":
+        # Keystone allows its published share: a line priced $10 lower, the write-off $10 higher.
+        claim = next(c for c in world.claims if c.payer_id == "PYR-KMH" and c.paid_amount > 0)
+        line = claim.lines[0]
+        cut = replace(line, paid=round(line.paid - 10, 2), adjustments=tuple(
+            replace(a, amount=round(a.amount + 10, 2)) if a.carc == "45" else a for a in line.adjustments))
+        return _swap(world, "claims", claim, replace(claim, lines=(cut, *claim.lines[1:]))), claim.claim_number
     if kind == "appeal_deadline_mismatch":
         remit = world.remittances[0]
         bad = replace(remit, appeal_deadline=remit.appeal_deadline + timedelta(days=30))

@@ -81,14 +81,17 @@ def _remittance_notices(session: Session, mrns: set[str]) -> list[InBasketMessag
     for index, item in enumerate(items):
         claim, remit = item.claim, item.claim.remittance
         received = datetime.combine(remit.paid_on, time(6, 15))
+        # A low-payment item's claim was paid in full on every line: its advice reports the payment.
+        outcome, detail = (("paid", "Every line was paid; see the remittance for the adjustments.") if item.review_reason
+                           else ("denied", "One or more lines were denied; see the remittance for the adjustment codes."))
         notices.append(_message(
             index, folder=PAYER_CORRESPONDENCE, recipient=DENIAL_STAFF[index % len(DENIAL_STAFF)],
             sender=claim.payer.name, received_at=received,
-            subject=f"Remittance advice: claim {claim.claim_number} denied",
+            subject=f"Remittance advice: claim {claim.claim_number} {outcome}",
             body=(f"Check/EFT {remit.check_number} dated {remit.paid_on:%m/%d/%Y} paid {remit.paid_amount:,.2f} on "
                   f"claim {claim.claim_number} (billed {claim.total_charge:,.2f}, date of service "
-                  f"{claim.service_date:%m/%d/%Y}). One or more lines were denied; see the remittance for the "
-                  f"adjustment codes. Appeals must be received by {remit.appeal_deadline:%m/%d/%Y}."),
+                  f"{claim.service_date:%m/%d/%Y}). {detail} Appeals must be received by "
+                  f"{remit.appeal_deadline:%m/%d/%Y}."),
             mrn=claim.mrn, claim_number=claim.claim_number))
     return notices
 

@@ -1,5 +1,6 @@
 """Work-queue items seeded from the chart: open orders needing auth and services performed
-without it (Prior Auth), claims with a denied line (Denials), open DME orders (DME).
+without it (Prior Auth), claims with a denied line or flagged for a low payment (Denials), open
+DME orders (DME).
 
 Due dates follow how these desks run: a PA must be done a few days before the
 service, an appeal well before the payer's deadline, a DME referral within two weeks.
@@ -14,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.common.clock import DEFAULT_NOW
 from admindesk.envs.ehr_web import models as m, models_work as w
-from admindesk.envs.ehr_web.vocab import NON_DENIAL_CARCS, OPEN_ORDER_STATUSES
+from admindesk.envs.ehr_web.vocab import LOW_PAYMENT, NON_DENIAL_CARCS, OPEN_ORDER_STATUSES
 
 PA_STAFF = ("coordinator", "mreyes")
 DENIAL_STAFF = ("tnguyen", "rwhitman")
@@ -62,8 +63,8 @@ def seed_work_queues(session: Session, world) -> None:
     _seed_retro_items(session, world, auth_status, payer_of)
 
     remittances = {r.claim_number: r for r in world.remittances}
-    denied = [c for c in world.claims if c.claim_number in remittances and any(
-        line.paid == 0 and any(a.carc not in NON_DENIAL_CARCS for a in line.adjustments) for line in c.lines)]
+    denied = [c for c in world.claims if c.claim_number in remittances and (c.payment_review or any(
+        line.paid == 0 and any(a.carc not in NON_DENIAL_CARCS for a in line.adjustments) for line in c.lines))]
     # The latest appeal the desk filed on each claim (oldest filing first in world.appeals).
     filed = {appeal.claim_number: appeal for appeal in world.appeals}
     for index, claim in enumerate(denied):
@@ -77,7 +78,7 @@ def seed_work_queues(session: Session, world) -> None:
                                status="Appeal Filed" if appeal else ("Resolved" if worked else "New"),
                                priority="Urgent" if due <= anchor + timedelta(days=30) else "Routine",
                                assignee=_assignee(index, DENIAL_STAFF), due_date=max(due, remit.paid_on),
-                               created_on=remit.paid_on,
+                               created_on=remit.paid_on, review_reason=LOW_PAYMENT if claim.payment_review else None,
                                **(_appeal_fields(appeal) if appeal else {})))
 
     for index, order in enumerate(o for o in open_orders if o.category == "dme"):

@@ -15,8 +15,8 @@ Filing rules, checked by `filing_problems`:
   clinical (medical necessity) appeal.
 
 A decision (`decide`) writes the decision letter to the correspondence area; an
-overturned post-service appeal reprocesses the claim (Keystone's fee schedule allows 60%
-of billed charges on every overturned line) and issues a "Reprocessed" EOB with the
+overturned post-service appeal reprocesses the claim (Keystone's fee schedule allows the
+contract's share of billed charges, `contract_share`, on every overturned line) and issues a "Reprocessed" EOB with the
 payment; an overturned pre-service appeal approves the precertification.
 """
 from __future__ import annotations
@@ -46,7 +46,11 @@ DECIDED = "Decided"
 DECISION_DAYS = {"Pre-service": 30, "Post-service": 60}
 PRE_SERVICE_FILING_DAYS = 60
 NEXT_LEVEL_DAYS = {"2": 60, "External review": 120}
-ALLOWED_SHARE_OF_BILLED = 0.6
+
+
+def contract_share(session: Session) -> float:
+    """The share of billed charges the practice's contract allows (the reimbursement page's)."""
+    return session.scalars(select(PayerProfile.allowed_share)).one()
 
 
 def level_label(level: str) -> str:
@@ -151,10 +155,10 @@ def decide(session: Session, appeal: Appeal, decision: str, reason: str, decided
 def _reprocess_claim(session: Session, appeal: Appeal, lines_paid: tuple[int, ...], paid_on: date) -> float:
     claim = session.get(Claim, appeal.claim_number)
     lines = list(session.scalars(select(ClaimLine).where(ClaimLine.claim_number == claim.claim_number)))
-    before = claim.paid_amount
+    before, share = claim.paid_amount, contract_share(session)
     for line in lines:
         if not lines_paid or line.line_no in lines_paid:
-            line.paid = max(line.paid, round(line.billed * ALLOWED_SHARE_OF_BILLED, 2))
+            line.paid = max(line.paid, round(line.billed * share, 2))
     claim.paid_amount = round(sum(line.paid for line in lines), 2)
     claim.status = "Paid" if all(line.paid > 0 for line in lines) else "Partially Paid"
     payment = round(claim.paid_amount - before, 2)

@@ -22,7 +22,8 @@ every outcome is a row:
 4. Authorization: a line whose code falls under a medical policy needs the approved
    authorization number (precertification or DME request) covering the date of service;
    otherwise CO-197.
-5. "Processed": Keystone allows 60% of billed charges on every line (its fee schedule);
+5. "Processed": Keystone allows the contract's share of billed charges on every line (its
+   fee schedule, on the reimbursement page);
    the original claim becomes "Replaced".
 """
 from __future__ import annotations
@@ -43,7 +44,7 @@ from admindesk.envs.payer_portal_b.models import (
     PrecertRequest,
     Subscriber,
 )
-from admindesk.envs.payer_portal_b.rules.appeal_rules import ALLOWED_SHARE_OF_BILLED
+from admindesk.envs.payer_portal_b.rules.appeal_rules import contract_share
 
 FREQUENCY_CODES = {"7": "Replacement of prior claim", "8": "Void/cancel of prior claim"}
 CLAIM_FILING_DAYS = 180
@@ -120,7 +121,7 @@ def adjudicate(session: Session, claim: Claim, subscriber: Subscriber, facts: Co
     missing = _authorization_problem(session, claim, facts)
     if missing is not None:
         return Adjudication("Denied", missing, "CO", "197")
-    allowed = round(sum(line["charge"] for line in facts.lines) * ALLOWED_SHARE_OF_BILLED, 2)
+    allowed = round(sum(line["charge"] for line in facts.lines) * contract_share(session), 2)
     if secondary:
         paid = round(max(allowed - facts.primary_paid_amount, 0.0), 2)
         return Adjudication("Processed as secondary", f"Processed as secondary to {facts.primary_payer}: "

@@ -39,7 +39,7 @@ def _reference_data(session: Session, world) -> None:
     payer = _payer(world)
     session.add(m.PayerProfile(payer_id=payer.id, name=payer.name, payer_code=payer.payer_code,
                                phone=payer.phone, precert_fax=payer.pa_fax, appeals_fax=payer.appeals_fax,
-                               appeal_filing_days=payer.timely_appeal_days))
+                               appeal_filing_days=payer.timely_appeal_days, allowed_share=payer.allowed_share))
     benefits = load_yaml("benefits.yaml")
     for plan in world.plans:
         if plan.payer_id == payer.id:

@@ -12,7 +12,7 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
-from admindesk.envs.payer_portal_b.forms import AppealBasics, AppealForm
+from admindesk.envs.payer_portal_b.forms import PAYMENT_DISPUTE, AppealBasics, AppealForm
 from admindesk.envs.payer_portal_b.models import Appeal, Claim, ExplanationOfBenefits, PrecertRequest
 from admindesk.envs.payer_portal_b.numbering import next_appeal_id
 from admindesk.envs.payer_portal_b.portal import (
@@ -76,7 +76,8 @@ def new():
     valid = form.validate()
     claim = _check_against_claim(form) if not form.claim_number.errors else None
     uploads = _check_attachments(form, [(form.document_type_2.data, request.files.get("attachment_2"),
-                                          form.attachment_2)])
+                                          form.attachment_2)],
+                                 required=form.reason_category.data != PAYMENT_DISPUTE)
     if not valid or has_errors(form):
         describe(action="file_appeal_rejected", record_type="appeal", tab="appeal_form")
         return _render_new(form, 422)
@@ -136,10 +137,12 @@ def _render_pre_service(form, item, history, deadline, status=200):
                            payer=payer()), status
 
 
-def _check_attachments(form, extra_slots):
+def _check_attachments(form, extra_slots, required: bool = True):
+    """The form's PDFs; the first is required unless the appeal disputes the payment amount
+    (Keystone reprices a payment dispute from its own claim record)."""
     uploads = check_uploads([(form.document_type_1.data, request.files.get("attachment_1"), form.attachment_1),
                              *extra_slots])
-    if not form.attachment_1.errors and not request.files.get("attachment_1"):
+    if required and not form.attachment_1.errors and not request.files.get("attachment_1"):
         form.attachment_1.errors = ["Attach the appeal letter or supporting document (PDF)."]
     return uploads
 

@@ -66,6 +66,14 @@ def index():
                            payer=payer())
 
 
+@home.get("/reimbursement")
+def reimbursement():
+    """The practice's fee schedule under its participating agreement, and how payments are disputed."""
+    profile = payer()
+    describe(record_type="payer", record_id=profile.payer_id, tab="reimbursement")
+    return render_template("reimbursement.html", payer=profile)
+
+
 @home.get("/contacts")
 def contacts():
     """Phone and fax numbers, and the services that must be requested by fax."""

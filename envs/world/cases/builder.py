@@ -367,7 +367,8 @@ class _Builder:
                 billing_npi=facility.npi, rendering_npi=rendering, facility_id=facility.id,
                 submitted_on=spec.submitted_on, total_charge=round(sum(line.charge for line in lines), 2),
                 status=spec.status, lines=lines, order_id=order.id if order else None,
-                auth_number=self.auth_by_key[spec.auth].auth_number if spec.auth else None)
+                auth_number=self.auth_by_key[spec.auth].auth_number if spec.auth else None,
+                payment_review=spec.payment_review, underpaid=spec.underpaid)
             remittance = None
             if spec.remittance is not None:
                 paid_on = spec.remittance.paid_on

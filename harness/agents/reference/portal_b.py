@@ -197,10 +197,11 @@ def shown_date(text: str) -> date:
 
 
 def file_appeal(work: Work, claim_number: str, *, kind: str, reason: str, explanation: str, appellant: str,
-                service_day: date, billed: str, attachments: list[tuple[str, str]], level: str = "1") -> dict[str, str]:
+                service_day: date, billed: str, attachments: list[tuple[str, str]], level: str = "1",
+                outcome: str = "Overturn the denial and pay the claim") -> dict[str, str]:
     """From the claim's page, "File a Provider Appeal for this Claim" (form KM-APL-1) at `level` (1, 2 or External review):
     type, appellant (billing office staff), the claim's date of service and billed amount, reason,
-    "Overturn the denial and pay the claim", the explanation, up to two (file name, document
+    the requested outcome, the explanation, up to two (file name, document
     type) attachments and the attestation. Returns the appeal id, status and the submission and
     decision-due dates (MM/DD/YYYY) as shown."""
     actor = work.actor
@@ -219,7 +220,7 @@ def file_appeal(work: Work, claim_number: str, *, kind: str, reason: str, explan
     actor.fill("input[name=service_date]", portal_b_date(service_day))
     actor.fill("input[name=billed_amount]", billed.replace("$", "").replace(",", ""))
     actor.select_option("select[name=reason_category]", reason)
-    actor.select_option("select[name=requested_outcome]", "Overturn the denial and pay the claim")
+    actor.select_option("select[name=requested_outcome]", outcome)
     actor.fill("textarea[name=explanation]", explanation)
     for index, (file_name, document_type) in enumerate(attachments, start=1):
         if actor.read(f"select[name=document_type_{index}]").input_value() != document_type:
