@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Callable, Mapping
 from urllib.parse import parse_qs
 
-from admindesk.harness.env.environment import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
 from admindesk.harness.agents.prompting import app_guidance
+from admindesk.harness.env.environment import APP_LABELS, DEFAULT_PASSWORD, DEFAULT_USERNAME
 from admindesk.harness.env.services import HOST, Services
 from admindesk.harness.integrations.human_attempt import (
     HumanAttempt,

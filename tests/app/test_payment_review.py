@@ -40,7 +40,7 @@ def test_the_world_prices_keystone_lines_at_its_contract():
     world = build_world()
     keystone = world.payer("PYR-KMH")
     assert keystone.allowed_share == 0.6
-    paid = [line for claim in world.claims if claim.payer_id == keystone.id for line in claim.lines if line.paid > 0]
+    paid = [line for billed in world.claims if billed.payer_id == keystone.id for line in billed.lines if line.paid > 0]
     assert len(paid) > 20
     for line in paid:
         contractual = sum(a.amount for a in line.adjustments if (a.group, a.carc) == ("CO", "45"))
