@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import re
 
 import pytest
 
@@ -98,6 +99,11 @@ def test_a_flagged_low_payment_is_a_denials_item(task_clients):
     [patient] = [p for p in snapshot["patients"] if p["mrn"] == item["mrn"]]
     listing = ehr.get("/queues/denials?patient=" + patient["mrn"]).get_data(as_text=True)
     assert claim_row["claim_number"] in listing and "Low payment" in listing
+    # The remittance advice in the chart's letters reports a payment, and every link there opens.
+    letters = ehr.get(f"/patients/{item['mrn']}/letters").get_data(as_text=True)
+    assert f"Remittance advice: claim {claim_row['claim_number']} paid" in letters
+    for message_id in re.findall(r'href="/in-basket/(\d+)"', letters):
+        assert ehr.get(f"/in-basket/{message_id}").status_code == 200
     portal = task_clients["payer_portal_b"]
     start(portal, UNDERPAID_TASK)
     eob = portal.get(f"/claims/{item['claim_number']}?tab=eob").get_data(as_text=True)
