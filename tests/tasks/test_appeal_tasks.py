@@ -15,7 +15,7 @@ from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 from tests.tasks.suite_files import gaps_in_numbering, task_file_ids
 
 APPEAL_CHALLENGES = {"none", "deadline_passed", "secondary_payer", "conflicting_documents", "lookalike_patient",
-                     "fax_only_payer", "wrong_code_on_order", "duplicate_on_file"}
+                     "fax_only_payer", "wrong_code_on_order", "duplicate_on_file", "member_cost_share"}
 FILING_TABLES = {("payer_portal_a", "appeals"), ("payer_portal_a", "corrected_claims"), ("payer_portal_b", "appeals"),
                  ("payer_portal_b", "corrected_claims"), ("fax", "outbound_faxes")}
 
