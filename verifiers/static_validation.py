@@ -42,11 +42,19 @@ def _field_names(node: dict, json_columns: set[str]) -> list[str]:
         if not isinstance(child, dict):
             continue
         names += _field_names(child, json_columns)
-        # What follows a JSON column (`detail.claim`) is inside its value, not the schema.
-        if node.get("type") in ("subexpression", "projection", "value_projection") \
-                and child.get("type") == "field" and child["value"] in json_columns:
+        # What follows a JSON column (`detail.claim`, `lines[?code=='99213'].modifiers`) is
+        # inside its value, not the schema.
+        if node.get("type") in ("subexpression", "projection", "value_projection", "filter_projection") \
+                and _yields_json_column(child, json_columns):
             break
     return names
+
+
+def _yields_json_column(node: dict, json_columns: set[str]) -> bool:
+    """Whether `node` evaluates to a JSON column's value (`lines`, `[-1].lines`)."""
+    if node.get("type") == "field":
+        return node["value"] in json_columns
+    return node.get("type") == "subexpression" and _yields_json_column(node["children"][-1], json_columns)
 
 
 def check_query(query: AppQuery, case: dict | None, schema: SnapshotSchema) -> list[str]:

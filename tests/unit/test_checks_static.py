@@ -46,7 +46,8 @@ def test_problems_are_named(check, message):
 
 
 @pytest.mark.parametrize("query", ["audit_events[0].detail.claim", "audit_events[].detail.claim",
-                                   "audit_events[?detail.claim=='x'].id"])
+                                   "audit_events[?detail.claim=='x'].id",
+                                   "audit_events[-1].detail[?claim=='x'].code"])
 def test_fields_inside_json_columns_are_not_schema_errors(query):
     assert _with_check({"kind": "query", "app": "ehr_web", "query": query, "expected": "x"}) == []
 
