@@ -6,6 +6,7 @@ import json
 import shutil
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from admindesk.envs.world import build_world
@@ -63,8 +64,11 @@ def test_a_template_affects_its_tasks_and_a_task_file_only_itself(suite):
 
 
 def test_a_case_table_affects_the_tasks_of_its_rows(suite):
-    found = affected("tasks/templates/appeals/easy.cases.yml")
-    assert found["tasks"] == sorted(t.id for t in suite if t.workflow == "appeals" and t.difficulty == "easy")
+    table = "tasks/templates/appeals/easy.cases.yml"
+    rows = yaml.safe_load((REPOSITORY / table).read_text(encoding="utf-8"))["rows"]
+    found = affected(table)
+    assert len(rows) > 5 and found["tasks"] == sorted(row["id"] for row in rows)
+    assert set(found["tasks"]) <= {t.id for t in suite if t.workflow == "appeals" and t.difficulty == "easy"}
 
 
 def test_a_payer_portals_policy_affects_the_tasks_of_its_payers_and_the_world_every_task(suite):
