@@ -122,6 +122,8 @@ def test_replacement_is_processed_and_replaces_the_claim(client, claims):
     assert claim_row(client, claim.claim_number)["status"] == "Replaced"
     page = client.get(f"/claims/{claim.claim_number}?tab=corrected").get_data(as_text=True)
     assert row["corrected_claim_number"] in page and "Processed" in page
+    detail = client.get(f"/claims/corrected/{row['corrected_claim_number']}").get_data(as_text=True)
+    assert f"<dt>Paid</dt><dd>${row['paid_amount']:,.2f}</dd>" in detail and "Recouped" not in detail
     assert_refused(client, client.snapshot(), send(client, claim, lines, correction_reason="Second correction try."),
                    f"was already processed by corrected claim {row['corrected_claim_number']}")
 
@@ -132,6 +134,8 @@ def test_void_recoups_the_payment(client, claims):
     [row] = corrected_rows(client)
     assert (row["status"], row["paid_amount"]) == ("Voided", -claim.paid_amount)
     assert claim_row(client, claim.claim_number)["status"] == "Voided"
+    detail = client.get(f"/claims/corrected/{row['corrected_claim_number']}").get_data(as_text=True)
+    assert f"<dt>Recouped</dt><dd>${claim.paid_amount:,.2f}</dd>" in detail
 
 
 def test_refusals_write_nothing(client, claims):
