@@ -13,13 +13,12 @@ import re
 from dataclasses import dataclass
 
 from admindesk.harness.agents.reference import portal_b
-from admindesk.harness.agents.reference.appeals import ehr_denials
-from admindesk.harness.agents.reference.appeals.corrected_claim_steps import money
+from admindesk.harness.agents.reference.appeals import corrected_claim_steps as steps, ehr_denials
 from admindesk.harness.agents.reference.appeals.portal_appeal import follow_up_day
 from admindesk.harness.agents.reference.work import Work, parse_us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
-ADJUSTMENT = re.compile(r"^(CO|PR|OA|PI)-(\w+)\s+\$([\d,]+\.\d\d)")
+ADJUSTMENT = re.compile(r"^(CO|PR|OA|PI)-(\w+)\s+\$([\d,]+\.\d\d)", re.MULTILINE)
 CONTRACT_SHARE = re.compile(r"(\d+(?:\.\d+)?)% of the line's billed charge")
 COST_SHARE = {"1": "deductible", "2": "coinsurance", "3": "copay"}
 
@@ -31,7 +30,6 @@ class PricedLine:
     number: str
     code: str
     billed: float
-    paid: float
     contractual: float
     cost_share: dict[str, float]
 
@@ -46,27 +44,21 @@ class PricedLine:
 
 
 def read_lines(work: Work) -> list[PricedLine]:
-    """The EHR remittance's service lines with their adjustments by group and reason."""
-    rows = work.env.page_locator("section[aria-labelledby='eral-h'] tbody tr").all()
+    """The EHR remittance's service lines (the claim-lines table every claim page shows) with
+    their adjustments by group and reason."""
     lines = []
-    for row in rows:
-        cells = [cell.inner_text().strip() for cell in row.locator("td").all()]
+    for row in steps.read_claim_lines(work):
         contractual, cost_share = 0.0, {}
-        for entry in row.locator("td").nth(7).locator("div").all_inner_texts():
-            found = ADJUSTMENT.match(entry.strip())
-            if found is None:
-                raise ScriptFailed(f"unreadable adjustment on line {cells[0]}: {entry!r}")
-            group, carc, amount = found.group(1), found.group(2), money(found.group(3))
+        # One adjustment a line of the cell ("CO-45 $84.00: ..."); a remark line follows its adjustment.
+        for group, carc, amount in ADJUSTMENT.findall(row["adjustments"]):
             if (group, carc) == ("CO", "45"):
-                contractual += amount
+                contractual += steps.money(amount)
             elif group == "PR":
-                cost_share[COST_SHARE.get(carc, f"PR-{carc}")] = amount
+                cost_share[COST_SHARE.get(carc, f"PR-{carc}")] = steps.money(amount)
             else:
-                raise ScriptFailed(f"line {cells[0]} carries {group}-{carc}: not a paid line's adjustment")
-        lines.append(PricedLine(cells[0], cells[1], money(cells[5]), money(cells[6]), round(contractual, 2),
+                raise ScriptFailed(f"line {row['line']} carries {group}-{carc}: not a paid line's adjustment")
+        lines.append(PricedLine(row["line"], row["code"], steps.money(row["billed"]), round(contractual, 2),
                                 cost_share))
-    if not lines:
-        raise ScriptFailed("the remittance shows no service lines")
     return lines
 
 
