@@ -295,6 +295,17 @@ class RemittanceSpec(CaseModel):
     appeal_deadline: date | None = None
 
 
+class RecoupmentSpec(CaseModel):
+    """The payer's post-payment review: it found the claim paid twice (the same service as
+    the case's claim `duplicate_of`, paid earlier) and will take its payment back by offset
+    unless the office disputes by the notice's deadline. `payer_error`: the payer is wrong on
+    purpose (the two claims are different services), a mistake for the office to catch."""
+
+    duplicate_of: Key
+    notice_on: date
+    payer_error: bool = False
+
+
 class ClaimSpec(CaseModel):
     """A claim as the payer adjudicated it. `auth` names a request on file whose number
     the claim carries; leave it out for a claim sent without one."""
@@ -312,11 +323,16 @@ class ClaimSpec(CaseModel):
     payment_review: bool = False
     # The payer allowed a line below its published contract on purpose: an underpayment to find.
     underpaid: bool = False
+    # The payer noticed an overpayment and will recover this claim's payment.
+    recoupment: RecoupmentSpec | None = None
 
     @model_validator(mode="after")
     def _only_paid_claims_are_reviewed_for_payment(self):
-        if (self.payment_review or self.underpaid) and self.status not in ("Paid", "Partially Paid"):
-            raise ValueError("payment_review and underpaid are for a paid claim")
+        if (self.payment_review or self.underpaid or self.recoupment) and self.status not in ("Paid", "Partially Paid"):
+            raise ValueError("payment_review, underpaid and recoupment are for a paid claim")
+        if self.recoupment and (self.remittance is None or self.recoupment.notice_on <= self.remittance.paid_on):
+            raise ValueError("a recoupment notice follows the claim's payment (recoupment.notice_on after "
+                             "remittance.paid_on)")
         return self
 
     @model_validator(mode="after")
@@ -395,6 +411,7 @@ class Case(CaseModel):
         _refer("faxes", "about", self.faxes, requests)
         _refer("faxes", "order", self.faxes, orders)
         _appeals_follow_their_claims(self.payer_history.appeals, {c.key: c for c in self.claims})
+        _recoupments_name_an_earlier_claim(self.claims)
         return self
 
 
@@ -413,6 +430,20 @@ def _refer(section: str, field: str, parts: list, known: set[str]) -> None:
         if value is not None and value not in known:
             choices = ", ".join(sorted(known)) or "none defined"
             raise ValueError(f"{section}.{index}.{field}: no {value!r} in this case (known: {choices})")
+
+
+def _recoupments_name_an_earlier_claim(claims: list[ClaimSpec]) -> None:
+    """A recoupment's `duplicate_of` is another paid claim of the case, submitted earlier."""
+    by_key = {claim.key: claim for claim in claims}
+    for index, claim in enumerate(claims):
+        if claim.recoupment is None:
+            continue
+        field = f"claims.{index}.recoupment.duplicate_of"
+        other = by_key.get(claim.recoupment.duplicate_of)
+        if other is None or other is claim:
+            raise ValueError(f"{field}: name another claim of this case (known: {', '.join(sorted(by_key))})")
+        if other.status not in ("Paid", "Partially Paid") or other.submitted_on >= claim.submitted_on:
+            raise ValueError(f"{field}: claim {other.key!r} must be paid and submitted before {claim.key!r}")
 
 
 def _appeals_follow_their_claims(appeals: list[AppealOnFileSpec], claims: dict[str, ClaimSpec]) -> None:

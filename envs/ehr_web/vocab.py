@@ -50,8 +50,15 @@ QUEUE_BY_NAME = {queue.name: queue for queue in QUEUES.values()}
 
 # Orders not yet performed or cancelled: the chart's "open orders", the PA and DME queues' source.
 OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
-# A Denials item's review reason when payment posting flagged a paid claim.
+# A Denials item's review reason when it holds a paid claim: payment posting flagged the payment,
+# or the payer's overpayment notice says it will take the payment back.
 LOW_PAYMENT = "Low payment"
+OVERPAYMENT_RECOVERY = "Overpayment recovery"
+REVIEW_REASONS = {
+    LOW_PAYMENT: "flagged at payment posting for a check against the payer's contract",
+    OVERPAYMENT_RECOVERY: "the payer's overpayment notice says it will take this claim's payment back "
+                          "(the notice is in the payer's correspondence)",
+}
 # Adjustments that are contractual or patient share, not denials.
 NON_DENIAL_CARCS = frozenset({"45", "1", "2", "3"})
 

@@ -45,3 +45,29 @@ class CorrectedClaim(Base):
     paid_amount: Mapped[float] = mapped_column(Float, default=0.0)
     submitted_by: Mapped[str] = mapped_column(String(64))
     submitted_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class OverpaymentRecovery(Base):
+    """Keystone's recovery of a payment it found made in error (a post-payment review).
+
+    The overpayment notice (`letter_id`, in Correspondence) names the claim and, for a duplicate
+    payment, the claim it repeats (`first_claim_number`). Unless the office disputes by
+    `dispute_by`, Keystone takes `amount` back from its payments on or after `offset_on`.
+    `status`: "Pending offset", or "On hold - disputed" while the dispute (`dispute_appeal_id`,
+    an appeal with reason "Overpayment recovery") is in review.
+    """
+
+    __tablename__ = "overpayment_recoveries"
+
+    recovery_id: Mapped[str] = mapped_column(String(20), primary_key=True)
+    claim_number: Mapped[str] = mapped_column(String(20), index=True)
+    subscriber_id: Mapped[str] = mapped_column(String(32))
+    reason: Mapped[str] = mapped_column(String(64))
+    first_claim_number: Mapped[str | None] = mapped_column(String(20))
+    amount: Mapped[float] = mapped_column(Float)
+    letter_id: Mapped[str] = mapped_column(String(20))
+    notice_on: Mapped[date] = mapped_column(Date)
+    dispute_by: Mapped[date] = mapped_column(Date)
+    offset_on: Mapped[date] = mapped_column(Date)
+    status: Mapped[str] = mapped_column(String(24))
+    dispute_appeal_id: Mapped[str | None] = mapped_column(String(20))

@@ -26,6 +26,7 @@ from admindesk.envs.payer_portal_b.fields import (
 )
 from admindesk.envs.payer_portal_b.portal import DOCUMENT_TYPES
 from admindesk.envs.payer_portal_b.rules.dme_clinical import OXYGEN_GROUP_II_CONDITIONS, PAP_COMORBIDITIES
+from admindesk.envs.payer_portal_b.rules.recovery_rules import RECOVERY_DISPUTE, WITHDRAW_RECOVERY
 
 SUBSCRIBER_ID = [DataRequired("Enter the Subscriber ID from the member's card."),
                  Regexp(r"^[A-Za-z0-9]{5,20}$", message="A Subscriber ID is 5 to 20 letters and digits.")]
@@ -245,12 +246,14 @@ class ClaimSearchForm(GetForm):
 
 APPEAL_RELATIONSHIPS = ["Rendering provider", "Billing office staff", "Authorized representative",
                         "Subscriber", "Parent or guardian"]
-# A payment dispute needs no attachment (the reimbursement page says so).
+# A payment dispute needs no attachment (the reimbursement page says so), nor does a dispute of
+# an overpayment recovery (Keystone reviews both from its own claim records).
 PAYMENT_DISPUTE = "Payment amount"
+NO_ATTACHMENT_NEEDED = (PAYMENT_DISPUTE, RECOVERY_DISPUTE)
 APPEAL_REASONS = ["Medical necessity", "Precertification / authorization on file", "Coding or billing error",
-                  "Timely filing", "Benefit or eligibility determination", PAYMENT_DISPUTE]
+                  "Timely filing", "Benefit or eligibility determination", PAYMENT_DISPUTE, RECOVERY_DISPUTE]
 APPEAL_OUTCOMES = ["Overturn the denial and pay the claim", "Reprocess the claim with corrections",
-                   "Adjust the payment amount", "Reconsider the benefit determination"]
+                   "Adjust the payment amount", "Reconsider the benefit determination", WITHDRAW_RECOVERY]
 
 
 APPEAL_LEVELS = options([("1", "Level 1"), ("2", "Level 2"), ("External review", "External review")])
@@ -283,7 +286,8 @@ class AppealForm(AppealBasics):
     """Keystone Mutual's Provider Appeal Form (form KM-APL-1)."""
 
     claim_number = StringField("Claim Number", [DataRequired("Enter the claim number."), Length(max=20)])
-    attachment_1 = FileField("Attachment 1 (PDF, required except for a payment amount dispute)")
+    attachment_1 = FileField("Attachment 1 (PDF, required except for a payment amount or overpayment "
+                             "recovery dispute)")
     service_date = PortalDateField("Date of Service (DD-MMM-YYYY)", [InputRequired("Enter the date of service.")])
     billed_amount = MoneyField("Billed Amount ($)", [InputRequired("Enter the billed amount."),
                                                       NumberRange(0.01, 10_000_000, "Enter an amount above $0.")],

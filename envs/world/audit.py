@@ -61,6 +61,9 @@ KINDS = {
     "co97_not_em_into_procedure": "a CO-97 bundling that is not an E/M without modifier 25 next to a procedure",
     "priced_off_contract": "a paid line of a payer with a published contract allowed off it, unless the claim is "
                            "labelled underpaid (and a labelled claim with every line on it)",
+    "recoupment_not_a_duplicate": "an overpayment recovery whose first payment is not the same patient, payer and "
+                                  "date with the same lines (code, modifiers, units), unless labelled payer_error "
+                                  "(and a labelled one whose lines are the same)",
     "appeal_deadline_mismatch": "a remittance appeal deadline that is not the payer's appeal window",
     "dated_after_today": "a claim serviced or submitted, or a remittance paid, after today (a task's `now`)",
     "fax_request_before_order": "a request in the fax history faxed before the order it requests",
@@ -243,6 +246,8 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
                 if adjustment.carc == "97" and not _bundles_em_into_procedure(claim, line):
                     report.add("co97_not_em_into_procedure", family, record, f"CO-97 on line {line.line_no}")
         _audit_contract_pricing(claim, payer.allowed_share, report, family)
+        if claim.recoupment is not None:
+            _audit_recoupment(claim, claims.get(claim.recoupment.duplicate_of), report, family)
         remittance = world.remittance_for(claim.claim_number)
         if remittance and remittance.appeal_deadline != remittance.paid_on + timedelta(days=payer.timely_appeal_days):
             report.add("appeal_deadline_mismatch", family, record,
@@ -260,6 +265,18 @@ def _audit_contract_pricing(claim: Claim, share: float | None, report: AuditRepo
         detail = (f"line(s) {', '.join(map(str, off))} allowed off the {share:.0%} contract" if off
                   else "labelled underpaid but every paid line is on the contract")
         report.add("priced_off_contract", family, claim.claim_number, detail)
+
+
+def _audit_recoupment(claim: Claim, first: Claim | None, report: AuditReport, family: str) -> None:
+    """A recovered claim repeats a claim paid before it, unless the payer is wrong on purpose."""
+    def service(line):
+        return line.code, tuple(sorted(line.modifiers)), line.units
+
+    repeats = (_has_paid_original(claim, first)
+               and [service(line) for line in first.lines] == [service(line) for line in claim.lines])
+    if repeats == claim.recoupment.payer_error:
+        detail = ("labelled payer_error but repeats claim " if repeats else "does not repeat claim ")
+        report.add("recoupment_not_a_duplicate", family, claim.claim_number, detail + claim.recoupment.duplicate_of)
 
 
 def _has_paid_original(duplicate: Claim, original: Claim | None) -> bool:

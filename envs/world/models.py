@@ -250,6 +250,19 @@ class ClaimLine:
 
 
 @dataclass(**_FROZEN)
+class Recoupment:
+    """The payer's notice that it paid a claim twice and will take the payment back by offset
+    unless the office disputes by `dispute_by`. `payer_error`: on purpose, the claim it names
+    as the first payment is a different service."""
+
+    duplicate_of: str
+    amount: float
+    notice_on: date
+    dispute_by: date
+    payer_error: bool
+
+
+@dataclass(**_FROZEN)
 class Claim:
     """A professional/facility claim as the payer adjudicated it."""
 
@@ -276,6 +289,7 @@ class Claim:
     # The payer allowed a line less than its published contract on purpose (an underpayment to
     # find); the audit expects exactly the labelled claims off the contract.
     underpaid: bool = False
+    recoupment: Recoupment | None = None
 
     @property
     def paid_amount(self) -> float:

@@ -45,6 +45,8 @@ _PAYERS = (
 # Payers whose contract with the practice allows a fixed share of billed charges, published
 # on the payer's portal (Keystone's reimbursement page); the others' allowances vary by claim.
 CONTRACT_ALLOWED_SHARE = {"KMH": 0.6}
+# Days an overpayment notice gives the office to dispute before the payer offsets the recovery.
+RECOUPMENT_DISPUTE_DAYS = 45
 
 # (id, name, place of service, city index)
 _FACILITIES = (

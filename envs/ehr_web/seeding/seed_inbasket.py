@@ -96,6 +96,23 @@ def _remittance_notices(session: Session, mrns: set[str]) -> list[InBasketMessag
     return notices
 
 
+def _overpayment_notices(session: Session, world, mrns: set[str]) -> list[InBasketMessage]:
+    """Payers' overpayment notices, as the mailroom logs them for the whole desk (no recipient)."""
+    notices = []
+    for index, claim in enumerate(c for c in world.claims if c.recoupment is not None and c.mrn in mrns):
+        notice, payer = claim.recoupment, session.get(m.Payer, claim.payer_id)
+        notices.append(_message(
+            index, folder=PAYER_CORRESPONDENCE, recipient=None, sender=payer.name,
+            received_at=datetime.combine(notice.notice_on, time(9, 5)),
+            subject=f"Overpayment notice: claim {claim.claim_number}",
+            body=(f"{payer.name} will recover {notice.amount:,.2f} paid on claim {claim.claim_number} (date of "
+                  f"service {claim.service_date:%m/%d/%Y}) as a duplicate of claim {notice.duplicate_of}, by offset "
+                  f"against payments on or after {notice.dispute_by:%m/%d/%Y} unless the office disputes it by "
+                  f"then. The full notice is in the payer's portal correspondence."),
+            mrn=claim.mrn, claim_number=claim.claim_number))
+    return notices
+
+
 def _staff_messages(session: Session, mrns: set[str]) -> list[InBasketMessage]:
     """The supervisor's nudges about assigned items due within DUE_SOON_DAYS of today."""
     soon = DEFAULT_NOW.date() + timedelta(days=DUE_SOON_DAYS)
@@ -122,4 +139,4 @@ def seed_inbasket(session: Session, world) -> None:
     mrns = {p.mrn for p in world.patients}
     # Queue items of another world (the background world under a case) are not this world's.
     session.add_all(_authorization_letters(session, world, mrns) + _remittance_notices(session, mrns)
-                    + _staff_messages(session, mrns))
+                    + _overpayment_notices(session, world, mrns) + _staff_messages(session, mrns))

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.common.clock import DEFAULT_NOW
 from admindesk.envs.ehr_web import models as m, models_work as w
-from admindesk.envs.ehr_web.vocab import LOW_PAYMENT, NON_DENIAL_CARCS, OPEN_ORDER_STATUSES
+from admindesk.envs.ehr_web.vocab import LOW_PAYMENT, NON_DENIAL_CARCS, OPEN_ORDER_STATUSES, OVERPAYMENT_RECOVERY
 
 PA_STAFF = ("coordinator", "mreyes")
 DENIAL_STAFF = ("tnguyen", "rwhitman")
@@ -63,22 +63,24 @@ def seed_work_queues(session: Session, world) -> None:
     _seed_retro_items(session, world, auth_status, payer_of)
 
     remittances = {r.claim_number: r for r in world.remittances}
-    denied = [c for c in world.claims if c.claim_number in remittances and (c.payment_review or any(
+    denied = [c for c in world.claims if c.claim_number in remittances and (c.payment_review or c.recoupment or any(
         line.paid == 0 and any(a.carc not in NON_DENIAL_CARCS for a in line.adjustments) for line in c.lines))]
     # The latest appeal the desk filed on each claim (oldest filing first in world.appeals).
     filed = {appeal.claim_number: appeal for appeal in world.appeals}
     for index, claim in enumerate(denied):
         remit = remittances[claim.claim_number]
-        due = remit.appeal_deadline - timedelta(days=14)
+        # A recovery is worked from its notice, before the payer offsets it.
+        created = claim.recoupment.notice_on if claim.recoupment else remit.paid_on
+        due = (claim.recoupment.dispute_by if claim.recoupment else remit.appeal_deadline) - timedelta(days=14)
         # Denials remitted long ago were worked back then; the queue keeps them as closed history.
-        worked = remit.paid_on < anchor - timedelta(days=RESOLVED_AFTER_DAYS)
+        worked = created < anchor - timedelta(days=RESOLVED_AFTER_DAYS)
         appeal = filed.get(claim.claim_number)
         session.add(w.WorkItem(queue="Denials", mrn=claim.mrn, order_id=claim.order_id,
                                claim_number=claim.claim_number, payer_id=claim.payer_id,
                                status="Appeal Filed" if appeal else ("Resolved" if worked else "New"),
                                priority="Urgent" if due <= anchor + timedelta(days=30) else "Routine",
-                               assignee=_assignee(index, DENIAL_STAFF), due_date=max(due, remit.paid_on),
-                               created_on=remit.paid_on, review_reason=LOW_PAYMENT if claim.payment_review else None,
+                               assignee=_assignee(index, DENIAL_STAFF), due_date=max(due, created),
+                               created_on=created, review_reason=_review_reason(claim),
                                **(_appeal_fields(appeal) if appeal else {})))
 
     for index, order in enumerate(o for o in open_orders if o.category == "dme"):
@@ -88,6 +90,13 @@ def seed_work_queues(session: Session, world) -> None:
                                status="In Progress" if assignee and index % 2 else "New",
                                priority=order.priority, assignee=assignee,
                                due_date=order.ordered_on + timedelta(days=14), created_on=order.ordered_on))
+
+
+def _review_reason(claim) -> str | None:
+    """Why a Denials item holds a paid claim (None for a denial)."""
+    if claim.recoupment:
+        return OVERPAYMENT_RECOVERY
+    return LOW_PAYMENT if claim.payment_review else None
 
 
 def _appeal_fields(appeal) -> dict:

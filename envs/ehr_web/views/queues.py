@@ -34,7 +34,7 @@ from admindesk.envs.ehr_web.views.queue_desk import (
     tab_counts,
     tab_filter,
 )
-from admindesk.envs.ehr_web.vocab import QUEUE_BY_NAME, QUEUES, Queue
+from admindesk.envs.ehr_web.vocab import QUEUE_BY_NAME, QUEUES, REVIEW_REASONS, Queue
 from admindesk.envs.ehr_web.work_items import log_change, save_update, update_form
 
 queues = Blueprint("queues", __name__, url_prefix="/queues")
@@ -135,7 +135,7 @@ def _render_item(item: WorkItem, status: int = 200, update_form=None, assign_for
         notes=notes_for("work_item", str(item.id)), today=clock.today(), open_dialog=open_dialog,
         update_form=update_form or _filled_update_form(item),
         assign_form=assign_form or _assign_form(item, bound=False),
-        note_form=note_form or NoteForm(formdata=None), **context), status
+        note_form=note_form or NoteForm(formdata=None), review_reasons=REVIEW_REASONS, **context), status
 
 
 @queues.get("/items/<int:item_id>")

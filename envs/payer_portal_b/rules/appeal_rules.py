@@ -13,6 +13,8 @@ Filing rules, checked by `filing_problems`:
   days of that decision letter; a reconsideration is level 1 only.
 - External review only after a level-2 decision, within 120 days of it, and only for a
   clinical (medical necessity) appeal.
+- A dispute of an overpayment recovery (recovery_rules) at level 1, while the recovery
+  is pending and before its notice's dispute date.
 
 A decision (`decide`) writes the decision letter to the correspondence area; an
 overturned post-service appeal reprocesses the claim (Keystone's fee schedule allows the
@@ -37,6 +39,7 @@ from admindesk.envs.payer_portal_b.models import (
     PrecertRequest,
 )
 from admindesk.envs.payer_portal_b.numbering import next_authorization_number
+from admindesk.envs.payer_portal_b.rules.recovery_rules import dispute_problems
 
 LEVELS = ("1", "2", "External review")
 KINDS = ("Reconsideration", "Formal appeal", "Clinical appeal")
@@ -81,8 +84,10 @@ def first_level_deadline(session: Session, *, claim: Claim | None = None,
 
 
 def filing_problems(session: Session, level: str, kind: str, today: date, *, claim: Claim | None = None,
-                    precert: PrecertRequest | None = None) -> tuple[list[str], Appeal | None]:
-    """The reasons Keystone refuses this filing (empty when accepted) and the prior-level appeal."""
+                    precert: PrecertRequest | None = None,
+                    recovery_dispute: bool = False) -> tuple[list[str], Appeal | None]:
+    """The reasons Keystone refuses this filing (empty when accepted) and the prior-level appeal.
+    A dispute of an overpayment recovery is filed in the notice's dispute period, not the EOB's."""
     subject = f"claim {claim.claim_number}" if claim else f"precertification {precert.reference_number}"
     history = appeals_of(session, claim_number=claim.claim_number if claim else None,
                          precert_reference=None if claim else precert.reference_number)
@@ -98,6 +103,10 @@ def filing_problems(session: Session, level: str, kind: str, today: date, *, cla
         problems.append("A reconsideration is a level 1 review. Choose a formal or clinical appeal.")
     if level == "External review" and kind != "Clinical appeal":
         problems.append("External review is available only for clinical (medical necessity) appeals.")
+    if recovery_dispute:
+        if level != "1":
+            problems.append("An overpayment recovery is disputed at level 1.")
+        return problems + dispute_problems(session, claim, today), None
     if level == "1":
         deadline = first_level_deadline(session, claim=claim, precert=precert)
         if deadline is not None and deadline < today:

@@ -18,6 +18,7 @@ from admindesk.envs.common.state.seeding import WorldSeed
 from admindesk.envs.common.state.sequences import seed_sequences
 from admindesk.envs.payer_portal_b import models as m
 from admindesk.envs.payer_portal_b.numbering import SEQUENCES
+from admindesk.envs.payer_portal_b.rules.recovery_rules import issue_recovery
 from admindesk.envs.payer_portal_b.seeding.appeals_on_file import seed_appeals_on_file
 from admindesk.envs.payer_portal_b.seeding.seed_history import dme_on_file, seed_history
 
@@ -63,6 +64,8 @@ def seed_records(session: Session, world) -> None:
     session.flush()
     _seed_authorizations(session, world, payer_id)
     _seed_claims(session, world, payer_id)
+    session.flush()
+    _seed_recoveries(session, world, payer_id)
     seed_history(session, world)
     seed_appeals_on_file(session, world, payer_id)
     session.flush()
@@ -185,3 +188,13 @@ def _seed_claims(session: Session, world, payer_id: str) -> None:
                 check_number=remittance.check_number, paid_amount=remittance.paid_amount,
                 patient_responsibility=remittance.patient_responsibility,
                 appeal_deadline=remittance.appeal_deadline))
+
+
+def _seed_recoveries(session: Session, world, payer_id: str) -> None:
+    """The overpayment notices this payer sent, each with its open recovery."""
+    for claim in world.claims:
+        if claim.payer_id == payer_id and claim.recoupment is not None:
+            notice = claim.recoupment
+            issue_recovery(session, session.get(m.Claim, claim.claim_number),
+                           first_claim=session.get(m.Claim, notice.duplicate_of), notice_on=notice.notice_on,
+                           dispute_by=notice.dispute_by, amount=notice.amount)

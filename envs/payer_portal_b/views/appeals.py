@@ -12,7 +12,7 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
-from admindesk.envs.payer_portal_b.forms import PAYMENT_DISPUTE, AppealBasics, AppealForm
+from admindesk.envs.payer_portal_b.forms import NO_ATTACHMENT_NEEDED, AppealBasics, AppealForm
 from admindesk.envs.payer_portal_b.models import Appeal, Claim, ExplanationOfBenefits, PrecertRequest
 from admindesk.envs.payer_portal_b.numbering import next_appeal_id
 from admindesk.envs.payer_portal_b.portal import (
@@ -33,6 +33,7 @@ from admindesk.envs.payer_portal_b.rules.appeal_rules import (
     filing_problems,
     first_level_deadline,
 )
+from admindesk.envs.payer_portal_b.rules.recovery_rules import RECOVERY_DISPUTE, hold_for_dispute
 from admindesk.envs.payer_portal_b.workflow_models import Correspondence
 
 appeals = Blueprint("appeals", __name__, url_prefix="/appeals")
@@ -54,7 +55,8 @@ def _check_against_claim(form) -> Claim | None:
         return None
     if not form.kind.errors and not form.level.errors:  # the rules need a valid level and kind
         problems, form.prior_appeal = filing_problems(session, form.level.data, form.kind.data, clock.today(),
-                                                      claim=claim)
+                                                      claim=claim,
+                                                      recovery_dispute=form.reason_category.data == RECOVERY_DISPUTE)
         form.level.errors = list(form.level.errors) + problems
     if form.service_date.data and not form.service_date.errors and form.service_date.data != claim.service_date:
         form.service_date.errors.append(f"The date of service does not match our records for claim {number}.")
@@ -77,7 +79,7 @@ def new():
     claim = _check_against_claim(form) if not form.claim_number.errors else None
     uploads = _check_attachments(form, [(form.document_type_2.data, request.files.get("attachment_2"),
                                           form.attachment_2)],
-                                 required=form.reason_category.data != PAYMENT_DISPUTE)
+                                 required=form.reason_category.data not in NO_ATTACHMENT_NEEDED)
     if not valid or has_errors(form):
         describe(action="file_appeal_rejected", record_type="appeal", tab="appeal_form")
         return _render_new(form, 422)
@@ -85,6 +87,9 @@ def new():
                    service_date=form.service_date.data, billed_amount=float(form.billed_amount.data),
                    reason_category=form.reason_category.data, requested_outcome=form.requested_outcome.data,
                    service_type="Post-service")
+    if appeal.reason_category == RECOVERY_DISPUTE:
+        hold_for_dispute(db(), appeal)
+        db().commit()
     flash(f"Appeal {appeal.appeal_id} ({_level_text(appeal)}) received for claim {claim.claim_number}. "
           f"Status: In Review; decision due {appeal.decision_due.strftime(DATE_FORMAT)}.", "success")
     return redirect(url_for("appeals.detail", appeal_id=appeal.appeal_id))
@@ -138,8 +143,8 @@ def _render_pre_service(form, item, history, deadline, status=200):
 
 
 def _check_attachments(form, extra_slots, required: bool = True):
-    """The form's PDFs; the first is required unless the appeal disputes the payment amount
-    (Keystone reprices a payment dispute from its own claim record)."""
+    """The form's PDFs; the first is required unless the appeal disputes the payment amount or a
+    recovery (Keystone reviews those from its own claim records)."""
     uploads = check_uploads([(form.document_type_1.data, request.files.get("attachment_1"), form.attachment_1),
                              *extra_slots])
     if required and not form.attachment_1.errors and not request.files.get("attachment_1"):

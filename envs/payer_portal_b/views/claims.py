@@ -20,6 +20,7 @@ from admindesk.envs.payer_portal_b.models import (
     Provider,
 )
 from admindesk.envs.payer_portal_b.portal import requested_page_size, status_counts
+from admindesk.envs.payer_portal_b.rules.recovery_rules import recovery_of
 
 claims = Blueprint("claims", __name__, url_prefix="/claims")
 TABS = ("summary", "eob", "appeals", "corrected")
@@ -82,7 +83,8 @@ def detail(claim_number: str):
                                      .order_by(CorrectedClaim.corrected_claim_number)))
     rendering = session.get(Provider, claim.rendering_npi)
     days_left = (eob.appeal_deadline - clock.today()).days if eob else None
+    recovery = recovery_of(session, claim_number)
     describe(record_type="claim", record_id=claim_number, tab=tab)
     return render_template("claim_detail.html", claim=claim, tab=tab, lines=lines, adjustments=adjustments,
                            eob=eob, eobs=eobs, descriptions=descriptions, appeals=appeals, corrected=corrected, rendering=rendering,
-                           days_left=days_left)
+                           days_left=days_left, recovery=recovery)

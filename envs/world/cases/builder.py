@@ -33,9 +33,10 @@ from admindesk.envs.world.models import (
     InboundFax,
     Order,
     Patient,
+    Recoupment,
     Remittance,
 )
-from admindesk.envs.world.org import AREA_CODES, CITIES, STATE
+from admindesk.envs.world.org import AREA_CODES, CITIES, RECOUPMENT_DISPUTE_DAYS, STATE
 from admindesk.envs.world.review_rules import NOT_MET, review, service_rule
 from admindesk.envs.world.world import World
 from admindesk.schema.case_model import Case
@@ -380,7 +381,21 @@ class _Builder:
                     appeal_deadline=spec.remittance.appeal_deadline
                     or paid_on + timedelta(days=payer.timely_appeal_days))
             results.append((claim, remittance))
-        return link_duplicates(results)
+        return link_duplicates(self._recoupments(results))
+
+    def _recoupments(self, billed: list[tuple[Claim, Remittance | None]]) -> list[tuple[Claim, Remittance | None]]:
+        """Each claim the payer will recover from, with the claim it names as the first payment."""
+        number_of = {spec.key: claim.claim_number for spec, (claim, _) in zip(self.case.claims, billed)}
+        results = []
+        for spec, (claim, remittance) in zip(self.case.claims, billed):
+            if spec.recoupment is not None:
+                notice = spec.recoupment
+                claim = replace(claim, recoupment=Recoupment(
+                    duplicate_of=number_of[notice.duplicate_of], amount=claim.paid_amount, notice_on=notice.notice_on,
+                    dispute_by=notice.notice_on + timedelta(days=RECOUPMENT_DISPUTE_DAYS),
+                    payer_error=notice.payer_error))
+            results.append((claim, remittance))
+        return results
 
     def _line(self, field: str, line_no: int, spec, order: Order | None) -> ClaimLine:
         self._procedure(f"{field}.code", spec.code)
