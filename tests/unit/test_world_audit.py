@@ -10,7 +10,7 @@ import pytest
 from admindesk.envs.world import WORLD_ANCHOR, build_world
 from admindesk.envs.world.audit import KINDS, audit_world, format_report, main
 from admindesk.envs.world.faxes import answered_order, faxed_request
-from admindesk.envs.world.models import Adjustment
+from admindesk.envs.world.models import Adjustment, Recoupment
 from admindesk.envs.world.review_rules import MET, NOT_MET, review
 from tests.cases.examples import TASKS_DIR
 
@@ -109,6 +109,13 @@ def _inject(world, kind):
         cut = replace(line, paid=round(line.paid - 10, 2), adjustments=tuple(
             replace(a, amount=round(a.amount + 10, 2)) if a.carc == "45" else a for a in line.adjustments))
         return _swap(world, "claims", claim, replace(claim, lines=(cut, *claim.lines[1:]))), claim.claim_number
+    if kind == "recoupment_not_a_duplicate":
+        # A recovery naming an earlier paid claim of another patient as the first payment.
+        claim = next(c for c in world.claims if c.payer_id == "PYR-KMH" and c.paid_amount > 0)
+        other = next(c for c in world.claims if c.mrn != claim.mrn and c.paid_amount > 0)
+        notice = Recoupment(duplicate_of=other.claim_number, amount=claim.paid_amount, notice_on=WORLD_ANCHOR.date(),
+                            dispute_by=WORLD_ANCHOR.date() + timedelta(days=45), payer_error=False)
+        return _swap(world, "claims", claim, replace(claim, recoupment=notice)), claim.claim_number
     if kind == "appeal_deadline_mismatch":
         remit = world.remittances[0]
         bad = replace(remit, appeal_deadline=remit.appeal_deadline + timedelta(days=30))
