@@ -78,6 +78,8 @@ class CoverageSpec(CaseModel):
     relationship: Literal["Self", "Spouse", "Child"] = "Self"
     subscriber_name: str | None = None
     at_payer: PayerRecordSpec | None = None
+    pcp: str | None = Field(default=None, description="the member's primary care physician of record (a clinician's "
+                                                       "NPI or a specialty), as the payer and the EHR hold it")
 
 
 class OrderSpec(CaseModel):
@@ -201,6 +203,15 @@ class RequestOnFileSpec(CaseModel):
         return self
 
 
+class ReferralOnFileSpec(CaseModel):
+    """A PCP referral to a specialist already approved at the payer (an HMO's referral on file)."""
+
+    key: Key
+    order: Key = Field(description="the specialist visit's order: its ordering clinician is the specialist")
+    start: date = Field(description="the first day the referral covers; it is valid 90 days")
+    visits: int = Field(default=1, ge=1, le=6)
+
+
 AppealLevel = Literal[1, 2, "external"]
 # The level each later level needs decided first.
 PRIOR_LEVEL: dict[AppealLevel, AppealLevel] = {2: 1, "external": 2}
@@ -258,6 +269,7 @@ class PayerHistorySpec(CaseModel):
 
     requests: list[RequestOnFileSpec] = Field(default_factory=list)
     appeals: list[AppealOnFileSpec] = Field(default_factory=list)
+    referrals: list[ReferralOnFileSpec] = Field(default_factory=list)
 
 
 class AdjustmentSpec(CaseModel):

@@ -160,9 +160,12 @@ class Coverage(Base):
     verified_on: Mapped[date | None] = mapped_column(Date)
     verified_by: Mapped[str | None] = mapped_column(String(64))
     verification_reference: Mapped[str | None] = mapped_column(String(20))
+    # The primary care physician of record the plan holds (an HMO's referrals come from them).
+    pcp_npi: Mapped[str | None] = mapped_column(ForeignKey("providers.npi"))
 
     payer: Mapped[Payer] = relationship(viewonly=True)
     plan: Mapped[Plan] = relationship(viewonly=True)
+    pcp: Mapped[Provider | None] = relationship(viewonly=True)
 
     @property
     def rank_label(self) -> str:

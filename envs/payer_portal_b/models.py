@@ -66,6 +66,8 @@ class Subscriber(Base):
     # Coordination of benefits: 1 when Keystone pays first; the other payer's name when it is secondary.
     coverage_rank: Mapped[int] = mapped_column(Integer, default=1)
     other_coverage: Mapped[str | None] = mapped_column(String(128))
+    # The primary care physician of record (HMO plans: specialist visits need their referral).
+    pcp_npi: Mapped[str | None] = mapped_column(String(10))
 
     @property
     def full_name(self) -> str:

@@ -3,7 +3,7 @@
 Keystone Mutual formats (different from portal A's on purpose): case numbers are
 `KM-<kind>-<yy>-<serial>` with kind P (precertification, e.g. `KM-P-26-000123`), D (DME
 request) or A (appeal); authorization number `KMH26900001`, eligibility inquiry `ELG-0000001`,
-letter `KLT-2026-00001`, peer-to-peer `P2P-2026-00001`, corrected claim `KCC-2026-00001`.
+letter `KLT-2026-00001`, HMO referral `KR-26-000001`, peer-to-peer `P2P-2026-00001`, corrected claim `KCC-2026-00001`.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.state import sequences
 
 SEQUENCES = {"precert": 1, "authorization": 900001, "appeal": 1, "dme": 1, "eligibility": 1,
-             "letter": 1, "p2p": 1, "corrected_claim": 1}
+             "letter": 1, "p2p": 1, "corrected_claim": 1, "referral": 1}
 
 
 def _take(session: Session, name: str) -> int:
@@ -59,3 +59,8 @@ def next_p2p_id(session: Session) -> str:
 
 def next_corrected_claim_number(session: Session) -> str:
     return f"KCC-{clock.today().year}-{_take(session, 'corrected_claim'):05d}"
+
+
+def next_referral_number(session: Session) -> str:
+    """The next HMO referral number: `KR-26-000001` (referrals on file from before count from 9)."""
+    return f"KR-{clock.today():%y}-{_take(session, 'referral'):06d}"

@@ -82,6 +82,8 @@ class Coverage:
     relationship: str
     effective: date
     termination: date | None
+    # The primary care physician of record the plan holds (an HMO's referrals come from them).
+    pcp_npi: str | None = None
 
     def active_on(self, day: date) -> bool:
         return self.effective <= day and (self.termination is None or day <= self.termination)
@@ -308,6 +310,25 @@ class Remittance:
     paid_amount: float
     patient_responsibility: float
     appeal_deadline: date
+
+
+@dataclass(**_FROZEN)
+class Referral:
+    """A PCP's referral to a specialist approved at the payer: `visits` office visits from `start`
+    to `end` (90 days), for the specialist's specialty."""
+
+    number: str
+    payer_id: str
+    member_id: str
+    mrn: str
+    referring_npi: str
+    specialist_npi: str
+    specialty: str
+    diagnosis_codes: tuple[str, ...]
+    visits: int
+    start: date
+    end: date
+    order_id: str | None
 
 
 @dataclass(**_FROZEN)

@@ -20,6 +20,7 @@ from admindesk.envs.world.models import (
     Payer,
     Plan,
     Provider,
+    Referral,
     Remittance,
     StaffAccount,
     Supplier,
@@ -60,6 +61,8 @@ class World:
     faxes: tuple[InboundFax, ...]
     # Appeals on file: the background world makes none (portal B lays its own history); a case may.
     appeals: tuple[Appeal, ...] = ()
+    # PCP referrals on file at a payer: the background world makes none; a case may.
+    referrals: tuple[Referral, ...] = ()
 
     __hash__ = object.__hash__  # CodeSets holds dicts; identity hashing keeps World usable as a key.
 

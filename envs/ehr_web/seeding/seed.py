@@ -50,7 +50,10 @@ def _reference_data(session: Session, world) -> None:
 
 
 def _primary_care_npi(world, mrn: str) -> str | None:
-    """The clinician of the patient's latest primary-care visit."""
+    """The PCP of record a coverage names, else the clinician of the patient's latest primary-care visit."""
+    of_record = [c.pcp_npi for c in world.coverages if c.mrn == mrn and c.pcp_npi]
+    if of_record:
+        return of_record[0]
     visits = [e for e in world.encounters_for(mrn) if world.provider(e.provider_npi).specialty == "Primary Care"]
     return max(visits, key=lambda e: (e.date, e.id)).provider_npi if visits else None
 
@@ -68,7 +71,7 @@ def _patients(session: Session, world) -> None:
     session.add_all(m.Coverage(id=c.id, mrn=c.mrn, payer_id=c.payer_id, plan_id=c.plan_id, rank=c.rank,
                                member_id=c.member_id, group_number=c.group_number,
                                subscriber_name=c.subscriber_name, relationship_to_subscriber=c.relationship,
-                               effective_date=c.effective, termination_date=c.termination)
+                               effective_date=c.effective, termination_date=c.termination, pcp_npi=c.pcp_npi)
                     for c in world.coverages)
 
 

@@ -18,6 +18,7 @@ from admindesk.envs.common.state.seeding import WorldSeed
 from admindesk.envs.common.state.sequences import seed_sequences
 from admindesk.envs.payer_portal_b import models as m
 from admindesk.envs.payer_portal_b.numbering import SEQUENCES
+from admindesk.envs.payer_portal_b.referral_models import Referral
 from admindesk.envs.payer_portal_b.rules.recovery_rules import issue_recovery
 from admindesk.envs.payer_portal_b.seeding.appeals_on_file import seed_appeals_on_file
 from admindesk.envs.payer_portal_b.seeding.seed_history import dme_on_file, seed_history
@@ -68,6 +69,7 @@ def seed_records(session: Session, world) -> None:
     _seed_recoveries(session, world, payer_id)
     seed_history(session, world)
     seed_appeals_on_file(session, world, payer_id)
+    _seed_referrals(session, world, payer_id)
     session.flush()
 
 
@@ -85,7 +87,7 @@ def _seed_subscribers(session: Session, world, payer_id: str) -> None:
             subscriber_id=coverage.member_id, first_name=patient.first_name, last_name=patient.last_name,
             dob=patient.dob, sex=patient.sex, plan_id=coverage.plan_id, group_number=coverage.group_number,
             policy_holder=coverage.subscriber_name, relationship=coverage.relationship,
-            effective=coverage.effective, termination=coverage.termination,
+            effective=coverage.effective, termination=coverage.termination, pcp_npi=coverage.pcp_npi,
             address=f"{patient.address}, {patient.city}, {patient.state} {patient.zip}"))
 
 
@@ -198,3 +200,17 @@ def _seed_recoveries(session: Session, world, payer_id: str) -> None:
             issue_recovery(session, session.get(m.Claim, claim.claim_number),
                            first_claim=session.get(m.Claim, notice.duplicate_of), notice_on=notice.notice_on,
                            dispute_by=notice.dispute_by, amount=notice.amount)
+
+
+def _seed_referrals(session: Session, world, payer_id: str) -> None:
+    """HMO referrals approved before the episode, as this payer holds them."""
+    for referral in world.referrals:
+        if referral.payer_id != payer_id:
+            continue
+        session.add(Referral(
+            referral_number=referral.number, subscriber_id=referral.member_id,
+            patient_name=world.patient(referral.mrn).full_name, referring_npi=referral.referring_npi,
+            specialist_npi=referral.specialist_npi, specialty=referral.specialty,
+            diagnosis_codes=list(referral.diagnosis_codes), visits=referral.visits, start_date=referral.start,
+            end_date=referral.end, status="Approved", source="On file", submitted_by=None,
+            submitted_at=datetime.combine(referral.start, time(9, 0))))

@@ -8,7 +8,7 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db, get_or_404
 from admindesk.envs.payer_portal_b.eligibility_service import NOT_FOUND, record_inquiry
 from admindesk.envs.payer_portal_b.forms import EligibilityForm
-from admindesk.envs.payer_portal_b.models import EligibilityInquiry, Plan, Subscriber
+from admindesk.envs.payer_portal_b.models import EligibilityInquiry, Plan, Provider, Subscriber
 
 eligibility = Blueprint("eligibility", __name__, url_prefix="/eligibility")
 
@@ -40,4 +40,5 @@ def result(inquiry_id: str):
     plan = db().get(Plan, subscriber.plan_id)
     describe(record_type="subscriber", record_id=subscriber.subscriber_id, tab="eligibility",
              inquiry_id=inquiry_id)
-    return render_template("eligibility_result.html", inquiry=inquiry, subscriber=subscriber, plan=plan)
+    pcp = db().get(Provider, subscriber.pcp_npi) if subscriber.pcp_npi else None
+    return render_template("eligibility_result.html", inquiry=inquiry, subscriber=subscriber, plan=plan, pcp=pcp)

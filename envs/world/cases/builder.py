@@ -34,9 +34,10 @@ from admindesk.envs.world.models import (
     Order,
     Patient,
     Recoupment,
+    Referral,
     Remittance,
 )
-from admindesk.envs.world.org import AREA_CODES, CITIES, RECOUPMENT_DISPUTE_DAYS, STATE
+from admindesk.envs.world.org import AREA_CODES, CITIES, RECOUPMENT_DISPUTE_DAYS, REFERRAL_VALID_DAYS, STATE
 from admindesk.envs.world.review_rules import NOT_MET, review, service_rule
 from admindesk.envs.world.world import World
 from admindesk.schema.case_model import Case
@@ -107,6 +108,12 @@ class _Builder:
             self._fail(field, f"{ref!r} is neither a clinician's NPI nor a specialty ({', '.join(specialties)})")
         return matches[0]
 
+    def _pcp(self, field: str, ref: str | None) -> str | None:
+        provider = self._provider(field, ref)
+        if provider is not None and provider.specialty != "Primary Care":
+            self._fail(field, f"{provider.display_name} is a {provider.specialty} clinician, not a primary care physician")
+        return provider.npi if provider is not None else None
+
     def _facility(self, field: str, facility_id: str):
         if facility_id not in {f.id for f in self.world.facilities}:
             self._fail(field, f"unknown facility {facility_id!r}")
@@ -128,6 +135,7 @@ class _Builder:
         orders = self._orders(patient)
         docs = self._documents(patient)
         auths = self._requests(patient, docs)
+        referrals = self._referrals(patient)
         billed = self._claims(patient, chart=True)
         claims, remits = [c for c, _ in billed], [r for _, r in billed if r is not None]
         payer_billed = self._claims(patient, chart=False)
@@ -144,7 +152,7 @@ class _Builder:
         chart = replace(self.world, coverages=tuple(chart_cov), claims=tuple(claims),
                         appeals=tuple(as_filed(appeal) for appeal in appeals), **common)
         payer = replace(self.world, coverages=tuple(payer_cov), claims=tuple(payer_claims), appeals=tuple(appeals),
-                        **common)
+                        referrals=tuple(referrals), **common)
         return CaseRecords(chart=chart, payer=payer)
 
     def _person(self, index: int, first: str, last: str, suffix: str | None, dob, sex: str,
@@ -188,7 +196,8 @@ class _Builder:
                 id=self.ids.coverage(index), mrn=patient.mrn, plan_id=plan.id, payer_id=spec.payer, rank=spec.rank,
                 member_id=spec.member_id or self.ids.member_id(spec.payer, index),
                 group_number=self.ids.group_number(plan.group_prefix), subscriber_name=subscriber,
-                relationship=spec.relationship, effective=spec.effective, termination=spec.termination)
+                relationship=spec.relationship, effective=spec.effective, termination=spec.termination,
+                pcp_npi=self._pcp(f"{field}.pcp", spec.pcp))
             chart.append(coverage)
             at_payer = spec.at_payer.model_dump(exclude_unset=True) if spec.at_payer else {}
             for name, member_id in (("member_id", spec.member_id), ("at_payer.member_id", at_payer.get("member_id"))):
@@ -335,6 +344,26 @@ class _Builder:
             self.auth_by_key[spec.key] = auth
             auths.append(auth)
         return auths
+
+    def _referrals(self, patient: Patient) -> list[Referral]:
+        """PCP referrals on file: from the coverage's PCP of record to the order's (specialist) clinician."""
+        referrals = []
+        for index, spec in enumerate(self.case.payer_history.referrals):
+            field = f"payer_history.referrals.{index}"
+            order = self.order_by_key.get(spec.order)
+            if order is None:
+                self._fail(f"{field}.order", f"no order {spec.order!r}")
+            coverage = self.payer_coverage[order.coverage_id]
+            if coverage.pcp_npi is None:
+                self._fail(f"{field}.order", "the order's coverage names no PCP of record (coverages.N.pcp)")
+            specialist = self.world.provider(order.ordering_npi)
+            payer = self.world.payer(coverage.payer_id)
+            referrals.append(Referral(
+                number=f"KR-{spec.start:%y}-9{self.ids._tail(index, 1)}", payer_id=payer.id,
+                member_id=coverage.member_id, mrn=patient.mrn, referring_npi=coverage.pcp_npi,
+                specialist_npi=specialist.npi, specialty=specialist.specialty, diagnosis_codes=order.diagnosis_codes,
+                visits=spec.visits, start=spec.start, end=spec.start + timedelta(days=REFERRAL_VALID_DAYS), order_id=order.id))
+        return referrals
 
     def _denial(self, field: str, auth: Authorization, order: Order, coverage: Coverage, payer, docs) -> Authorization:
         """A denial on file quotes the criterion the order's documents failed when it was
