@@ -110,7 +110,7 @@ def solve(work: Work) -> None:
                f"{member}); no new referral was submitted" if on_file else
                "was submitted in Keystone Mutual's Referrals under the PCP's NPI and approved")
         ehr_steps.add_order_comment(
-            work, f"Keystone Mutual's HMO requires a referral from the PCP of record for this specialist visit. "
+            work, f"HMO referral for this specialist visit (Keystone Mutual requires one from the PCP of record). "
                   f"Referral {referral.get('number', '')} from {referral.get('referring', '')} to "
                   f"{work.notes.get('provider', '')} ({referral.get('specialty', '')}), {referral.get('visits', '')} "
                   f"visit(s), valid {referral.get('start', '')} to {referral.get('end', '')}, {how}. Recorded on "
