@@ -143,6 +143,8 @@ class DocumentFacts(CaseModel):
     prior_therapy_weeks: int | None = Field(default=None, ge=0)
     prior_therapy_start: date | None = None
     prior_therapy_outcome: str | None = None
+    # Reactions to earlier infusions of a drug (what happened, when, how it was treated; or "none").
+    infusion_reaction: str | None = None
     # A PAP adherence report (the supplier's download): the set-up night and each night's minutes of use since.
     device_setup_date: date | None = None
     nightly_minutes: list[int] | None = Field(default=None, min_length=1, max_length=400)

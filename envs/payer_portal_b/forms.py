@@ -27,6 +27,7 @@ from admindesk.envs.payer_portal_b.fields import (
 from admindesk.envs.payer_portal_b.portal import DOCUMENT_TYPES
 from admindesk.envs.payer_portal_b.rules.dme_clinical import OXYGEN_GROUP_II_CONDITIONS, PAP_COMORBIDITIES
 from admindesk.envs.payer_portal_b.rules.recovery_rules import RECOVERY_DISPUTE, WITHDRAW_RECOVERY
+from admindesk.envs.payer_portal_b.rules.site_of_care import HOSPITAL_SITE_REASONS, NO_REASON
 
 SUBSCRIBER_ID = [DataRequired("Enter the Subscriber ID from the member's card."),
                  Regexp(r"^[A-Za-z0-9]{5,20}$", message="A Subscriber ID is 5 to 20 letters and digits.")]
@@ -46,6 +47,7 @@ def with_prompt(values) -> list[SelectChoice]:
 
 
 YES_NO = options([("", "Not answered"), "No", "Yes"])
+HOSPITAL_SITE_CHOICES = options([("", "Not applicable"), NO_REASON, *HOSPITAL_SITE_REASONS])
 PLACES_OF_SERVICE = options([("11", "11 - Office"), ("12", "12 - Home"), ("19", "19 - Off-campus outpatient hospital"),
                              ("22", "22 - On-campus outpatient hospital"), ("24", "24 - Ambulatory surgical center"),
                              ("21", "21 - Inpatient hospital")])
@@ -97,13 +99,18 @@ class ClinicalAnswers:
                        [Optional(), NumberRange(0, 150, "Enter an AHI between 0 and 150.")], places=1)
     spo2_rest = IntegerField("Resting SpO2 on room air (%)",
                              [Optional(), NumberRange(50, 100, "Enter an SpO2 between 50 and 100.")])
+    hospital_site_reason = SelectField("Hospital outpatient infusion (place of service 19 or 22): documented reason",
+                                       choices=HOSPITAL_SITE_CHOICES, default="",
+                                       description="Site of care policy KM-RX-510; leave blank for another place of "
+                                                   "service.")
 
     def clinical_answers(self) -> dict:
         return {"conservative_therapy_weeks": self.conservative_therapy_weeks.data,
                 "red_flag_symptoms": self.red_flag_symptoms.data or None,
                 "prior_imaging": self.prior_imaging.data or None,
                 "ahi": float(self.ahi.data) if self.ahi.data is not None else None,
-                "spo2_rest": self.spo2_rest.data}
+                "spo2_rest": self.spo2_rest.data,
+                "hospital_site_reason": self.hospital_site_reason.data or None}
 
 
 def service_span(start, end) -> None:

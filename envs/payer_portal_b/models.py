@@ -148,6 +148,8 @@ class PolicyCode(Base):
     # Drugs: the most billing units one request may hold, in the code's own unit (J3262: 1 mg).
     max_billing_units: Mapped[int | None] = mapped_column(Integer)
     billing_unit: Mapped[str | None] = mapped_column(String(32))
+    # Infused drugs: the site-of-care policy that says where the infusion may be given (KM-RX-510).
+    site_of_care_policy: Mapped[str | None] = mapped_column(String(16))
 
 
 class DmeRequirement(Base):

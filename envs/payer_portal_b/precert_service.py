@@ -165,7 +165,8 @@ def record_request(session: Session, form, found: CheckedReferences, source: str
         subscriber_id=subscriber.subscriber_id, service_code=form.service_code.data.strip().upper(),
         units=form.units.data, diagnosis_codes=tuple(split_codes(form.diagnosis_codes.data)),
         start_date=form.start_date.data, end_date=form.end_date.data, clinical=form.clinical_answers(),
-        document_types=frozenset(kind for kind, _ in found.uploads))
+        document_types=frozenset(kind for kind, _ in found.uploads), place_of_service=form.place_of_service.data,
+        received_on=clock.today())
     decision = determine(session, submission, subscriber)
     lines = [(submission.service_code, submission.units, decision)]
     for code, units in form.extra_lines():
@@ -216,7 +217,8 @@ def add_information(session: Session, request: PrecertRequest, answers: dict, do
     submission = Submission(subscriber_id=request.subscriber_id, service_code=request.service_code,
                             units=request.units, diagnosis_codes=tuple(request.diagnosis_codes),
                             start_date=request.start_date, end_date=request.end_date, clinical=clinical,
-                            document_types=types)
+                            document_types=types, place_of_service=request.place_of_service,
+                            received_on=request.submitted_at.date())
     _apply(request, determine(session, submission, session.get(Subscriber, request.subscriber_id),
                               exclude=request.reference_number), session)
 

@@ -5,7 +5,8 @@ exercise each skill (every skill of the vocabulary, so an unused one shows as 0)
 prior authorization asks for: the share of its tasks whose service is an MRI and the
 service categories across it. A task's service is its case's order `svc` (the prior-auth
 convention), else its first order; its category is the code set's (envs/world/data),
-with MRI counted apart from the rest of imaging.
+with MRI counted apart from the rest of imaging and the code set's broad "procedure"
+told apart by the CPT section it is in (cardiology, pain procedures, surgery...).
 """
 from __future__ import annotations
 
@@ -22,6 +23,15 @@ MRI_CPT_RANGES = ((70336, 70336), (70540, 70559), (71550, 71555), (72141, 72159)
                   (73218, 73225), (73718, 73725), (74181, 74185), (75557, 75565), (77046, 77049))
 MRI = "mri"
 NO_SERVICE = "no service"
+# CPT sections of the code set's "procedure" codes, inclusive; the first range that holds a
+# code names its area (pain procedures sit inside the nervous-system surgery range).
+PROCEDURE_AREAS = (((62320, 62327), "pain procedure"), ((64400, 64530), "pain procedure"),
+                   ((64479, 64495), "pain procedure"), ((64600, 64681), "pain procedure"),
+                   ((33010, 37799), "cardiology"), ((92920, 93799), "cardiology"),
+                   ((10004, 69990), "surgery"), ((95700, 96020), "neurodiagnostics"),
+                   ((96360, 96549), "drug administration"))
+# Imaging of the heart (cardiac CT, nuclear cardiology) is cardiology's work.
+CARDIAC_IMAGING = ((75571, 75574), (78414, 78499))
 
 
 def is_mri(code: str) -> bool:
@@ -37,13 +47,20 @@ def service_code(task: Task) -> str | None:
 
 
 def service_category(code: str | None) -> str:
-    """`mri` for an MRI code, else the code set's category (imaging, sleep, dme, drug, ...)."""
+    """`mri` for an MRI code, a procedure's clinical area, else the code set's category (imaging,
+    sleep, dme, drug, ...)."""
     if code is None:
         return NO_SERVICE
     if is_mri(code):
         return MRI
     procedure = load_codes().procedures.get(code)
-    return procedure.category if procedure is not None else f"not in the code set ({code})"
+    if procedure is None:
+        return f"not in the code set ({code})"
+    if procedure.category == "imaging" and any(low <= int(code) <= high for low, high in CARDIAC_IMAGING):
+        return "cardiology"
+    if procedure.category == "procedure" and code.isdigit():
+        return next((area for (low, high), area in PROCEDURE_AREAS if low <= int(code) <= high), "procedure")
+    return procedure.category
 
 
 def suite_stats(tasks: list[Task]) -> dict[str, Any]:

@@ -73,6 +73,8 @@ def test_the_notice_opens_a_recovery_and_a_letter(clients):
     assert recovery["first_claim_number"] in text and "Overpayment recovery" in text
     inbox = portal.get("/correspondence?q=" + recovery["claim_number"]).get_data(as_text=True)
     assert f'href="/claims/{recovery["claim_number"]}"' in inbox  # the letter's related record is the claim
+    listing = portal.get("/claims?claim_number=" + recovery["claim_number"]).get_data(as_text=True)
+    assert "Recovery: Pending offset" in listing
     page = portal.get(f"/claims/{recovery['claim_number']}").get_data(as_text=True)
     assert "Overpayment Recovery" in page and "Pending offset" in page and recovery["first_claim_number"] in page
 

@@ -33,7 +33,8 @@ QUESTION = "https://provider.keystonemutual.example/fhir/CodeSystem/precert-ques
 DOCUMENT_TYPE = "https://provider.keystonemutual.example/fhir/CodeSystem/document-type"
 INFO_CATEGORY = "http://terminology.hl7.org/CodeSystem/claiminformationcategory"
 REVIEW_ACTION = "http://hl7.org/fhir/us/davinci-pas/StructureDefinition/extension-reviewAction"
-# The documents each policy asks for (data/policies.yaml), as the task's chart would supply them.
+# The documents each policy asks for (data/policies.yaml), as the task's chart would supply them; a code no
+# policy governs goes with the clinical notes.
 DOCUMENTS = {"72148": ("Clinical notes",), "72141": ("Clinical notes",), "73721": ("Clinical notes", "Imaging report")}
 FHIR_MODELS = {"Bundle": Bundle, "OperationOutcome": OperationOutcome, "Parameters": Parameters}
 
@@ -68,7 +69,7 @@ def task_order(task_id: str, npi: str, **changes) -> Order:
                   dob=date.fromisoformat(case["patient"]["dob"]), npi=npi, code=order["code"], units=order["units"],
                   diagnoses=tuple(order["diagnoses"]), start=start, end=start + timedelta(days=14),
                   weeks=facts.get("conservative_therapy_weeks"),
-                  prior_imaging="Yes" if facts.get("prior_imaging_date") else "", documents=DOCUMENTS[order["code"]])
+                  prior_imaging="Yes" if facts.get("prior_imaging_date") else "", documents=DOCUMENTS.get(order["code"], ("Clinical notes",)))
     return replace(chart, **changes)
 
 

@@ -53,8 +53,9 @@ def test_urgency_sets_the_decision_due_time(client, people):  # noqa: F811
 
 
 def test_drug_units_are_billing_units(client, people):  # noqa: F811
-    """J3262 is billed per 1 mg: a 560 mg dose is 560 units, within Keystone's 800-unit limit."""
-    submit(client, people, service_code="J3262", units="560", diagnosis_codes="M05.79",
+    """J3262 is billed per 1 mg: a 560 mg dose is 560 units, within Keystone's 800-unit limit (infused in the
+    office: site-of-care policy KM-RX-510 asks a reason for the hospital)."""
+    submit(client, people, service_code="J3262", units="560", diagnosis_codes="M05.79", place_of_service="11",
            conservative_therapy_weeks="16", document_type_2="Lab results",
            attachment_2=(io.BytesIO(NOTE_PDF), "tb-screen.pdf"))
     item = only_request(client)

@@ -45,7 +45,7 @@ def test_oximetry_shortfall_stays_above_the_payers_threshold(rows, world, seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_terminated_coverage_stays_terminated_on_the_service_date(rows, world, seed):
-    # pa-hard-10: both payers ended the coverages before the planned MRI.
+    # pa-hard-10: both payers ended the coverages before the planned surgery.
     case = drawn(rows, world, "pa-hard-10", seed).case
     planned = date.fromisoformat(case["orders"][0]["planned_date"])
     ends = [date.fromisoformat(c["at_payer"]["termination"]) for c in case["coverages"]]

@@ -10,7 +10,7 @@ import yaml
 from click.testing import CliRunner
 
 from admindesk.harness.cli.main import main
-from admindesk.harness.task_tools.suite_stats import is_mri
+from admindesk.harness.task_tools.suite_stats import is_mri, service_category
 from admindesk.schema.task_model import read_task_yaml
 from tests.cases.examples import TASKS_DIR
 
@@ -75,6 +75,16 @@ def test_the_printed_figures_and_a_selection(tasks_dir):
     assert "prior auth: 4 task(s), MRI 2 (50.0%), 3 service categories:" in printed
     figures = json.loads(_stats("skill=cob", "--tasks-dir", str(tasks_dir), "--json"))
     assert figures["tasks"] == 2 and figures["prior_auth_mri_share"] == 1.0
+
+
+@pytest.mark.parametrize("code, category", [("72148", "mri"), ("71250", "imaging"), ("64483", "pain procedure"),
+                                            ("62323", "pain procedure"), ("27447", "surgery"), ("29881", "surgery"),
+                                            ("93458", "cardiology"), ("33208", "cardiology"),
+                                            ("78452", "cardiology"), ("75574", "cardiology"),
+                                            ("95886", "neurodiagnostics"), ("96413", "drug administration"),
+                                            ("95810", "sleep"), ("J1745", "drug")])
+def test_a_service_category_names_a_procedure_by_its_clinical_area(code, category):
+    assert service_category(code) == category
 
 
 @pytest.mark.parametrize("code, mri", [("70553", True), ("72148", True), ("73721", True), ("74183", True),

@@ -52,6 +52,7 @@ QUESTIONS = {
     "ahi": ("ahi", "quantity"),
     "spo2-rest": ("spo2_rest", "quantity"),
     "admission-type": ("admission_type", "string"),
+    "hospital-site-reason": ("hospital_site_reason", "string"),
 }
 
 # Document types: code in DOCUMENT_TYPE_SYSTEM -> the portal's type ("clinical-notes" -> "Clinical notes").

@@ -12,8 +12,11 @@ The outcome of a request is a pure function of what was submitted and what is on
    clinical fields. One alternative fully met: criteria met. Otherwise, if some
    alternative fails only for lack of an answer: "Pended" naming what is missing;
    else "Denied" for criteria not met.
-6. Pended: a required document type is not attached.
-7. Approved: units capped at the code's limit (drugs: in billing units, see
+6. Pended: a drug under the site-of-care policy (KM-RX-510) asked for in a hospital
+   outpatient department (place of service 19 or 22) without one of the policy's reasons
+   (rules/site_of_care.py).
+7. Pended: a required document type is not attached.
+8. Approved: units capped at the code's limit (drugs: in billing units, see
    precert_rules.unit_limit), dates capped at `approval_days`.
 """
 from __future__ import annotations
@@ -27,6 +30,7 @@ from sqlalchemy.orm import Session
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
 from admindesk.envs.payer_portal_b.models import MedicalPolicy, PolicyCode, PrecertRequest, Subscriber
 from admindesk.envs.payer_portal_b.rules.precert_rules import unit_limit
+from admindesk.envs.payer_portal_b.rules.site_of_care import site_of_care_problem
 
 ACTIVE_STATUSES = ("Approved", "Pended")
 
@@ -55,6 +59,8 @@ class Submission:
     end_date: date
     clinical: dict = field(default_factory=dict)
     document_types: frozenset[str] = frozenset()
+    place_of_service: str | None = None
+    received_on: date | None = None  # when the payer received the request (None: its first date of service)
 
 
 def policy_for_code(session: Session, code: str) -> MedicalPolicy | None:
@@ -137,6 +143,11 @@ def determine(session: Session, submission: Submission, subscriber: Subscriber,
     if state == "failed":
         return Determination("Denied", f"Clinical criteria of medical policy {policy.policy_number} are not met: "
                              f"the policy requires {detail}.")
+    site_problem = site_of_care_problem(session, submission.service_code, submission.place_of_service,
+                                        submission.received_on or submission.start_date,
+                                        submission.clinical.get("hospital_site_reason"))
+    if site_problem:
+        return Determination("Pended", site_problem)
     missing_docs = [kind for kind in policy.required_document_types if kind not in submission.document_types]
     if missing_docs:
         return Determination("Pended", f"Pended for documentation. Upload: {', '.join(missing_docs)}.")

@@ -31,6 +31,12 @@ def recovery_of(session: Session, claim_number: str) -> OverpaymentRecovery | No
                            .order_by(OverpaymentRecovery.notice_on.desc())).first()
 
 
+def recoveries_of(session: Session, claim_numbers: list[str]) -> dict[str, OverpaymentRecovery]:
+    """The recoveries on these claims, by claim number (what a claim list marks)."""
+    rows = session.scalars(select(OverpaymentRecovery).where(OverpaymentRecovery.claim_number.in_(claim_numbers)))
+    return {row.claim_number: row for row in rows}
+
+
 def dispute_problems(session: Session, claim: Claim, today: date) -> list[str]:
     """Why Keystone refuses a recovery dispute on this claim (empty when it accepts it)."""
     recovery = recovery_of(session, claim.claim_number)

@@ -105,12 +105,18 @@ def _seed_providers(session: Session, world) -> None:
 
 
 def _seed_policies(session: Session) -> None:
+    site_of_care: dict[str, str] = {}
     for policy in load_yaml("policies.yaml"):
         codes = policy.pop("codes")
+        # A site-of-care policy governs where another policy's drugs are given, not whether.
+        site_of_care.update(dict.fromkeys(policy.pop("site_of_care_codes", ()), policy["policy_number"]))
         session.add(m.MedicalPolicy(**policy))
         session.flush()
         for code in codes:
             session.add(m.PolicyCode(code=code, policy_number=policy["policy_number"]))
+    session.flush()
+    for code, policy_number in site_of_care.items():
+        session.get(m.PolicyCode, code).site_of_care_policy = policy_number
     for requirement in load_yaml("dme_requirements.yaml"):
         test = requirement.pop("test") or (None, None, None)
         session.add(m.DmeRequirement(**requirement, test_field=test[0], test_operator=test[1],

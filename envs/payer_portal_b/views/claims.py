@@ -20,7 +20,7 @@ from admindesk.envs.payer_portal_b.models import (
     Provider,
 )
 from admindesk.envs.payer_portal_b.portal import requested_page_size, status_counts
-from admindesk.envs.payer_portal_b.rules.recovery_rules import recovery_of
+from admindesk.envs.payer_portal_b.rules.recovery_rules import recoveries_of, recovery_of
 
 claims = Blueprint("claims", __name__, url_prefix="/claims")
 TABS = ("summary", "eob", "appeals", "corrected")
@@ -56,9 +56,11 @@ def search():
     else:
         stmt = stmt.order_by(Claim.received_on.desc(), Claim.claim_number)
     page = paginate(db(), stmt, per_page=requested_page_size())
+    recoveries = recoveries_of(db(), [claim.claim_number for claim in page.items])
     describe(record_type="claim", tab="search", claim_number=form.claim_number.data or "",
              subscriber_id=form.subscriber_id.data or "", status=status)
-    return render_template("claims.html", form=form, page=page, tabs=tabs, status=status), (422 if form.errors else 200)
+    return render_template("claims.html", form=form, page=page, tabs=tabs, status=status,
+                           recoveries=recoveries), (422 if form.errors else 200)
 
 
 @claims.get("/<claim_number>")

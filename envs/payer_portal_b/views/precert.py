@@ -22,6 +22,7 @@ from admindesk.envs.payer_portal_b.portal import (
 from admindesk.envs.payer_portal_b.precert_service import add_information, submit_request_form
 from admindesk.envs.payer_portal_b.rules.precert_determination import policy_for_code
 from admindesk.envs.payer_portal_b.rules.precert_rules import slot_choices
+from admindesk.envs.payer_portal_b.rules.site_of_care import site_of_care_policy
 from admindesk.envs.payer_portal_b.workflow_models import PeerToPeer, PrecertEvent, PrecertLine
 
 precert = Blueprint("precert", __name__, url_prefix="/precertification")
@@ -36,18 +37,19 @@ SORT_COLUMNS = {"reference": PrecertRequest.reference_number, "subscriber": Prec
 def requirements():
     """Is precertification required for a code, and may it be requested online?"""
     form = RequirementLookupForm(request.args)
-    code = policy = None
+    code = policy = site_policy = None
     if request.args and form.validate():
         code = db().get(ProcedureCode, form.code.data.strip().upper())
         if code is None:
             form.code.errors.append("Keystone Mutual does not recognize this CPT/HCPCS code.")
         else:
             policy = policy_for_code(db(), code.code)
+            site_policy = site_of_care_policy(db(), code.code)
     describe(record_type="service_code", record_id=code.code if code else None, tab="requirements",
              fax_only=bool(policy and policy.fax_only))
     status = 422 if form.errors else 200
     return render_template("precert_requirements.html", form=form, code=code, policy=policy,
-                           payer=payer()), status
+                           site_policy=site_policy, payer=payer()), status
 
 
 @precert.route("/new", methods=["GET", "POST"])

@@ -45,6 +45,7 @@ FACT_SENTENCES = {
     "prior_therapy_weeks": "Prior therapy duration: {} weeks.",
     "prior_therapy_start": "Prior therapy started {}.",
     "prior_therapy_outcome": "Prior therapy outcome: {}.",
+    "infusion_reaction": "Infusion reactions: {}.",
     "device_setup_date": "PAP device set up on {}.",
 }
 PERCENT_FACTS = frozenset({"spo2_rest", "spo2_exertion", "hba1c"})
