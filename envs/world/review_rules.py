@@ -120,6 +120,13 @@ _RULES: dict[str, ServiceRule] = {
                    b=[Criterion("KM-RAD-101", _LUMBAR_FACTS,
                                 "Clinical criteria of medical policy KM-RAD-101 are not met: the policy requires 6 or "
                                 "more weeks of conservative therapy or documented red-flag symptoms.")]),
+    # Keystone's lumbar imaging policy KM-RAD-101 also governs CT (ordered when MRI is contraindicated);
+    # portal A's payers do not review a lumbar CT.
+    "72131": _rule("lumbar_imaging", "office notes documenting the weeks of conservative therapy or the red-flag "
+                   "findings", b=[Criterion("KM-RAD-101", _LUMBAR_FACTS,
+                                           "Clinical criteria of medical policy KM-RAD-101 are not met: the policy "
+                                           "requires 6 or more weeks of conservative therapy or documented red-flag "
+                                           "symptoms.")]),
     "73721": _rule("knee_mri", "the office note with the knee examination and the knee X-ray report",
                    a=[Criterion("conservative_or_mechanical",
                                 _any(_at_least("conservative_therapy_weeks", 4), _KNEE_MECHANICAL),
