@@ -35,7 +35,8 @@ INFO_CATEGORY = "http://terminology.hl7.org/CodeSystem/claiminformationcategory"
 REVIEW_ACTION = "http://hl7.org/fhir/us/davinci-pas/StructureDefinition/extension-reviewAction"
 # The documents each policy asks for (data/policies.yaml), as the task's chart would supply them; a code no
 # policy governs goes with the clinical notes.
-DOCUMENTS = {"72148": ("Clinical notes",), "72141": ("Clinical notes",), "73721": ("Clinical notes", "Imaging report")}
+DOCUMENTS = {"72148": ("Clinical notes",), "72131": ("Clinical notes",), "72141": ("Clinical notes",),
+             "73721": ("Clinical notes", "Imaging report")}
 FHIR_MODELS = {"Bundle": Bundle, "OperationOutcome": OperationOutcome, "Parameters": Parameters}
 
 
