@@ -72,7 +72,7 @@ def test_another_date_is_not_the_first_filing_date(written):
 
 WRONG_CODE_NAMED = "the note names the ordered code that is wrong"
 STOP_EXPLAINED = "the note explains why nothing was filed (a note exists)"
-EXPLANATION = ("Not submitted: order is for CPT 73721 right knee MRI but the visit note asks for the "
+EXPLANATION = ("Not submitted: order is for CPT 29881 right knee arthroscopy but the visit note asks for the "
                "LEFT knee. Routed back to Orthopedics to correct the order.")
 
 
