@@ -182,3 +182,10 @@ def test_main_form_cannot_skip_the_cancellation_rules(client, open_order):
     response = client.post(f"/orders/{open_order.id}/authorization", {**APPROVED, "status": "Withdrawn"})
     assert response.status_code == 422 and "Record a withdrawn authorization with" in response.get_data(as_text=True)
     assert history(client, open_order.id) == []
+
+
+def test_the_saved_authorization_shows_in_its_form(client, open_order):
+    client.post(f"/orders/{open_order.id}/authorization", APPROVED)
+    page = client.get(f"/orders/{open_order.id}").get_data(as_text=True)
+    assert 'value="NWH26-123456"' in page and 'value="CS12345678"' in page and 'value="12"' in page
+    assert '<option selected value="Approved">' in page or 'value="Approved" selected' in page

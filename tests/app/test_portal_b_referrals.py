@@ -132,3 +132,10 @@ def test_a_referral_on_file_is_seeded_from_the_case(clients):
         "Cardiology", 3, "2026-11-09", "2027-02-07")
     page = clients["payer_portal_b"].get("/referrals?q=" + referral["subscriber_id"]).get_data(as_text=True)
     assert referral["referral_number"] in page and "On file" in page
+
+
+def test_an_empty_referral_list_says_whether_a_search_found_nothing(clients, new_case):
+    portal = clients["payer_portal_b"]
+    assert "No referrals on file for your organization" in portal.get("/referrals").get_data(as_text=True)
+    searched = portal.get("/referrals?q=" + new_case[0]["subscriber"]["subscriber_id"]).get_data(as_text=True)
+    assert "No referrals match your search" in searched and "on file for your organization" not in searched
