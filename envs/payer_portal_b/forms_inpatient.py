@@ -47,7 +47,7 @@ class ConcurrentReviewForm(FlaskForm):
     days_requested = IntegerField("Additional Days Requested", [Optional(), NumberRange(1, 7, "Request 1 to 7 days.")])
     discharge_date = PortalDateField("Discharge Date (DD-MMM-YYYY)", [Optional()])
     disposition = SelectField("Discharge Disposition", [Optional()],
-                              choices=[("", "Select...")] + [(d, d) for d in policy()["dispositions"]])
+                              choices=with_prompt(policy()["dispositions"]))
 
     def validate(self, extra_validators=None) -> bool:
         valid = super().validate(extra_validators)
