@@ -12,6 +12,7 @@ A discharge report (date and disposition) closes the case: no more days are requ
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import cache
@@ -55,9 +56,8 @@ def next_review(admitted_at: datetime, approved_days: int) -> date:
 
 def findings_stated(update: str) -> list[str]:
     """The continued-stay finding groups a clinical update states."""
-    text = f" {update.lower()} "
-    return [group for group, words in policy()["continued_stay_findings"].items()
-            if any(word in text for word in words)]
+    return [group for group, pattern in policy()["continued_stay_findings"].items()
+            if re.search(pattern, update, re.IGNORECASE)]
 
 
 @dataclass(frozen=True)
