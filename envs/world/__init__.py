@@ -20,7 +20,14 @@ from admindesk.envs.world.clinical import DONE, ChartBuilder
 from admindesk.envs.world.codes import load_codes
 from admindesk.envs.world.faxes import FaxInbox
 from admindesk.envs.world.identifiers import UniqueIds
-from admindesk.envs.world.org import build_facilities, build_hospital, build_payers, build_providers, build_staff, build_suppliers
+from admindesk.envs.world.org import (
+    build_facilities,
+    build_hospital,
+    build_payers,
+    build_providers,
+    build_staff,
+    build_suppliers,
+)
 from admindesk.envs.world.people import CoverageBuilder, build_patients
 from admindesk.envs.world.world import World
 

@@ -24,13 +24,13 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world
+from admindesk.envs.world.audit_inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
 from admindesk.envs.world.cases.builder import CaseError, build_case
 from admindesk.envs.world.claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
 from admindesk.envs.world.claims import DENIED_ALTHOUGH_MET, SUPPLIER_CATEGORY
 from admindesk.envs.world.faxes import answered_order, faxed_request
 from admindesk.envs.world.models import Claim
 from admindesk.envs.world.retired_codes import NOT_BILLABLE_2026, not_billable
-from admindesk.envs.world.audit_inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
 from admindesk.envs.world.review_rules import (
     MEDICARE_PRODUCTS,
     MET,

@@ -20,6 +20,7 @@ from admindesk.envs.world.cases.adherence import adherence_sections
 from admindesk.envs.world.cases.appeals import appeals_on_file, as_filed
 from admindesk.envs.world.cases.duplicates import link_duplicates
 from admindesk.envs.world.cases.ids import CaseIds
+from admindesk.envs.world.documents import us_date
 from admindesk.envs.world.faxes import FaxInbox
 from admindesk.envs.world.identifiers import phone_number
 from admindesk.envs.world.models import (
@@ -38,7 +39,6 @@ from admindesk.envs.world.models import (
     Referral,
     Remittance,
 )
-from admindesk.envs.world.documents import us_date
 from admindesk.envs.world.org import AREA_CODES, CITIES, RECOUPMENT_DISPUTE_DAYS, REFERRAL_VALID_DAYS, STATE
 from admindesk.envs.world.review_rules import NOT_MET, review, service_rule
 from admindesk.envs.world.world import World
