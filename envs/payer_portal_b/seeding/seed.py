@@ -17,7 +17,7 @@ from admindesk.envs.common.code_sets import seed_code_sets
 from admindesk.envs.common.state.seeding import WorldSeed
 from admindesk.envs.common.state.sequences import seed_sequences
 from admindesk.envs.payer_portal_b import models as m
-from admindesk.envs.payer_portal_b.inpatient_models import InpatientCase, InpatientReview
+from admindesk.envs.payer_portal_b.inpatient.models import InpatientCase, InpatientReview
 from admindesk.envs.payer_portal_b.numbering import SEQUENCES
 from admindesk.envs.payer_portal_b.referral_models import Referral
 from admindesk.envs.payer_portal_b.rules.inpatient_rules import is_late

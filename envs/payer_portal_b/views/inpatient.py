@@ -10,13 +10,13 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.pagination import paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
-from admindesk.envs.payer_portal_b.forms_inpatient import (
+from admindesk.envs.payer_portal_b.inpatient.forms import (
     CONTINUED_STAY,
     AdmissionNotificationForm,
     ConcurrentReviewForm,
 )
-from admindesk.envs.payer_portal_b.inpatient_models import InpatientCase, InpatientReview
-from admindesk.envs.payer_portal_b.inpatient_service import (
+from admindesk.envs.payer_portal_b.inpatient.models import InpatientCase, InpatientReview
+from admindesk.envs.payer_portal_b.inpatient.service import (
     APPROVED,
     notify_admission,
     report_discharge,

@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
-from admindesk.envs.payer_portal_b.inpatient_models import InpatientCase, InpatientReview
+from admindesk.envs.payer_portal_b.inpatient.models import InpatientCase, InpatientReview
 from admindesk.envs.payer_portal_b.letters import issue_letter
 from admindesk.envs.payer_portal_b.models import Provider, Subscriber
 from admindesk.envs.payer_portal_b.numbering import next_inpatient_case_number
