@@ -113,6 +113,17 @@ def test_a_notification_on_time_gets_its_initial_days_and_next_review(clients, n
     assert again.status_code == 422 and "An open inpatient case is on file" in again.get_data(as_text=True)
 
 
+def test_eligibility_states_the_inpatient_benefit_and_its_notification_rule(clients, new_stay):
+    facts, _ = new_stay
+    portal = clients["payer_portal_b"]
+    form = notification(facts)
+    response = portal.post("/eligibility", {"subscriber_id": facts["member"], "dob": form["subscriber_dob"],
+                                            "service_date": form["admit_date"]})
+    assert response.status_code == 302, response.get_data(as_text=True)[:2000]
+    page = portal.get(response.headers["Location"]).get_data(as_text=True)
+    assert "Inpatient Hospital" in page and "next business day" in page and "KM-UM-201" in page
+
+
 def test_a_notification_after_the_next_business_day_is_accepted_and_flagged(clients):
     start(clients["ehr_web"], NEW_TASK)
     ehr = clients["ehr_web"].snapshot()
