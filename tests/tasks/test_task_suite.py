@@ -73,7 +73,7 @@ def test_infeasible_tasks_forbid_any_submission_and_want_the_reason_written(suit
 
 # A goal is the work item as the queue gives it: queue, service, patient, date of birth (and
 # a denial's date of service); only a DME item whose referral goes out separately says so.
-WORK_ITEM_GOAL = re.compile(r"Work the (Prior Auth|Denials|DME) queue item for the [\w ,-]+ of [\w' -]+ "
+WORK_ITEM_GOAL = re.compile(r"Work the (Prior Auth|Denials|DME) queue item for the [\w ,/-]+ of [\w' -]+ "
                             r"\(born \d{4}-\d{2}-\d{2}\)(, date of service \d{4}-\d{2}-\d{2})?\."
                             r"( The supplier referral goes out separately; record on the item which supplier "
                             r"it should go to\.)?")

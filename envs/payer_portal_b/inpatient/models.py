@@ -52,6 +52,8 @@ class InpatientReview(Base):
     clinical_update: Mapped[str | None] = mapped_column(Text)
     days_requested: Mapped[int] = mapped_column(Integer, default=0)
     days_approved: Mapped[int] = mapped_column(Integer, default=0)
+    # The case's days approved in all once this review was decided.
+    total_days_approved: Mapped[int] = mapped_column(Integer, default=0)
     discharged_on: Mapped[date | None] = mapped_column(Date)
     disposition: Mapped[str | None] = mapped_column(String(32))
     outcome: Mapped[str] = mapped_column(String(24))

@@ -35,7 +35,8 @@ def notify_admission(session: Session, subscriber: Subscriber, *, admitted_at: d
         next_review_date=rules.next_review(admitted_at, days), source="Portal", submitted_by=submitted_by)
     session.add(item)
     session.add(InpatientReview(case_number=item.case_number, kind="Initial review", review_date=now.date(),
-                                clinical_update=summary, days_requested=0, days_approved=days, outcome=APPROVED,
+                                clinical_update=summary, days_requested=0, days_approved=days, total_days_approved=days,
+                                outcome=APPROVED,
                                 next_review_date=item.next_review_date, submitted_by=submitted_by, submitted_at=now))
     late = (f" This notification was received after {_day(rules.notification_due(admitted_at))}, the end of the "
             "next business day after admission, and is flagged Late notification." if item.late else "")
@@ -58,7 +59,7 @@ def submit_review(session: Session, item: InpatientCase, *, review_date: date, u
         item.next_review_date = rules.next_review(item.admitted_at, item.approved_days)
     review = InpatientReview(case_number=item.case_number, kind="Concurrent review", review_date=review_date,
                              clinical_update=update, days_requested=days_requested, days_approved=decision.days,
-                             outcome=decision.outcome, next_review_date=item.next_review_date,
+                             total_days_approved=item.approved_days, outcome=decision.outcome, next_review_date=item.next_review_date,
                              submitted_by=submitted_by, submitted_at=clock.now())
     session.add(review)
     _letter(session, item, "Concurrent Review Determination",
@@ -74,7 +75,8 @@ def report_discharge(session: Session, item: InpatientCase, *, review_date: date
     """The member went home (or elsewhere): the case closes, no more reviews (caller commits)."""
     item.status, item.discharged_on, item.disposition, item.next_review_date = DISCHARGED, discharged_on, disposition, None
     review = InpatientReview(case_number=item.case_number, kind="Discharge", review_date=review_date,
-                             clinical_update=None, days_requested=0, days_approved=0, discharged_on=discharged_on,
+                             clinical_update=None, days_requested=0, days_approved=0,
+                             total_days_approved=item.approved_days, discharged_on=discharged_on,
                              disposition=disposition, outcome="Discharge recorded", next_review_date=None,
                              submitted_by=submitted_by, submitted_at=clock.now())
     session.add(review)

@@ -243,5 +243,6 @@ def _seed_inpatient(session: Session, world, payer_id: str) -> None:
             submitted_by=None))
         session.add(InpatientReview(
             case_number=notice.case_number, kind="Initial review", review_date=notice.notified_at.date(),
-            clinical_update=summary, days_requested=0, days_approved=notice.approved_days, outcome="Approved",
+            clinical_update=summary, days_requested=0, days_approved=notice.approved_days,
+            total_days_approved=notice.approved_days, outcome="Approved",
             next_review_date=notice.next_review, submitted_by=None, submitted_at=notice.notified_at))
