@@ -145,6 +145,12 @@ class DocumentFacts(CaseModel):
     prior_therapy_outcome: str | None = None
     # Reactions to earlier infusions of a drug (what happened, when, how it was treated; or "none").
     infusion_reaction: str | None = None
+    # A hospital day's findings (inpatient progress notes, H&P, discharge summary), each one sentence.
+    vital_signs: str | None = None
+    oxygen: str | None = None
+    iv_medications: str | None = None
+    response_to_treatment: str | None = None
+    discharge_plan: str | None = None
     # A PAP adherence report (the supplier's download): the set-up night and each night's minutes of use since.
     device_setup_date: date | None = None
     nightly_minutes: list[int] | None = Field(default=None, min_length=1, max_length=400)
@@ -159,7 +165,10 @@ class DocumentFacts(CaseModel):
 
 
 DocumentType = Literal["progress_note", "pt_note", "imaging_report", "sleep_study", "face_to_face",
-                       "written_order", "lab_result", "medication_history", "addendum", "adherence_report"]
+                       "written_order", "lab_result", "medication_history", "addendum", "adherence_report",
+                       "history_and_physical", "hospital_progress_note", "discharge_summary"]
+# Documents of a hospital stay: they belong to the case's admission (its inpatient encounter).
+HOSPITAL_DOCUMENTS = ("history_and_physical", "hospital_progress_note", "discharge_summary")
 
 
 class DocumentSpec(CaseModel):
@@ -212,6 +221,42 @@ class ReferralOnFileSpec(CaseModel):
     order: Key = Field(description="the specialist visit's order: its ordering clinician is the specialist")
     start: date = Field(description="the first day the referral covers; it is valid 90 days")
     visits: int = Field(default=1, ge=1, le=6)
+
+
+class DischargeSpec(CaseModel):
+    """The patient left the hospital: the day and where to."""
+
+    on: date
+    disposition: Literal["Home", "Home with home health", "Skilled nursing facility", "Acute rehabilitation"]
+
+
+class AdmissionSpec(CaseModel):
+    """An inpatient stay. Its `order` (an inpatient care code, e.g. CPT 99223) gives the attending
+    (the ordering provider), the hospital (the facility) and the admitting diagnosis (its first
+    diagnosis); the EHR shows it as an inpatient encounter holding the stay's documents."""
+
+    order: Key
+    admitted_at: datetime
+    type: Literal["Emergent", "Urgent", "Elective"]
+    unit: str = Field(min_length=1, max_length=32)
+    bed: str = Field(min_length=1, max_length=16)
+    discharge: DischargeSpec | None = None
+
+    @model_validator(mode="after")
+    def _discharged_after_admission(self):
+        if self.discharge is not None and self.discharge.on < self.admitted_at.date():
+            raise ValueError("discharge.on is before the admission")
+        return self
+
+
+class NotificationOnFileSpec(CaseModel):
+    """The admission already notified to the payer: its nurse approved `approved_days` days counted
+    from the admit date, with the next review on the day after them (admit date + approved days)."""
+
+    notified_at: datetime
+    approved_days: int = Field(ge=1, le=14)
+    recorded: bool = Field(default=False, description="the desk already recorded the approval on the stay's "
+                                                      "order (case number, days, admit and next review dates)")
 
 
 AppealLevel = Literal[1, 2, "external"]
@@ -272,6 +317,8 @@ class PayerHistorySpec(CaseModel):
     requests: list[RequestOnFileSpec] = Field(default_factory=list)
     appeals: list[AppealOnFileSpec] = Field(default_factory=list)
     referrals: list[ReferralOnFileSpec] = Field(default_factory=list)
+    notification: NotificationOnFileSpec | None = Field(default=None, description="the case's admission, "
+                                                        "notified to the payer of the stay's order")
 
 
 class AdjustmentSpec(CaseModel):
@@ -402,6 +449,7 @@ class Case(CaseModel):
     payer_history: PayerHistorySpec = Field(default_factory=PayerHistorySpec)
     claims: list[ClaimSpec] = Field(default_factory=list)
     faxes: list[FaxSpec] = Field(default_factory=list)
+    admission: AdmissionSpec | None = None
 
     @model_validator(mode="after")
     def _references_resolve(self):
@@ -426,7 +474,30 @@ class Case(CaseModel):
         _refer("faxes", "order", self.faxes, orders)
         _appeals_follow_their_claims(self.payer_history.appeals, {c.key: c for c in self.claims})
         _recoupments_name_an_earlier_claim(self.claims)
+        _admission_holds_its_documents(self)
         return self
+
+
+def _admission_holds_its_documents(case: Case) -> None:
+    """The admission's order exists; hospital documents need an admission and fall within the stay;
+    a notification on file needs an admission and follows it."""
+    admission = case.admission
+    if admission is not None and admission.order not in {o.key for o in case.orders}:
+        raise ValueError(f"admission.order: no {admission.order!r} in this case")
+    for index, doc in enumerate(case.documents):
+        if doc.type not in HOSPITAL_DOCUMENTS:
+            continue
+        if admission is None:
+            raise ValueError(f"documents.{index}.type: a {doc.type} belongs to the case's `admission`")
+        last = admission.discharge.on if admission.discharge else None
+        if doc.date < admission.admitted_at.date() or (last is not None and doc.date > last):
+            raise ValueError(f"documents.{index}.date: outside the admission")
+    notification = case.payer_history.notification
+    if notification is not None:
+        if admission is None:
+            raise ValueError("payer_history.notification: a notification is of the case's `admission`")
+        if notification.notified_at < admission.admitted_at:
+            raise ValueError("payer_history.notification.notified_at: is before the admission")
 
 
 def _keys(section: str, parts: list) -> set[str]:

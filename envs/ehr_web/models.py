@@ -217,6 +217,13 @@ class Encounter(Base):
     kind: Mapped[str] = mapped_column(String(32))
     reason: Mapped[str] = mapped_column(String(128))
     diagnosis_codes: Mapped[str] = mapped_column(String(128))  # comma-separated ICD-10 codes
+    # An inpatient stay (kind "Inpatient Admission"): admission, bed, and discharge once it happens.
+    admitted_at: Mapped[datetime | None] = mapped_column(DateTime)
+    admission_type: Mapped[str | None] = mapped_column(String(16))
+    unit: Mapped[str | None] = mapped_column(String(32))
+    bed: Mapped[str | None] = mapped_column(String(16))
+    discharged_on: Mapped[date | None] = mapped_column(Date)
+    disposition: Mapped[str | None] = mapped_column(String(32))
 
     provider: Mapped[Provider] = relationship(viewonly=True)
     facility: Mapped[Facility] = relationship(viewonly=True)

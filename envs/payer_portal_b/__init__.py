@@ -13,6 +13,7 @@ from admindesk.envs.common.factory import AppConfig, AppSpec, create_app as crea
 from admindesk.envs.payer_portal_b import claim_models, referral_models, workflow_models  # noqa: F401  (register their tables on Base)
 from admindesk.envs.payer_portal_b.fax_intake import receive_fax
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT, format_phone
+from admindesk.envs.payer_portal_b.inpatient import models as inpatient_models  # noqa: F401  (its tables too)
 from admindesk.envs.payer_portal_b.models import Base
 from admindesk.envs.payer_portal_b.pas import pas
 from admindesk.envs.payer_portal_b.seeding.seed import seed

@@ -2,7 +2,7 @@
 
 Keystone Mutual formats (different from portal A's on purpose): case numbers are
 `KM-<kind>-<yy>-<serial>` with kind P (precertification, e.g. `KM-P-26-000123`), D (DME
-request) or A (appeal); authorization number `KMH26900001`, eligibility inquiry `ELG-0000001`,
+request), A (appeal) or I (inpatient admission); authorization number `KMH26900001`, eligibility inquiry `ELG-0000001`,
 letter `KLT-2026-00001`, HMO referral `KR-26-000001`, peer-to-peer `P2P-2026-00001`, corrected claim `KCC-2026-00001`.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.state import sequences
 
 SEQUENCES = {"precert": 1, "authorization": 900001, "appeal": 1, "dme": 1, "eligibility": 1,
-             "letter": 1, "p2p": 1, "corrected_claim": 1, "referral": 1}
+             "letter": 1, "p2p": 1, "corrected_claim": 1, "referral": 1, "inpatient": 1}
 
 
 def _take(session: Session, name: str) -> int:
@@ -64,3 +64,8 @@ def next_corrected_claim_number(session: Session) -> str:
 def next_referral_number(session: Session) -> str:
     """The next HMO referral number: `KR-26-000001` (referrals on file from before count from 9)."""
     return f"KR-{clock.today():%y}-{_take(session, 'referral'):06d}"
+
+
+def next_inpatient_case_number(session: Session) -> str:
+    """The next inpatient case number: `KM-I-26-000001` (cases on file from before count from 9)."""
+    return case_number("I", clock.today().year, _take(session, "inpatient"))

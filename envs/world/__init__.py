@@ -20,7 +20,14 @@ from admindesk.envs.world.clinical import DONE, ChartBuilder
 from admindesk.envs.world.codes import load_codes
 from admindesk.envs.world.faxes import FaxInbox
 from admindesk.envs.world.identifiers import UniqueIds
-from admindesk.envs.world.org import build_facilities, build_payers, build_providers, build_staff, build_suppliers
+from admindesk.envs.world.org import (
+    build_facilities,
+    build_hospital,
+    build_payers,
+    build_providers,
+    build_staff,
+    build_suppliers,
+)
 from admindesk.envs.world.people import CoverageBuilder, build_patients
 from admindesk.envs.world.world import World
 
@@ -93,13 +100,15 @@ def generate_world(seed: int = DEFAULT_SEED) -> World:
     for _ in range(10):
         inbox.misc(rng.choice(patients), rng.choice(facilities[:2]))
 
+    faxes = inbox.finish()
+    facilities += (build_hospital(fake, ids, facilities[0].tax_id),)
     return World(
         seed=seed, payers=payers, plans=plans, patients=patients, coverages=coverages,
         facilities=facilities, providers=providers, suppliers=suppliers, codes=codes,
         staff=build_staff(), encounters=tuple(chart.encounters), orders=tuple(chart.orders),
         documents=tuple(chart.documents), claims=tuple(history.claims),
         remittances=tuple(history.remittances), authorizations=tuple(history.authorizations),
-        faxes=inbox.finish(),
+        faxes=faxes,
     )
 
 

@@ -183,6 +183,37 @@ class Encounter:
     kind: str
     reason: str
     diagnosis_codes: tuple[str, ...]
+    # An inpatient stay (kind "Inpatient Admission"): when and how it began, where the patient lies,
+    # and when and where to the patient left (None while still in hospital).
+    admitted_at: datetime | None = None
+    admission_type: str | None = None
+    unit: str | None = None
+    bed: str | None = None
+    discharged_on: date | None = None
+    disposition: str | None = None
+
+
+@dataclass(**_FROZEN)
+class InpatientNotice:
+    """An inpatient admission notified to the payer: `approved_days` days approved from the admit
+    date, next review on `next_review` (admit date + approved days); `recorded`: the desk recorded
+    the approval on the stay's order."""
+
+    case_number: str
+    payer_id: str
+    member_id: str
+    mrn: str
+    order_id: str
+    encounter_id: str
+    admitted_at: datetime
+    admission_type: str
+    facility_id: str
+    attending_npi: str
+    diagnosis_codes: tuple[str, ...]
+    notified_at: datetime
+    approved_days: int
+    next_review: date
+    recorded: bool = False
 
 
 @dataclass(**_FROZEN)

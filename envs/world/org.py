@@ -61,6 +61,12 @@ _FACILITIES = (
     ("FAC-HOM", "Susquehanna Valley Home Care", "12", 5),
 )
 
+# The inpatient hospital (place of service 21). It is made after the rest of the world (its own
+# draws come last), so adding it changed none of the world's other records.
+HOSPITAL = ("FAC-HOS", "Susquehanna Valley Hospital", "21", 0)
+# An inpatient admission is notified to the payer by the end of the next business day.
+NOTIFICATION_BUSINESS_DAYS = 1
+
 # (specialty, count, facility ids to spread over, credential choices)
 _SPECIALTIES = (
     ("Primary Care", 6, ("FAC-HBG", "FAC-LAN"), ("MD", "DO", "NP", "PA-C")),
@@ -150,6 +156,15 @@ def build_facilities(fake: Faker, rng: random.Random, ids: UniqueIds) -> tuple[F
         )
         for fid, name, pos, ci in _FACILITIES
     )
+
+
+def build_hospital(fake: Faker, ids: UniqueIds, tax_id: str) -> Facility:
+    """The health system's inpatient hospital (see HOSPITAL)."""
+    fid, name, pos, ci = HOSPITAL
+    return Facility(id=fid, name=name, address=fake.street_address(), city=CITIES[ci][0], state=STATE,
+                    zip=CITIES[ci][1], npi=ids.draw(lambda r: make_npi(r, "1")), tax_id=tax_id,
+                    phone=ids.draw(lambda r: phone_number(r, AREA_CODES)),
+                    fax=ids.draw(lambda r: phone_number(r, AREA_CODES)), place_of_service=pos)
 
 
 def build_providers(fake: Faker, rng: random.Random, ids: UniqueIds) -> tuple[Provider, ...]:

@@ -196,7 +196,10 @@ _RULES: dict[str, ServiceRule] = {
 }
 # Codes the world orders that no payer reviews, by scenario family (for the audit's counts).
 _UNREVIEWED_FAMILIES = {"93306": "cardiac_testing", "80053": "routine_outpatient", "83036": "routine_outpatient",
-                        "71046": "routine_outpatient", "77080": "routine_outpatient"}
+                        "71046": "routine_outpatient", "77080": "routine_outpatient",
+                        # An inpatient stay is no prior-authorization request: the payer's inpatient
+                        # notification and concurrent review (envs/world/audit_inpatient.py) decide it.
+                        "99223": "inpatient", "99233": "inpatient"}
 
 
 def service_rule(code: str) -> ServiceRule | None:

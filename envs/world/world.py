@@ -15,6 +15,7 @@ from admindesk.envs.world.models import (
     Encounter,
     Facility,
     InboundFax,
+    InpatientNotice,
     Order,
     Patient,
     Payer,
@@ -63,6 +64,8 @@ class World:
     appeals: tuple[Appeal, ...] = ()
     # PCP referrals on file at a payer: the background world makes none; a case may.
     referrals: tuple[Referral, ...] = ()
+    # Inpatient admissions notified to a payer: the background world makes none; a case may.
+    inpatient_notices: tuple[InpatientNotice, ...] = ()
 
     __hash__ = object.__hash__  # CodeSets holds dicts; identity hashing keeps World usable as a key.
 

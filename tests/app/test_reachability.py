@@ -56,7 +56,9 @@ EXCLUDED_ENDPOINTS: dict[str, dict[str, str]] = {
         "eligibility.result": "no inquiry seeded; the lookup POST redirects here: "
                               "test_portal_b_pages::test_eligibility_active_subscriber",
         "precert.attachment": "no attachment seeded: test_portal_b_precert::test_approved_request",
-        "referrals.detail": "no referral in the background world; submitting one redirects here: "
+        "inpatient.detail": "no inpatient case seeded; notifying an admission redirects here: "
+                            "test_portal_b_inpatient::test_a_notification_on_time_gets_its_initial_days_and_next_review",
+        "referrals.detail": "no referral seeded; submitting one redirects here: "
                             "test_portal_b_referrals::test_a_referral_from_the_pcp_of_record_is_approved_for_90_days",
         "policies.fill_fax_form": "offered only on a fax-only policy's page, which the crawl's policy page is not: "
                                   "test_portal_b_fax_form::test_the_policy_offers_the_form_filled_in_online_or_blank",

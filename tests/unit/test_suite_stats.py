@@ -10,8 +10,8 @@ import yaml
 from click.testing import CliRunner
 
 from admindesk.harness.cli.main import main
-from admindesk.harness.task_tools.suite_stats import is_mri, service_category
-from admindesk.schema.task_model import read_task_yaml
+from admindesk.harness.task_tools.suite_stats import is_mri, service_category, service_code
+from admindesk.schema.task_model import TASKS_ROOT, load_tasks, read_task_yaml
 from tests.cases.examples import TASKS_DIR
 
 CASE = read_task_yaml(TASKS_DIR / "denial-auth-on-file.yaml")["case"]
@@ -82,7 +82,8 @@ def test_the_printed_figures_and_a_selection(tasks_dir):
                                             ("93458", "cardiology"), ("33208", "cardiology"),
                                             ("78452", "cardiology"), ("75574", "cardiology"),
                                             ("95886", "neurodiagnostics"), ("96413", "drug administration"),
-                                            ("95810", "sleep"), ("J1745", "drug")])
+                                            ("95810", "sleep"), ("J1745", "drug"), ("99223", "inpatient"),
+                                            ("99233", "inpatient")])
 def test_a_service_category_names_a_procedure_by_its_clinical_area(code, category):
     assert service_category(code) == category
 
@@ -91,3 +92,9 @@ def test_a_service_category_names_a_procedure_by_its_clinical_area(code, categor
                                        ("70450", False), ("95806", False), ("E0601", False)])
 def test_mri_codes_are_cpts_magnetic_resonance_ranges(code, mri):
     assert is_mri(code) is mri
+
+
+def test_the_suites_inpatient_stays_count_as_inpatient_not_mri():
+    stays = {task.id: service_category(service_code(task)) for task in load_tasks(TASKS_ROOT)
+             if task.template == "prior_auth/concurrent_review"}
+    assert stays == {"pa-medium-13": "inpatient", "pa-hard-08": "inpatient"}

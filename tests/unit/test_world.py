@@ -68,7 +68,7 @@ def test_required_codes_present(world):
     for code in ("N130", "M127", "N386", "MA130", "N290", "M60"):
         assert code in world.codes.rarc, code
     assert {p.category for p in world.codes.procedures.values()} <= {
-        "imaging", "procedure", "drug", "dme", "sleep", "therapy", "lab", "office"}
+        "imaging", "procedure", "drug", "dme", "sleep", "therapy", "lab", "office", "inpatient"}
 
 
 def test_unique_ids(world):

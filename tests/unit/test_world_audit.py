@@ -10,7 +10,7 @@ import pytest
 from admindesk.envs.world import WORLD_ANCHOR, build_world
 from admindesk.envs.world.audit import KINDS, audit_world, format_report, main
 from admindesk.envs.world.faxes import answered_order, faxed_request
-from admindesk.envs.world.models import Adjustment, Recoupment
+from admindesk.envs.world.models import Adjustment, InpatientNotice, Recoupment
 from admindesk.envs.world.review_rules import MET, NOT_MET, review
 from tests.cases.examples import TASKS_DIR
 
@@ -136,6 +136,30 @@ def _inject(world, kind):
                           and faxed_request(world, f) is not None and (o := answered_order(world, f)))
         received = datetime.combine(order.ordered_on - timedelta(days=1), time(12, 0))
         return _swap(world, "faxes", fax, replace(fax, received_at=received)), fax.id
+    if kind == "inpatient_stay_inconsistent":
+        # A stay discharged three days from now.
+        enc = world.encounters[0]
+        stay = replace(enc, kind="Inpatient Admission", admitted_at=datetime.combine(enc.date, time(8, 0)),
+                       admission_type="Emergent", unit="5 East", bed="501", disposition="Home",
+                       discharged_on=WORLD_ANCHOR.date() + timedelta(days=3))
+        return _swap(world, "encounters", enc, stay), enc.id
+    if kind == "inpatient_notice_inconsistent":
+        # A stay notified with a next review a day later than the admit date plus the days approved.
+        encounters = {e.id: e for e in world.encounters}
+        order = next(o for o in world.orders if o.coverage_id and encounters[o.encounter_id].date == o.ordered_on)
+        enc, coverage = encounters[order.encounter_id], world.coverage(order.coverage_id)
+        admitted = datetime.combine(enc.date, time(8, 0))
+        days = (WORLD_ANCHOR.date() - enc.date).days + 2
+        stay = replace(enc, kind="Inpatient Admission", admitted_at=admitted, admission_type="Emergent",
+                       unit="5 East", bed="501")
+        notice = InpatientNotice(case_number="KM-I-26-900001", payer_id=coverage.payer_id,
+                                 member_id=coverage.member_id, mrn=order.mrn, order_id=order.id,
+                                 encounter_id=enc.id, admitted_at=admitted, admission_type="Emergent",
+                                 facility_id=order.facility_id, attending_npi=enc.provider_npi,
+                                 diagnosis_codes=order.diagnosis_codes, notified_at=admitted + timedelta(hours=20),
+                                 approved_days=days, next_review=enc.date + timedelta(days=days + 1))
+        defective = replace(_swap(world, "encounters", enc, stay), inpatient_notices=(notice,))
+        return defective, notice.case_number
     raise AssertionError(f"no injection for {kind}")
 
 

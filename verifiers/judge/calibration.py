@@ -124,6 +124,8 @@ class CalibrationItem(BaseModel):
 # (EHR notes about an order are order comments; other notes are reasoning notes).
 SOURCE_FAMILIES = {"appeals": "appeal_letter", "auth_appeals": "appeal_letter", "outbound_faxes": "cover_sheet",
                    "precert_requests": "clinical_summary", "pa_requests": "clinical_summary",
+                   # An inpatient notification's summary and a concurrent review's update: the same genre.
+                   "inpatient_cases": "clinical_summary", "inpatient_reviews": "clinical_summary",
                    "authorization_history": "note", "corrected_claims": "note", "notes": "note",
                    # A staff message tells the ordering physician what an order comment would: the same genre.
                    "staff_messages": "order_comment"}

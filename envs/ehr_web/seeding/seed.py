@@ -78,7 +78,10 @@ def _patients(session: Session, world) -> None:
 def _chart(session: Session, world) -> None:
     session.add_all(m.Encounter(id=e.id, mrn=e.mrn, encounter_date=e.date, provider_npi=e.provider_npi,
                                 facility_id=e.facility_id, kind=e.kind, reason=e.reason,
-                                diagnosis_codes=",".join(e.diagnosis_codes)) for e in world.encounters)
+                                diagnosis_codes=",".join(e.diagnosis_codes), admitted_at=e.admitted_at,
+                                admission_type=e.admission_type, unit=e.unit, bed=e.bed,
+                                discharged_on=e.discharged_on, disposition=e.disposition)
+                    for e in world.encounters)
     session.flush()
     session.add_all(m.Order(id=o.id, mrn=o.mrn, encounter_id=o.encounter_id, code=o.code,
                             description=o.description, category=o.category, units=o.units,
@@ -196,6 +199,7 @@ def _authorizations(session: Session, world) -> None:
     coordinator must check its status rather than submit again).
     """
     on_file = {a.order_id: a for a in world.authorizations if a.order_id}
+    notices = {n.order_id: n for n in world.inpatient_notices if n.recorded}
     for order in world.orders:
         payer_id = world.coverage(order.coverage_id).payer_id if order.coverage_id else None
         auth = on_file.get(order.id)
@@ -210,6 +214,12 @@ def _authorizations(session: Session, world) -> None:
         elif auth and order.status in ("Ordered", "Scheduled") and auth.status != "Cancelled":
             row.status, row.reference_number = "Submitted - Pending", auth.case_number
             row.updated_at, row.updated_by = datetime.combine(order.ordered_on, time(14, 30)), "coordinator"
+        notice = notices.get(order.id)
+        if notice is not None:  # an inpatient stay's approval: case number, days, admit and next review dates
+            row.status, row.auth_number, row.reference_number = "Approved", notice.case_number, notice.case_number
+            row.approved_units, row.start_date = notice.approved_days, notice.admitted_at.date()
+            row.end_date = notice.next_review
+            row.updated_at, row.updated_by = notice.notified_at + timedelta(hours=2), "mreyes"
         session.add(row)
 
 

@@ -10,7 +10,7 @@ from admindesk.envs.common.web import current_username, db, get_or_404
 from admindesk.envs.ehr_web import auth_changes
 from admindesk.envs.ehr_web.forms import AuthorizationForm, NoteForm
 from admindesk.envs.ehr_web.forms_changes import AuthorizationChangeForm
-from admindesk.envs.ehr_web.models import DiagnosisCode, Document, Order, OrderAuthorization, ProcedureCode
+from admindesk.envs.ehr_web.models import DiagnosisCode, Document, Encounter, Order, OrderAuthorization, ProcedureCode
 from admindesk.envs.ehr_web.models_work import WorkItem
 from admindesk.envs.ehr_web.notes import add_note, notes_for
 from admindesk.envs.ehr_web.order_authorizations import authorization_form, save_authorization
@@ -48,9 +48,16 @@ def _render_order(order: Order, auth_form: AuthorizationForm | None = None, comm
     return render_chart(patient_or_404(order.mrn), "orders", "order_detail.html", status=status, order=order,
                         procedure=session.get(ProcedureCode, order.code), diagnoses=diagnoses, documents=documents,
                         items=items, auth_form=auth_form or _authorization_form(order),
+                        stay=_stay(session, order),
                         change_form=change_form or AuthorizationChangeForm(formdata=None),
                         auth_history=auth_changes.history(session, order.id),
                         comment_form=comment_form or NoteForm(formdata=None), comments=notes_for("order", order.id))
+
+
+def _stay(session, order: Order) -> Encounter | None:
+    """The inpatient encounter an inpatient care order belongs to (None for other orders)."""
+    encounter = session.get(Encounter, order.encounter_id)
+    return encounter if encounter is not None and encounter.admitted_at is not None else None
 
 
 @orders.get("/orders/<order_id>")

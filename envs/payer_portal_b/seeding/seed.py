@@ -17,8 +17,10 @@ from admindesk.envs.common.code_sets import seed_code_sets
 from admindesk.envs.common.state.seeding import WorldSeed
 from admindesk.envs.common.state.sequences import seed_sequences
 from admindesk.envs.payer_portal_b import models as m
+from admindesk.envs.payer_portal_b.inpatient.models import InpatientCase, InpatientReview
 from admindesk.envs.payer_portal_b.numbering import SEQUENCES
 from admindesk.envs.payer_portal_b.referral_models import Referral
+from admindesk.envs.payer_portal_b.rules.inpatient_rules import is_late
 from admindesk.envs.payer_portal_b.rules.recovery_rules import issue_recovery
 from admindesk.envs.payer_portal_b.seeding.appeals_on_file import seed_appeals_on_file
 from admindesk.envs.payer_portal_b.seeding.seed_history import dme_on_file, seed_history
@@ -70,6 +72,7 @@ def seed_records(session: Session, world) -> None:
     seed_history(session, world)
     seed_appeals_on_file(session, world, payer_id)
     _seed_referrals(session, world, payer_id)
+    _seed_inpatient(session, world, payer_id)
     session.flush()
 
 
@@ -220,3 +223,26 @@ def _seed_referrals(session: Session, world, payer_id: str) -> None:
             diagnosis_codes=list(referral.diagnosis_codes), visits=referral.visits, start_date=referral.start,
             end_date=referral.end, status="Approved", source="On file", submitted_by=None,
             submitted_at=datetime.combine(referral.start, time(9, 0))))
+
+
+def _seed_inpatient(session: Session, world, payer_id: str) -> None:
+    """Inpatient admissions notified before the episode, each with its initial review."""
+    for notice in world.inpatient_notices:
+        if notice.payer_id != payer_id:
+            continue
+        encounter = next(e for e in world.encounters if e.id == notice.encounter_id)
+        summary = (f"{notice.admission_type} admission for {world.codes.icd10[notice.diagnosis_codes[0]].lower()} "
+                   f"({notice.diagnosis_codes[0]}) to {encounter.unit}.")
+        session.add(InpatientCase(
+            case_number=notice.case_number, subscriber_id=notice.member_id,
+            patient_name=world.patient(notice.mrn).full_name, admitted_at=notice.admitted_at,
+            admission_type=notice.admission_type, facility_npi=world.facility(notice.facility_id).npi,
+            attending_npi=notice.attending_npi, admitting_diagnosis=notice.diagnosis_codes[0], clinical_summary=summary,
+            notified_at=notice.notified_at, late=is_late(notice.admitted_at, notice.notified_at), status="Approved",
+            approved_days=notice.approved_days, next_review_date=notice.next_review, source="On file",
+            submitted_by=None))
+        session.add(InpatientReview(
+            case_number=notice.case_number, kind="Initial review", review_date=notice.notified_at.date(),
+            clinical_update=summary, days_requested=0, days_approved=notice.approved_days,
+            total_days_approved=notice.approved_days, outcome="Approved",
+            next_review_date=notice.next_review, submitted_by=None, submitted_at=notice.notified_at))

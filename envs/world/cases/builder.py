@@ -20,6 +20,7 @@ from admindesk.envs.world.cases.adherence import adherence_sections
 from admindesk.envs.world.cases.appeals import appeals_on_file, as_filed
 from admindesk.envs.world.cases.duplicates import link_duplicates
 from admindesk.envs.world.cases.ids import CaseIds
+from admindesk.envs.world.documents import us_date
 from admindesk.envs.world.faxes import FaxInbox
 from admindesk.envs.world.identifiers import phone_number
 from admindesk.envs.world.models import (
@@ -31,6 +32,7 @@ from admindesk.envs.world.models import (
     Document,
     Encounter,
     InboundFax,
+    InpatientNotice,
     Order,
     Patient,
     Recoupment,
@@ -40,7 +42,7 @@ from admindesk.envs.world.models import (
 from admindesk.envs.world.org import AREA_CODES, CITIES, RECOUPMENT_DISPUTE_DAYS, REFERRAL_VALID_DAYS, STATE
 from admindesk.envs.world.review_rules import NOT_MET, review, service_rule
 from admindesk.envs.world.world import World
-from admindesk.schema.case_model import Case
+from admindesk.schema.case_model import HOSPITAL_DOCUMENTS, Case
 
 # Document types written during a visit: they share the visit's encounter.
 VISIT_DOCUMENTS = frozenset({"progress_note", "face_to_face", "written_order"})
@@ -132,10 +134,12 @@ class _Builder:
         self.coverage_by_key = {spec.key: c for spec, c in zip(self.case.coverages, chart_cov)}
         self.payer_coverage = {c.id: p for c, p in zip(chart_cov, payer_cov)}
         self.encounters: list[Encounter] = []
+        self.admission_encounter: Encounter | None = None
         orders = self._orders(patient)
         docs = self._documents(patient)
         auths = self._requests(patient, docs)
         referrals = self._referrals(patient)
+        notices = self._notices(patient)
         billed = self._claims(patient, chart=True)
         claims, remits = [c for c, _ in billed], [r for _, r in billed if r is not None]
         payer_billed = self._claims(patient, chart=False)
@@ -146,7 +150,7 @@ class _Builder:
         faxes = self._faxes(patient, auths)
         common = dict(patients=tuple(patients), encounters=tuple(self.encounters), orders=tuple(orders),
                       documents=tuple(docs), remittances=tuple(remits), authorizations=tuple(auths),
-                      faxes=tuple(faxes))
+                      faxes=tuple(faxes), inpatient_notices=tuple(notices))
         # The desk knows the appeals it filed (reference, date: the denial item records them);
         # how the payer decided is the payer's record, so the chart holds them as filed.
         chart = replace(self.world, coverages=tuple(chart_cov), claims=tuple(claims),
@@ -241,8 +245,12 @@ class _Builder:
             description = spec.description or procedure.description
             if spec.laterality and spec.description is None:
                 description = f"{description}, {spec.laterality}"
-            enc = self._encounter(provider, spec.ordered_on, None, self.codes.icd10[dx[0]], dx,
-                                  kind="Office Visit" if spec.visit else "Orders Only")
+            admission = self.case.admission
+            if admission is not None and admission.order == spec.key:
+                enc = self._admission_encounter(field, provider, facility, dx, spec)
+            else:
+                enc = self._encounter(provider, spec.ordered_on, None, self.codes.icd10[dx[0]], dx,
+                                      kind="Office Visit" if spec.visit else "Orders Only")
             order = Order(id=self.ids.order(index), mrn=patient.mrn, encounter_id=enc.id, code=spec.code,
                           description=description, category=procedure.category, units=spec.units,
                           diagnosis_codes=dx, ordering_npi=provider.npi, facility_id=facility.id,
@@ -276,7 +284,9 @@ class _Builder:
                     self._fail(f"{field}.contradicts", f"must state a fact that an earlier document, "
                                                       f"{spec.contradicts!r}, states differently")
             enc = None
-            if author is not None and spec.type in VISIT_DOCUMENTS:
+            if spec.type in HOSPITAL_DOCUMENTS:
+                enc = self.admission_encounter
+            elif author is not None and spec.type in VISIT_DOCUMENTS:
                 dx = order.diagnosis_codes if order else ("Z00.00",)
                 enc = self._encounter(author, spec.date, None, self.codes.icd10[dx[0]], dx)
             doc_id = self.ids.document(index)
@@ -289,8 +299,11 @@ class _Builder:
                 title = spec.title or _default_title(spec.type, order)
                 extra = (self._written_order_sections(order, author, spec) if spec.type == "written_order"
                          else self._adherence_sections(order, spec) if spec.type == "adherence_report" else ())
-                body = text.write_text(spec.type, title, patient, author, spec.date, facts, spec.narrative, order,
-                                       self.codes.icd10, doc_rng, extra)
+                body = (text.hospital_text(spec.type, title, patient, author, spec.date, facts, spec.narrative,
+                                           self._stay_line())
+                        if spec.type in HOSPITAL_DOCUMENTS else
+                        text.write_text(spec.type, title, patient, author, spec.date, facts, spec.narrative, order,
+                                        self.codes.icd10, doc_rng, extra))
             order_id = order.id if order else (by_key[spec.corrects].order_id if spec.corrects else None)
             doc = Document(id=doc_id, mrn=patient.mrn, encounter_id=enc.id if enc else None,
                            order_id=order_id, kind=spec.type, title=title,
@@ -344,6 +357,57 @@ class _Builder:
             self.auth_by_key[spec.key] = auth
             auths.append(auth)
         return auths
+
+    def _admission_encounter(self, field: str, attending, facility, dx: tuple[str, ...], spec) -> Encounter:
+        """The case's inpatient stay as an encounter: admitted on its order's day, at an inpatient
+        hospital, by the order's clinician (the attending), for the order's first diagnosis."""
+        admission = self.case.admission
+        if facility.place_of_service != "21":
+            self._fail(f"{field}.facility", f"{facility.name} is no inpatient hospital (place of service 21)")
+        if spec.ordered_on != admission.admitted_at.date():
+            self._fail(f"{field}.ordered_on", "the stay's order is written on the admit date")
+        discharge = admission.discharge
+        enc = Encounter(id=self.ids.encounter(len(self.encounters)), mrn=self.patient.mrn,
+                        date=admission.admitted_at.date(), provider_npi=attending.npi, facility_id=facility.id,
+                        kind="Inpatient Admission", reason=self.codes.icd10[dx[0]], diagnosis_codes=dx,
+                        admitted_at=admission.admitted_at, admission_type=admission.type, unit=admission.unit,
+                        bed=admission.bed, discharged_on=discharge.on if discharge else None,
+                        disposition=discharge.disposition if discharge else None)
+        self.encounters.append(enc)
+        self.admission_encounter = enc
+        return enc
+
+    def _stay_line(self) -> str:
+        enc = self.admission_encounter
+        attending = self.world.provider(enc.provider_npi)
+        line = (f"Admitted {us_date(enc.admitted_at.date())} {enc.admitted_at:%H:%M} ({enc.admission_type.lower()}) "
+                f"to {self.world.facility(enc.facility_id).name}, {enc.unit}, bed {enc.bed}; attending "
+                f"{attending.display_name}; admitting diagnosis {enc.diagnosis_codes[0]} {enc.reason}.")
+        if enc.discharged_on is not None:
+            line += f" Discharged {us_date(enc.discharged_on)} to {enc.disposition.lower()}."
+        return line
+
+    def _notices(self, patient: Patient) -> list[InpatientNotice]:
+        """The admission as notified to the payer of its order's coverage (payer_history.notification)."""
+        spec = self.case.payer_history.notification
+        if spec is None:
+            return []
+        enc = self.admission_encounter
+        order = self.order_by_key[self.case.admission.order]
+        coverage = self.payer_coverage[order.coverage_id]
+        payer = self.world.payer(coverage.payer_id)
+        if payer.portal != "b":
+            self._fail("payer_history.notification", f"{payer.name} takes no inpatient notifications in the "
+                                                      "benchmark's portals (Keystone Mutual's portal does)")
+        if not coverage.active_on(enc.date):
+            self._fail("payer_history.notification", "the coverage is not active on the admit date")
+        return [InpatientNotice(
+            case_number=f"KM-I-{enc.date:%y}-9{self.ids._tail(0, 1)}", payer_id=payer.id,
+            member_id=coverage.member_id, mrn=patient.mrn, order_id=order.id, encounter_id=enc.id,
+            admitted_at=enc.admitted_at, admission_type=enc.admission_type, facility_id=enc.facility_id,
+            attending_npi=enc.provider_npi, diagnosis_codes=enc.diagnosis_codes, notified_at=spec.notified_at,
+            approved_days=spec.approved_days, next_review=enc.date + timedelta(days=spec.approved_days),
+            recorded=spec.recorded)]
 
     def _referrals(self, patient: Patient) -> list[Referral]:
         """PCP referrals on file: from the coverage's PCP of record to the order's (specialist) clinician."""

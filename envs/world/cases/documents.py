@@ -47,6 +47,11 @@ FACT_SENTENCES = {
     "prior_therapy_outcome": "Prior therapy outcome: {}.",
     "infusion_reaction": "Infusion reactions: {}.",
     "device_setup_date": "PAP device set up on {}.",
+    "vital_signs": "Vital signs: {}.",
+    "oxygen": "Oxygen: {}.",
+    "iv_medications": "IV medications: {}.",
+    "response_to_treatment": "Response to treatment: {}.",
+    "discharge_plan": "Discharge plan: {}.",
 }
 PERCENT_FACTS = frozenset({"spo2_rest", "spo2_exertion", "hba1c"})
 
@@ -56,6 +61,8 @@ DEFAULT_TITLES = {
     "face_to_face": "Face-to-face evaluation", "written_order": "Standard written order",
     "lab_result": "Laboratory result", "medication_history": "Medication history",
     "adherence_report": "PAP adherence report",
+    "history_and_physical": "Admission history and physical", "hospital_progress_note": "Hospital progress note",
+    "discharge_summary": "Discharge summary",
 }
 
 
@@ -109,3 +116,13 @@ def addendum_text(patient: Patient, author: Provider | None, day: date, correcte
         ("Addendum to", f"{corrected.title} dated {us_date(corrected.date)} (document {corrected.id}). "
                         "The original text is retained; this addendum supersedes the statements below."),
         ("Correction", correction)))
+
+
+def hospital_text(kind: str, title: str, patient: Patient, author: Provider | None, day: date,
+                  facts: dict[str, str], narrative: str | None, stay: str) -> str:
+    """A document of a hospital stay: the stay's line (admitted when, where, for what), then the
+    day's findings, each fact one sentence, and the narrative."""
+    findings = " ".join(filter(None, (fact_sentences(facts), narrative))) or "No change from the prior day."
+    label = {"history_and_physical": "History and examination", "discharge_summary": "Hospital course"}
+    return report(patient, author, day, title, (("Hospital stay", stay),
+                                                (label.get(kind, "Interval history and findings"), findings)))
