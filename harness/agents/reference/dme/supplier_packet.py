@@ -20,10 +20,15 @@ def read_active_plan(work: Work) -> None:
     that has ended (to explain why it is not the one given to the supplier)."""
     actor = work.actor
     actor.click("nav[aria-label='Chart sections'] a:text-is('Coverage')")
-    rows = actor.read("table.grid").evaluate(
-        "t => Array.from(t.tBodies[0].rows).map(r => Array.from(r.cells).map(c => c.innerText.trim()))")
-    coverages = [{"payer": r[1], "plan": r[2], "member": r[4], "termination": r[9], "status": r[10]}
-                 for r in rows if len(r) > 10]
+    # Cells read by their column's heading, so a column the tab adds moves nothing.
+    headings, rows = actor.read("table.grid").evaluate(
+        "t => [Array.from(t.tHead.rows[0].cells).map(c => c.innerText.trim()),"
+        " Array.from(t.tBodies[0].rows).map(r => Array.from(r.cells).map(c => c.innerText.trim()))]")
+    column = {name: headings.index(next(h for h in headings if h.startswith(name)))
+              for name in ("Payer", "Plan", "Member ID", "Termination", "Status as of")}
+    coverages = [{"payer": r[column["Payer"]], "plan": r[column["Plan"]], "member": r[column["Member ID"]],
+                  "termination": r[column["Termination"]], "status": r[column["Status as of"]]}
+                 for r in rows if len(r) == len(headings)]
     active = [c for c in coverages if c["status"] == "Active"]
     if not active:
         raise ScriptFailed(f"no active coverage on the chart: {coverages}")
