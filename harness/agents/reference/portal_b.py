@@ -16,6 +16,11 @@ def portal_b_date(value: date) -> str:
     return value.strftime("%d-%b-%Y")
 
 
+def ehr_date(shown: str) -> str:
+    """A date Keystone Mutual's portal shows (DD-Mon-YYYY) as the EHR takes it (MM/DD/YYYY)."""
+    return datetime.strptime(shown.strip(), "%d-%b-%Y").strftime("%m/%d/%Y")
+
+
 def open_portal_b(work: Work) -> None:
     """Portal B in a new tab, signed in (once per episode)."""
     work.open_app_tab(PORTAL_B_TAB, "portal_b_tab")

@@ -16,10 +16,6 @@ from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
 
-def _us(shown: str) -> str:
-    return datetime.strptime(shown.strip(), "%d-%b-%Y").strftime("%m/%d/%Y")
-
-
 def review_order(work: Work) -> None:
     """The order (planned date, recorded authorization), the chart note that moved the service
     and the faxes the case holds about it (read, never trusted over the order's date)."""
@@ -48,8 +44,10 @@ def change_dates(work: Work, member: str) -> dict[str, str]:
         work, "Date change", new_start=day,
         reason=f"The service was rescheduled to {us_date(day)}, outside the approved dates {approval['start']} to "
                f"{approval['end']}; the order, dose and clinical indication are unchanged.")
-    return {**changed, "old_start": _us(approval["start"]), "old_end": _us(approval["end"]),
-            "start": _us(changed["start"]), "end": _us(changed["end"]), "reference": reference}
+    shown = {"old_start": approval["start"], "old_end": approval["end"],
+             "start": changed["start"], "end": changed["end"]}
+    return {**changed, **{key: portal_b.ehr_date(value) for key, value in shown.items()},
+            "reference": reference}
 
 
 def solve(work: Work) -> None:

@@ -15,9 +15,6 @@ from admindesk.harness.agents.scripted import ScriptFailed
 KEYSTONE = "Keystone Mutual Health"
 
 
-def _to_us(text: str) -> str:
-    return datetime.strptime(text.strip(), "%d-%b-%Y").strftime("%m/%d/%Y")
-
 
 def pcp_of_record(work: Work) -> str:
     """The PCP of record's NPI on the eligibility result page (open)."""
@@ -33,7 +30,7 @@ def read_referral(work: Work) -> dict[str, str]:
     """The open referral's detail page, dates in the EHR's MM/DD/YYYY."""
     actor = work.actor
     return {"number": actor.fact("Referral Number"), "visits": actor.fact("Visits"),
-            "start": _to_us(actor.fact("Valid From")), "end": _to_us(actor.fact("Valid Through")),
+            "start": portal_b.ehr_date(actor.fact("Valid From")), "end": portal_b.ehr_date(actor.fact("Valid Through")),
             "specialty": actor.fact("Specialty"), "referring": actor.fact("Referring PCP")}
 
 

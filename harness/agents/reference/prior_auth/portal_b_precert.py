@@ -2,7 +2,7 @@
 own portal, typed from the chart, and the decision recorded back in the EHR."""
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 
 from admindesk.harness.agents.reference import ehr_steps, fhir_calls, portal_a, portal_b
 from admindesk.harness.agents.reference.api_work import ApiWork
@@ -11,9 +11,6 @@ from admindesk.harness.agents.scripted import ScriptFailed
 
 KEYSTONE = "PYR-KMH"
 
-
-def _from_portal_b(text: str) -> str:
-    return datetime.strptime(text.strip(), "%d-%b-%Y").strftime("%m/%d/%Y")
 
 
 def fact_document(work: Work) -> tuple[str, dict]:
@@ -85,7 +82,7 @@ def solve(work: Work) -> None:
         ehr_steps.record_authorization(
             work, status="Approved", payer="Keystone Mutual Health", auth_number=decision["auth_number"],
             reference=decision["reference"], units=decision["units"],
-            start=_from_portal_b(decision["start"]), end=_from_portal_b(decision["end"]))
+            start=portal_b.ehr_date(decision["start"]), end=portal_b.ehr_date(decision["end"]))
         work.notes["recorded"] = decision["auth_number"]
     if work.doing("close_item"):
         work.need("recorded")  # the item closes on a recorded authorization only

@@ -4,8 +4,6 @@ payer. Read the case number the EHR holds, find that request in the payer's port
 decision onto the order, close the work item, and submit nothing."""
 from __future__ import annotations
 
-from datetime import datetime
-
 from admindesk.harness.agents.reference import ehr_steps, portal_a, portal_b
 from admindesk.harness.agents.reference.portal_a import payer_name
 from admindesk.harness.agents.reference.work import Work
@@ -13,9 +11,6 @@ from admindesk.harness.agents.scripted import ScriptFailed
 
 KEYSTONE = "PYR-KMH"  # Keystone Mutual keeps its own portal (B); every other payer is on portal A
 
-
-def _portal_b_to_us(text: str) -> str:
-    return datetime.strptime(text.strip(), "%d-%b-%Y").strftime("%m/%d/%Y")
 
 
 def read_reference_on_order(work: Work) -> None:
@@ -48,7 +43,7 @@ def find_on_portal_b(work: Work, member: str) -> dict[str, str]:
         raise ScriptFailed(f"request {reference} is not among the subscriber's requests: {rows}")
     decision = portal_b.open_precert(work, reference)
     if "start" in decision:
-        decision.update(start=_portal_b_to_us(decision["start"]), end=_portal_b_to_us(decision["end"]))
+        decision.update(start=portal_b.ehr_date(decision["start"]), end=portal_b.ehr_date(decision["end"]))
     return {**decision, "case_number": decision["reference"]}
 
 

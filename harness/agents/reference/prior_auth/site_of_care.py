@@ -11,8 +11,6 @@ it and the drug policy's documents, in the drug's billing units, then record the
 """
 from __future__ import annotations
 
-from datetime import datetime
-
 from admindesk.harness.agents.reference import ehr_steps, portal_b
 from admindesk.harness.agents.reference.ehr_steps import click_to_download
 from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
@@ -73,9 +71,6 @@ def message_text(work: Work) -> str:
             "update the order, or document the qualifying reason if there is one; we will request the authorization "
             "for the site you choose.")
 
-
-def _from_portal_b(text: str) -> str:
-    return datetime.strptime(text.strip(), "%d-%b-%Y").strftime("%m/%d/%Y")
 
 
 def clinical_summary(work: Work, member: str, visit: dict, reaction: dict) -> str:
@@ -164,7 +159,7 @@ def solve(work: Work) -> None:
         ehr_steps.record_authorization(
             work, status="Approved", payer=KEYSTONE, auth_number=decision["auth_number"],
             reference=decision["reference"], units=decision["units"],
-            start=_from_portal_b(decision["start"]), end=_from_portal_b(decision["end"]))
+            start=portal_b.ehr_date(decision["start"]), end=portal_b.ehr_date(decision["end"]))
         work.notes["recorded"] = decision["auth_number"]
     if work.doing("close_item"):
         work.need("recorded")  # the item closes on a recorded authorization only
