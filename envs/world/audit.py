@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
-from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world
+from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world, ncci
 from admindesk.envs.world.audit_inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
 from admindesk.envs.world.cases.builder import CaseError, build_case
 from admindesk.envs.world.claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
@@ -59,7 +59,8 @@ KINDS = {
     "dme_not_billed_by_supplier": "a DME claim whose billing provider is not a supplier of that equipment",
     "co18_without_original": "a CO-18 duplicate without the paid original claim it repeats",
     "medicare_remark_on_non_medicare_plan": "N386/N115 on a plan that is not Medicare or Medicare Advantage",
-    "co97_not_em_into_procedure": "a CO-97 bundling that is not an E/M without modifier 25 next to a procedure",
+    "co97_not_bundled": "a CO-97 bundling the correct coding edits do not make (an E/M without modifier 25 next to "
+                        "a procedure, or a procedure pair's column-2 code without a modifier the pair allows)",
     "priced_off_contract": "a paid line of a payer with a published contract allowed off it, unless the claim is "
                            "labelled underpaid (and a labelled claim with every line on it)",
     "recoupment_not_a_duplicate": "an overpayment recovery whose first payment is not the same patient, payer and "
@@ -245,8 +246,8 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
                 if adjustment.rarc in MEDICARE_COVERAGE_REMARKS and product not in MEDICARE_PRODUCTS:
                     report.add("medicare_remark_on_non_medicare_plan", family, record,
                                f"{adjustment.rarc} on a {product} plan")
-                if adjustment.carc == "97" and not _bundles_em_into_procedure(claim, line):
-                    report.add("co97_not_em_into_procedure", family, record, f"CO-97 on line {line.line_no}")
+                if adjustment.carc == "97" and not _bundled(claim, line):
+                    report.add("co97_not_bundled", family, record, f"CO-97 on line {line.line_no}")
         _audit_contract_pricing(claim, payer.allowed_share, report, family)
         if claim.recoupment is not None:
             _audit_recoupment(claim, claims.get(claim.recoupment.duplicate_of), report, family)
@@ -289,10 +290,15 @@ def _has_paid_original(duplicate: Claim, original: Claim | None) -> bool:
             and [line.code for line in original.lines] == [line.code for line in duplicate.lines])
 
 
-def _bundles_em_into_procedure(claim: Claim, line) -> bool:
+def _bundled(claim: Claim, line) -> bool:
+    """The line is included in another line of the claim: an E/M without modifier 25 beside a paid
+    procedure, or a procedure pair's column-2 code (Keystone's NCCI edits) without its modifier."""
     others = [other for other in claim.lines if other.line_no != line.line_no]
-    return (line.code in EVALUATION_AND_MANAGEMENT and "25" not in line.modifiers
-            and any(other.code not in EVALUATION_AND_MANAGEMENT and other.paid > 0 for other in others))
+    if (line.code in EVALUATION_AND_MANAGEMENT and "25" not in line.modifiers
+            and any(other.code not in EVALUATION_AND_MANAGEMENT and other.paid > 0 for other in others)):
+        return True
+    lines = [{"code": each.code, "modifiers": list(each.modifiers)} for each in claim.lines]
+    return any(claim.lines[edit.line] is line for edit in ncci.bundled_lines(lines))
 
 
 def audit_world(world: World, today: date | None = None) -> AuditReport:

@@ -98,7 +98,7 @@ def _inject(world, kind):
                      and world.plan(world.coverage(c.coverage_id).plan_id).product == "PPO")
         bad = _with_first_line_adjustment(claim, Adjustment("CO", "50", "N386", claim.lines[0].charge))
         return _swap(world, "claims", claim, bad), claim.claim_number
-    if kind == "co97_not_em_into_procedure":
+    if kind == "co97_not_bundled":
         claim = _paid_claim(world, category="imaging")
         bad = _with_first_line_adjustment(claim, Adjustment("CO", "97", "N20", claim.lines[0].charge))
         return _swap(world, "claims", claim, bad), claim.claim_number
