@@ -11,6 +11,8 @@ study answering with that comorbidity and the consultation attached, record the 
 """
 from __future__ import annotations
 
+import re
+
 from admindesk.harness.agents.reference import ehr_steps, portal_a
 from admindesk.harness.agents.reference.prior_auth.portal_a_submit import (
     chart_facts,
@@ -45,6 +47,14 @@ def sleep_answers(facts: dict, reason: str) -> dict[str, str]:
     return answers
 
 
+def home_test_rule(policy_row: str) -> str:
+    """The library row's criterion that puts the home test first (its sentence, capitalised)."""
+    found = re.search(r"a home sleep apnea test[^.]*\.", policy_row)
+    if not found:
+        raise ScriptFailed(f"the policy library states no home-test rule: {policy_row[:300]}")
+    return found.group(0)[0].upper() + found.group(0)[1:]
+
+
 def message_text(work: Work, policy: str) -> str:
     n = work.notes
     return (f"{work.patient_name} (DOB {us_date(work.patient['dob'])}), order {n['order_id']}: {n['code']} attended "
@@ -67,21 +77,22 @@ def solve(work: Work) -> None:
     if work.doing("review_order"):
         ehr_steps.open_chart(work)
         ehr_steps.open_order(work)
+        # The provider's line carries the "Message provider" button's text.
+        work.notes["provider"] = work.notes["provider"].replace("Message provider", "").strip()
         if reason is None:
             ehr_steps.open_document(work, "visit")
         else:
             attachments.append((download_document(work, "visit"), "Clinical notes"))
     policy = ""
     if work.doing("read_policy"):
-        policy = portal_a.medical_policy(work, work.notes["payer_id"], work.need("code"))
-        policy = policy.split("Criteria not met:")[0].split(" ", 1)[-1]  # the row without its code
+        policy = home_test_rule(portal_a.medical_policy(work, work.notes["payer_id"], work.need("code")))
     if reason is None:
         if work.doing("route_to_provider"):
             work.need("order_id")
             ehr_steps.send_staff_message(
                 work, message_type="Clinical question",
                 subject=f"Sleep study: home sleep apnea test first ({work.notes['code']} not submitted)",
-                body=message_text(work, policy or "a home sleep apnea test comes first."))
+                body=message_text(work, policy or "A home sleep apnea test comes first."))
             work.notes["messaged"] = "yes"
         if work.doing("hold_item"):
             ehr_steps.back_to_order(work)
