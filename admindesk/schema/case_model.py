@@ -128,6 +128,7 @@ class DocumentFacts(CaseModel):
     ahi: float | None = Field(default=None, ge=0)
     lowest_spo2: int | None = Field(default=None, ge=50, le=100)
     epworth_score: int | None = Field(default=None, ge=0, le=24)
+    stop_bang_score: int | None = Field(default=None, ge=0, le=8)
     qualifying_symptoms: str | None = None
     cardiopulmonary_comorbidity: str | None = None
     face_to_face_date: date | None = None

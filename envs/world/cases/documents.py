@@ -30,6 +30,7 @@ FACT_SENTENCES = {
     "ahi": "Apnea-Hypopnea Index (AHI): {} events/hour.",
     "lowest_spo2": "Lowest oxygen saturation {}%.",
     "epworth_score": "Epworth Sleepiness Scale {}/24.",
+    "stop_bang_score": "STOP-BANG score {}/8.",
     "qualifying_symptoms": "Daytime symptoms (sleepiness, insomnia, hypertension or mood disorder): {}.",
     "cardiopulmonary_comorbidity": "Significant cardiopulmonary comorbidity: {}.",
     "face_to_face_date": "Face-to-face evaluation on {}.",
