@@ -19,11 +19,13 @@ from datetime import date
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from admindesk.envs.common.state.sequences import next_value
 from admindesk.envs.ehr_web.models import Coverage
 from admindesk.envs.ehr_web.models_work import Claim, ClaimLine
 from admindesk.envs.ehr_web.notes import store_note
 
 SUBMITTED = "Submitted"
+CLAIM_SEQUENCE, CLAIM_START = "ehr_billed_claim", 1001
 
 
 def _fmt(day: date | None) -> str:
@@ -50,12 +52,8 @@ def bill_problem(session: Session, claim: Claim, coverage: Coverage, denied: boo
 
 
 def new_claim_number(session: Session, claim: Claim) -> str:
-    """The next free number for a claim billed from `claim` (same service year, B series)."""
-    taken = set(session.scalars(select(Claim.claim_number)))
-    n = 1
-    while (number := f"CLM{claim.service_date:%y}-B{n:02d}") in taken:
-        n += 1
-    return number
+    """The billing system's next claim number, in the service year (a B series beside the payers' own)."""
+    return f"CLM{claim.service_date:%y}-B{next_value(session, CLAIM_SEQUENCE, CLAIM_START):04d}"
 
 
 def bill_other_payer(session: Session, claim: Claim, coverage: Coverage, reason: str, today: date) -> Claim:
