@@ -117,6 +117,7 @@ def solve(work: Work) -> None:
             raise ScriptFailed(f"the remittance shows {work.notes['denials']}, not CO-109")
         read_letter(work)
     if work.doing("check_eligibility"):
+        work.need("letter_member")  # the letter names whose coverage to confirm
         find_registered_coverage(work)
         confirm_eligibility(work)
     if work.doing("bill_new_claim"):
