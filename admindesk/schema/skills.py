@@ -42,6 +42,7 @@ SKILLS: dict[str, str] = {
     "duplicate_denial": "resolve a duplicate-claim denial by confirming the original claim's payment",
     "ncci_modifier": "fix an NCCI edit denial with the right modifier",
     "cob": "coordination of benefits: work the secondary coverage or carry the primary's payment",
+    "other_payer": "bill a claim the payer denied as not its responsibility (CO-109) to the payer responsible",
     # DME and the work queues.
     "supplier_packet": "fax a DME order packet to a contracted supplier and record its confirmation",
     "inbasket_routing": "route an in-basket message or work item to the team that must act on it",

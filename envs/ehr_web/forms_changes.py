@@ -100,3 +100,12 @@ class CoordinationOfBenefitsForm(FlaskForm):
     reason = TextAreaField("Reason for the change", validators=[
         DataRequired("Say why the order of benefits changed (e.g. COB questionnaire, payer letter)."), _NOTE_LENGTH],
         render_kw={"rows": 2})
+
+
+class BillOtherPayerForm(FlaskForm):
+    """Bill a denied claim's service to another of the patient's coverages as a new claim."""
+
+    coverage_id = SelectField("Bill to coverage", choices=[], validators=[InputRequired()])
+    reason = TextAreaField("Why this payer", validators=[
+        DataRequired("Say why this payer is responsible (e.g. the denying payer's remark or letter)."), _NOTE_LENGTH],
+        render_kw={"rows": 2})

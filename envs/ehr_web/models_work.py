@@ -12,7 +12,7 @@ from admindesk.envs.ehr_web.models import Base, Order, Patient, Payer, Supplier
 
 # ---- billing --------------------------------------------------------------------------
 class Claim(Base):
-    """A claim as the payer adjudicated it."""
+    """A claim as the payer adjudicated it, or a new claim the desk billed (status Submitted)."""
 
     __tablename__ = "claims"
 
@@ -31,6 +31,8 @@ class Claim(Base):
     status: Mapped[str] = mapped_column(String(24))
     order_id: Mapped[str | None] = mapped_column(ForeignKey("orders.id"))
     auth_number: Mapped[str | None] = mapped_column(String(24))
+    # A new claim the desk billed to another payer after a CO-109 denial: the denied claim it re-bills.
+    billed_from: Mapped[str | None] = mapped_column(String(24))
 
     payer: Mapped[Payer] = relationship(viewonly=True)
     lines: Mapped[list[ClaimLine]] = relationship(order_by="ClaimLine.line_no", viewonly=True)

@@ -58,6 +58,8 @@ KINDS = {
                                      "(the payer denies a missing auth as such: CO-197)",
     "dme_not_billed_by_supplier": "a DME claim whose billing provider is not a supplier of that equipment",
     "co18_without_original": "a CO-18 duplicate without the paid original claim it repeats",
+    "co109_without_responsible_payer": "a CO-109 (another payer responsible) with no other payer's coverage "
+                                        "in force on the date of service",
     "medicare_remark_on_non_medicare_plan": "N386/N115 on a plan that is not Medicare or Medicare Advantage",
     "co97_not_bundled": "a CO-97 bundling the correct coding edits do not make (an E/M without modifier 25 next to "
                         "a procedure, or a procedure pair's column-2 code without a modifier the pair allows)",
@@ -239,6 +241,11 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
         if order is not None and order.code in SUPPLIER_CATEGORY:
             if SUPPLIER_CATEGORY[order.code] not in supplier_npis.get(claim.billing_npi, set()):
                 report.add("dme_not_billed_by_supplier", family, record, f"billed by NPI {claim.billing_npi}")
+        if "109" in carcs and not [c for c in world.coverages_for(claim.mrn)
+                                   if c.payer_id != claim.payer_id and c.active_on(claim.service_date)]:
+            # CO-109 sends the claim to the payer responsible: some other payer's coverage holds that date.
+            report.add("co109_without_responsible_payer", family, record,
+                       f"no other payer's coverage in force on {claim.service_date}")
         if "18" in carcs and not _has_paid_original(claim, claims.get(claim.original_claim_number or "")):
             report.add("co18_without_original", family, record, "no paid original claim")
         for line in claim.lines:

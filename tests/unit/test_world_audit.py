@@ -93,6 +93,12 @@ def _inject(world, kind):
     if kind == "co18_without_original":
         claim = next(c for c in world.claims if c.original_claim_number)
         return _swap(world, "claims", claim, replace(claim, original_claim_number=None)), claim.claim_number
+    if kind == "co109_without_responsible_payer":
+        # A denial sent to "the payer responsible" for a patient with no other payer's coverage.
+        claim = next(c for c in world.claims if c.status == "Denied" and not [
+            o for o in world.coverages_for(c.mrn) if o.payer_id != c.payer_id and o.active_on(c.service_date)])
+        bad = _with_first_line_adjustment(claim, Adjustment("CO", "109", "N418", claim.lines[0].charge))
+        return _swap(world, "claims", claim, bad), claim.claim_number
     if kind == "medicare_remark_on_non_medicare_plan":
         claim = next(c for c in world.claims if c.status == "Denied"
                      and world.plan(world.coverage(c.coverage_id).plan_id).product == "PPO")

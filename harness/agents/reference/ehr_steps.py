@@ -126,6 +126,12 @@ def send_staff_message(work: Work, *, message_type: str, subject: str, body: str
         raise ScriptFailed(f"the staff message was not sent: {work.env.page_locator('.error, .alert').all_inner_texts()}")
 
 
+def table_rows(work: Work, caption: str, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows of the page's table with this caption, as dicts of the first len(columns) cells."""
+    rows = work.env.page_locator(f"xpath=//table[caption[normalize-space()='{caption}']]/tbody/tr").all()
+    return [dict(zip(columns, (cell.inner_text().strip() for cell in row.locator("td").all()))) for row in rows]
+
+
 # The Verify coverage form's results, by the verification status each one stores.
 VERIFICATION_RESULT_LABELS = {"Verified - Active": "Active", "Verified - Inactive": "Inactive",
                               "Unable to Verify": "Unable to verify"}
