@@ -226,8 +226,8 @@ def appeal_filed(task_id: str, app: str, **fields) -> dict:
 @pytest.mark.parametrize("task_id, app, field, kind", [
     ("appeal-hard-12", "payer_portal_b", "kind", "Reconsideration"),
     ("appeal-hard-12", "payer_portal_b", "kind", "Formal appeal"),
-    ("appeal-easy-09", "payer_portal_a", "appeal_type", "Reconsideration"),
-    ("appeal-easy-09", "payer_portal_a", "appeal_type", "Formal Appeal"),
+    ("appeal-easy-10", "payer_portal_a", "appeal_type", "Reconsideration"),
+    ("appeal-easy-10", "payer_portal_a", "appeal_type", "Formal Appeal"),
 ])
 def test_a_level_one_reconsideration_or_formal_appeal_is_accepted_for_a_clerical_denial(task_id, app, field, kind):
     assert check_passes(task_id, "the appeal is a reconsideration or a formal appeal",
@@ -236,7 +236,7 @@ def test_a_level_one_reconsideration_or_formal_appeal_is_accepted_for_a_clerical
 
 @pytest.mark.parametrize("task_id, app, field, kind", [
     ("appeal-hard-12", "payer_portal_b", "kind", "Clinical appeal"),
-    ("appeal-easy-09", "payer_portal_a", "appeal_type", "Clinical Appeal"),
+    ("appeal-easy-10", "payer_portal_a", "appeal_type", "Clinical Appeal"),
 ])
 def test_a_clinical_appeal_is_not_the_kind_for_a_clerical_denial(task_id, app, field, kind):
     assert not check_passes(task_id, "the appeal is a reconsideration or a formal appeal",
