@@ -91,7 +91,10 @@ def test_a_member_without_a_visit_limit_sees_none_applied(clients):
 def test_the_denials_item_can_move_the_balance_to_the_patient(clients):
     ehr = clients["ehr_web"]
     snapshot = start(ehr, REACHED_TASK)
-    [item] = [i for i in snapshot["work_items"] if i["queue"] == "Denials" and i["claim_number"]]
+    patient = task(REACHED_TASK).case.patient
+    [mrn] = [p["mrn"] for p in snapshot["patients"]
+             if (p["last_name"], p["dob"]) == (patient.last_name, patient.dob.isoformat())]
+    [item] = [i for i in snapshot["work_items"] if i["queue"] == "Denials" and i["mrn"] == mrn]
     response = ehr.post(f"/queues/items/{item['id']}/status", {"status": "Patient Responsibility"})
     assert response.status_code in (200, 302), response.get_data(as_text=True)
     [item] = [i for i in ehr.snapshot()["work_items"] if i["id"] == item["id"]]
