@@ -33,7 +33,7 @@ def review_denial(work: Work) -> None:
         raise ScriptFailed(f"expected a CARC 119 denial: {remittance['denials']}")
     file_name = ehr_denials.open_chart_document(work, "visit_log", download=True)
     text = " ".join(page.extract_text() or "" for page in PdfReader(work.env.downloads_dir / file_name).pages)
-    visits = text.split("Visits attended", 1)[1]
+    visits = " ".join(text.split()).split("Visits attended", 1)[1]
     work.notes.update(log_file=file_name, log_dates=sorted({parse_us_date(d) for d in US_DATE.findall(visits)}))
 
 
