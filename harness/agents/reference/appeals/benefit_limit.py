@@ -39,9 +39,9 @@ def review_denial(work: Work) -> None:
 
 def read_accumulator(work: Work) -> dict:
     """Keystone's eligibility on the date of service, then its Benefit Accumulators."""
-    n = work.notes
+    member_id, service_date = work.need("member_id"), work.need("service_date")
     portal_b.open_portal_b(work)
-    portal_b.check_eligibility(work, n["member_id"], parse_us_date(n["service_date"]))
+    portal_b.check_eligibility(work, member_id, parse_us_date(service_date))
     actor = work.actor
     actor.click("main a:has-text('View Visits Applied')")
     start, end = (portal_b.shown_date(part.strip()) for part in actor.fact("Benefit Period").split(" - "))
