@@ -368,6 +368,35 @@ class RecoupmentSpec(CaseModel):
     payer_error: bool = False
 
 
+class CountedVisitSpec(CaseModel):
+    """A visit the payer's benefit accumulator counts: its date of service, the code it applied and,
+    for a visit of another provider, that provider's name (left out: this practice's visit)."""
+
+    service_date: date
+    code: str = "97110"
+    provider: str | None = None
+
+
+class BenefitLimitSpec(CaseModel):
+    """The visit limit a therapy claim ran into, as the payer's benefit accumulator shows it:
+    `visits_allowed` per benefit period (a year from `period_start`), and the visits it counted
+    before this claim (`counted`, at least the limit). `payer_error`: on purpose, some counted
+    visits do not belong in the period's count (another plan year, the same date twice), so
+    the limit was not reached: a mistake for the office to catch."""
+
+    benefit: str = "Outpatient rehabilitation (PT/OT/ST combined)"
+    visits_allowed: int = Field(ge=1)
+    period_start: date
+    counted: list[CountedVisitSpec] = Field(min_length=1)
+    payer_error: bool = False
+
+    @model_validator(mode="after")
+    def _accumulator_says_limit_reached(self):
+        if len(self.counted) < self.visits_allowed:
+            raise ValueError("counted: a benefit-limit denial counts at least visits_allowed visits")
+        return self
+
+
 class ClaimSpec(CaseModel):
     """A claim as the payer adjudicated it. `auth` names a request on file whose number
     the claim carries; leave it out for a claim sent without one."""
@@ -387,6 +416,8 @@ class ClaimSpec(CaseModel):
     underpaid: bool = False
     # The payer noticed an overpayment and will recover this claim's payment.
     recoupment: RecoupmentSpec | None = None
+    # The payer denied the claim's visit as over the plan's visit limit (CARC 119).
+    benefit_limit: BenefitLimitSpec | None = None
 
     @model_validator(mode="after")
     def _only_paid_claims_are_reviewed_for_payment(self):

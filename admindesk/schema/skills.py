@@ -41,6 +41,8 @@ SKILLS: dict[str, str] = {
     "corrected_claim": "fix a clerical denial with a corrected claim (frequency 7) instead of an appeal",
     "duplicate_denial": "resolve a duplicate-claim denial by confirming the original claim's payment",
     "ncci_modifier": "fix an NCCI edit denial with the right modifier",
+    "benefit_limit": "work a visit-limit denial (CARC 119): the payer's count against the practice's visits decides "
+                     "between billing the member and asking the payer to reprocess",
     "cob": "coordination of benefits: work the secondary coverage or carry the primary's payment",
     "other_payer": "bill a claim the payer denied as not its responsibility (CO-109) to the payer responsible",
     # DME and the work queues.

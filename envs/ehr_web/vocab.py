@@ -39,8 +39,10 @@ QUEUES = {
               ("Auth Obtained", "No Auth Required", "Denied"), "Prior Authorization Coordinator"),
         Queue("denials", "Denials",
               ("New", "In Progress", "Appeal Filed", "Corrected Claim Sent", "Billed to Other Payer",
-               "Route to Clinical Appeals", "Write-off Requested", "Resolved"),
-              ("Resolved", "Write-off Requested"), "Denials & Appeals Specialist"),
+               "Route to Clinical Appeals", "Write-off Requested", "Patient Responsibility", "Resolved"),
+              # Patient Responsibility: the balance moves to the patient's account (the payer's denial
+              # stands and the plan makes the member liable, e.g. a benefit maximum reached).
+              ("Resolved", "Write-off Requested", "Patient Responsibility"), "Denials & Appeals Specialist"),
         Queue("dme", "DME",
               ("New", "In Progress", "Sent to Supplier", "Supplier Confirmed", "On Hold"),
               ("Supplier Confirmed",), "DME Coordinator"),

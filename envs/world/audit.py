@@ -68,6 +68,9 @@ KINDS = {
     "recoupment_not_a_duplicate": "an overpayment recovery whose first payment is not the same patient, payer and "
                                   "date with the same lines (code, modifiers, units), unless labelled payer_error "
                                   "(and a labelled one whose lines are the same)",
+    "benefit_limit_miscounted": "a CARC 119 visit-limit denial whose accumulator is missing, counts the denied "
+                                "visit's date, or whose visits in the period (distinct dates) do not reach the "
+                                "limit unless labelled payer_error (and a labelled one that does reach it)",
     "appeal_deadline_mismatch": "a remittance appeal deadline that is not the payer's appeal window",
     "dated_after_today": "a claim serviced or submitted, or a remittance paid, after today (a task's `now`)",
     "fax_request_before_order": "a request in the fax history faxed before the order it requests",
@@ -258,6 +261,8 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
         _audit_contract_pricing(claim, payer.allowed_share, report, family)
         if claim.recoupment is not None:
             _audit_recoupment(claim, claims.get(claim.recoupment.duplicate_of), report, family)
+        if "119" in carcs or claim.benefit_accumulator is not None:
+            _audit_benefit_limit(claim, report, family)
         remittance = world.remittance_for(claim.claim_number)
         if remittance and remittance.appeal_deadline != remittance.paid_on + timedelta(days=payer.timely_appeal_days):
             report.add("appeal_deadline_mismatch", family, record,
@@ -287,6 +292,24 @@ def _audit_recoupment(claim: Claim, first: Claim | None, report: AuditReport, fa
     if repeats == claim.recoupment.payer_error:
         detail = ("labelled payer_error but repeats claim " if repeats else "does not repeat claim ")
         report.add("recoupment_not_a_duplicate", family, claim.claim_number, detail + claim.recoupment.duplicate_of)
+
+
+def _audit_benefit_limit(claim: Claim, report: AuditReport, family: str) -> None:
+    """A visit-limit denial shows the payer's count; the limit is reached unless the payer is
+    wrong on purpose, and the denied visit itself is neither counted nor outside the period."""
+    accumulator = claim.benefit_accumulator
+    if accumulator is None:
+        report.add("benefit_limit_miscounted", family, claim.claim_number, "CARC 119 without an accumulator")
+        return
+    if not accumulator.period_start <= claim.service_date <= accumulator.period_end or any(
+            v.on >= claim.service_date for v in accumulator.counted):
+        report.add("benefit_limit_miscounted", family, claim.claim_number,
+                   "the denied visit is outside the period or a counted visit is not before it")
+    reached = accumulator.visits_in_period() >= accumulator.visits_allowed
+    if reached == accumulator.payer_error:
+        detail = "labelled payer_error but the limit is reached" if reached else "the limit is not reached"
+        report.add("benefit_limit_miscounted", family, claim.claim_number,
+                   f"{detail} ({accumulator.visits_in_period()} of {accumulator.visits_allowed})")
 
 
 def _has_paid_original(duplicate: Claim, original: Claim | None) -> bool:

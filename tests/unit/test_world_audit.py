@@ -122,6 +122,12 @@ def _inject(world, kind):
         notice = Recoupment(duplicate_of=other.claim_number, amount=claim.paid_amount, notice_on=WORLD_ANCHOR.date(),
                             dispute_by=WORLD_ANCHOR.date() + timedelta(days=45), payer_error=False)
         return _swap(world, "claims", claim, replace(claim, recoupment=notice)), claim.claim_number
+    if kind == "benefit_limit_miscounted":
+        # A visit denied CARC 119 with no accumulator behind the denial.
+        claim = next(c for c in world.claims if c.status == "Denied" and c.benefit_accumulator is None)
+        bad = _with_first_line_adjustment(claim, Adjustment(group="PR", carc="119", rarc=None,
+                                                            amount=claim.lines[0].charge))
+        return _swap(world, "claims", claim, bad), claim.claim_number
     if kind == "appeal_deadline_mismatch":
         remit = world.remittances[0]
         bad = replace(remit, appeal_deadline=remit.appeal_deadline + timedelta(days=30))
