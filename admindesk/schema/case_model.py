@@ -135,6 +135,12 @@ class DocumentFacts(CaseModel):
     length_of_need: str | None = None
     spo2_rest: int | None = Field(default=None, ge=50, le=100)
     spo2_exertion: int | None = Field(default=None, ge=50, le=100)
+    # An oximetry report: the exercise test repeated on oxygen, the test's date, who performed it
+    # and the patient's state at testing (what a home-oxygen policy asks of the qualifying test).
+    spo2_on_oxygen: int | None = Field(default=None, ge=50, le=100)
+    test_date: date | None = None
+    tested_by: str | None = None
+    test_conditions: str | None = None
     hba1c: float | None = Field(default=None, ge=3, le=20)
     insulin_injections_per_day: int | None = Field(default=None, ge=0)
     can_use_cane_safely: YesNo | None = None
@@ -166,7 +172,7 @@ class DocumentFacts(CaseModel):
 
 
 DocumentType = Literal["progress_note", "pt_note", "imaging_report", "sleep_study", "face_to_face",
-                       "written_order", "lab_result", "medication_history", "addendum", "adherence_report",
+                       "written_order", "lab_result", "medication_history", "addendum", "adherence_report", "oximetry_report",
                        "history_and_physical", "hospital_progress_note", "discharge_summary"]
 # Documents of a hospital stay: they belong to the case's admission (its inpatient encounter).
 HOSPITAL_DOCUMENTS = ("history_and_physical", "hospital_progress_note", "discharge_summary")
@@ -193,6 +199,13 @@ class DocumentSpec(CaseModel):
             raise ValueError("an addendum (and only an addendum) names the document it `corrects`")
         if (self.type == "adherence_report") != (self.facts.nightly_minutes is not None):
             raise ValueError("an adherence report (and only one) gives facts.nightly_minutes and device_setup_date")
+        if self.type == "oximetry_report":
+            facts = self.facts
+            if None in (facts.test_date, facts.tested_by, facts.test_conditions) or \
+                    (facts.spo2_rest is None and facts.spo2_exertion is None):
+                raise ValueError("an oximetry report gives its SpO2 and its test_date, tested_by and test_conditions")
+            if facts.test_date > self.date:
+                raise ValueError("an oximetry report's test_date is on or before the report's date")
         return self
 
 

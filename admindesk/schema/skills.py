@@ -47,6 +47,7 @@ SKILLS: dict[str, str] = {
     "other_payer": "bill a claim the payer denied as not its responsibility (CO-109) to the payer responsible",
     # DME and the work queues.
     "supplier_packet": "fax a DME order packet to a contracted supplier and record its confirmation",
+    "home_oxygen": "qualify home oxygen on its test (value, date, who performed it) and the Group II findings",
     "inbasket_routing": "route an in-basket message or work item to the team that must act on it",
     # Any workflow: the right work is to file nothing.
     "stop_and_document": "recognise that nothing may be filed, file nothing, and write down why",

@@ -30,7 +30,9 @@ def open_order(work: Work, order_key: str = "svc") -> None:
         planned=actor.fact("Planned service date"), place_of_service=actor.fact("Place of service"),
         provider_npi=actor.fact("Provider NPI"), facility=actor.fact("Facility"),
         facility_npi=actor.fact("Facility NPI"),
-        provider=actor.fact("Ordering provider"), coverage=actor.fact("Billing coverage"),
+        # The provider's line carries the "Message provider" button's text.
+        provider=actor.fact("Ordering provider").replace("Message provider", "").strip(),
+        coverage=actor.fact("Billing coverage"),
         provider_phone=actor.fact("Provider phone / fax").split(" / ")[0])
 
 

@@ -98,8 +98,6 @@ def solve(work: Work) -> None:
         ehr_steps.open_chart(work)
         ehr_steps.open_order(work)
         work.notes["description"] = work.actor.fact("Description").splitlines()[0].strip()
-        # The provider's line carries the "Message provider" button's text.
-        work.notes["provider"] = work.notes["provider"].replace("Message provider", "").strip()
         if reaction is None:
             ehr_steps.open_document(work, "visit")
         else:  # the request's documents: the office note, the reaction note, the drug policy's lab
