@@ -77,8 +77,6 @@ def solve(work: Work) -> None:
     if work.doing("review_order"):
         ehr_steps.open_chart(work)
         ehr_steps.open_order(work)
-        # The provider's line carries the "Message provider" button's text.
-        work.notes["provider"] = work.notes["provider"].replace("Message provider", "").strip()
         if reason is None:
             ehr_steps.open_document(work, "visit")
         else:
