@@ -20,7 +20,7 @@ from admindesk.envs.ehr_web.forms import (
     strip,
 )
 from admindesk.envs.ehr_web.models import COVERAGE_RANKS
-from admindesk.envs.ehr_web.vocab import AUTH_CHANGES, VERIFICATION_RESULTS
+from admindesk.envs.ehr_web.vocab import AUTH_CHANGES, BALANCE_TRANSFER_KINDS, VERIFICATION_RESULTS
 
 _NOTE_LENGTH = Length(max=NOTE_MAX_LENGTH, message=f"Notes are limited to {NOTE_MAX_LENGTH} characters.")
 
@@ -100,3 +100,14 @@ class CoordinationOfBenefitsForm(FlaskForm):
     reason = TextAreaField("Reason for the change", validators=[
         DataRequired("Say why the order of benefits changed (e.g. COB questionnaire, payer letter)."), _NOTE_LENGTH],
         render_kw={"rows": 2})
+
+
+class BalanceTransferForm(FlaskForm):
+    """Move a denied claim's balance: rebill another coverage, or transfer it to the patient."""
+
+    kind = SelectField("Action", choices=options([("", "- Select action -"), *BALANCE_TRANSFER_KINDS]),
+                       validators=[DataRequired("Choose rebill to other coverage or transfer to self-pay.")])
+    coverage_id = SelectField("Bill coverage", choices=[], validators=[Optional()])
+    reason = TextAreaField("Reason", validators=[
+        DataRequired("Say why the balance moves (the eligibility found, dates, reference)."), _NOTE_LENGTH],
+        render_kw={"rows": 3})

@@ -59,6 +59,14 @@ REVIEW_REASONS = {
     OVERPAYMENT_RECOVERY: "the payer's overpayment notice says it will take this claim's payment back "
                           "(the notice is in the payer's correspondence)",
 }
+# Where a denied claim's balance can go from the claim page (balance_transfers.py).
+REBILL = "Rebill to other coverage"
+SELF_PAY = "Transfer to self-pay"
+BALANCE_TRANSFER_KINDS = (REBILL, SELF_PAY)
+# Denial codes that say the payer did not cover the patient on the date of service: only
+# these claims' balances may be moved off the payer without an appeal.
+ELIGIBILITY_CARCS = frozenset({"26", "27"})
+
 # Adjustments that are contractual or patient share, not denials.
 NON_DENIAL_CARCS = frozenset({"45", "1", "2", "3"})
 

@@ -8,9 +8,10 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.code_sets import CARC, RARC
 from admindesk.envs.common.web import db, get_or_404
+from admindesk.envs.ehr_web import balance_transfers
 from admindesk.envs.ehr_web.forms import NoteForm
 from admindesk.envs.ehr_web.models import AdjustmentCode, Facility, Provider
-from admindesk.envs.ehr_web.models_work import Claim, WorkItem
+from admindesk.envs.ehr_web.models_work import BalanceTransfer, Claim, WorkItem
 from admindesk.envs.ehr_web.notes import add_note, notes_for
 from admindesk.envs.ehr_web.views.chart_base import render_chart
 from admindesk.envs.ehr_web.views.common import patient_or_404
@@ -47,16 +48,21 @@ def billing_tab(mrn: str):
                         denied={c.claim_number for c in claims if denials(c)}, today=clock.today())
 
 
-def _render_claim(claim: Claim, form: NoteForm | None = None, status: int = 200):
+def _render_claim(claim: Claim, form: NoteForm | None = None, status: int = 200, transfer_form=None):
     carc, rarc = code_descriptions(claim)
     session = db()
+    patient = patient_or_404(claim.mrn)
     items = list(session.scalars(select(WorkItem).where(WorkItem.claim_number == claim.claim_number)
                                  .order_by(WorkItem.id)))
-    return render_chart(patient_or_404(claim.mrn), "billing", "claim_detail.html", status=status, claim=claim,
+    rebilled_from = session.scalar(select(BalanceTransfer).where(BalanceTransfer.new_claim_number == claim.claim_number))
+    transfer_form = transfer_form or balance_transfers.transfer_form(claim, list(patient.coverages), formdata=None)
+    return render_chart(patient, "billing", "claim_detail.html", status=status, claim=claim,
                         carc=carc, rarc=rarc, denials=denials(claim), items=items,
                         rendering=session.get(Provider, claim.rendering_npi),
                         facility=session.get(Facility, claim.facility_id), today=clock.today(),
-                        notes=notes_for("claim", claim.claim_number), form=form or NoteForm(formdata=None))
+                        notes=notes_for("claim", claim.claim_number), form=form or NoteForm(formdata=None),
+                        transfer_form=transfer_form, transfer_closed=balance_transfers.claim_problem(claim),
+                        rebilled_from=rebilled_from)
 
 
 @billing.get("/claims/<claim_number>")
@@ -79,6 +85,20 @@ def remittance(claim_number: str):
     carc, rarc = code_descriptions(claim)
     return render_chart(patient_or_404(claim.mrn), "billing", "remittance.html", claim=claim, era=claim.remittance,
                         carc=carc, rarc=rarc, denials=denials(claim))
+
+
+@billing.post("/claims/<claim_number>/balance-transfer")
+def transfer_balance(claim_number: str):
+    """Rebill the denied claim to another coverage, or transfer its balance to self-pay."""
+    claim = get_or_404(Claim, claim_number)
+    coverages = list(patient_or_404(claim.mrn).coverages)
+    form = balance_transfers.transfer_form(claim, coverages)
+    transfer = balance_transfers.move_balance(claim, coverages, form)
+    if transfer is None:
+        return _render_claim(claim, status=422, transfer_form=form)
+    flash(f"Claim {transfer.new_claim_number} created for the other coverage." if transfer.new_claim_number
+          else f"Balance {claim.balance:,.2f} transferred to self-pay.", "success")
+    return redirect(url_for("billing.claim_detail", claim_number=claim.claim_number))
 
 
 @billing.post("/claims/<claim_number>/notes")

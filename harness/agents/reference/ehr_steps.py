@@ -7,6 +7,16 @@ from admindesk.harness.agents.reference.work import Work, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
 ORDER_PAGE_TAB = 0  # the EHR stays in the first tab; portals and fax open in new tabs
+# The chart's Coverage tab table (its caption) and its first columns, in order.
+COVERAGE_TABLE = "Insurance coverage on file"
+COVERAGE_COLUMNS = ("rank", "payer", "plan", "product", "member_id", "group", "subscriber", "relationship", "pcp",
+                    "effective", "termination")
+
+
+def table_rows(work: Work, caption: str, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows of the open page's table with that caption, each cell named by `columns` in order."""
+    rows = work.env.page_locator(f"xpath=//table[caption[normalize-space()='{caption}']]/tbody/tr").all()
+    return [dict(zip(columns, (cell.inner_text().strip() for cell in row.locator("td").all()))) for row in rows]
 
 
 def open_chart(work: Work) -> None:

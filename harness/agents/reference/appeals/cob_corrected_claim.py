@@ -10,24 +10,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from admindesk.harness.agents.reference import fax_steps
+from admindesk.harness.agents.reference import ehr_steps, fax_steps
 from admindesk.harness.agents.reference.appeals import corrected_claim_steps as steps, ehr_denials
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.agents.scripted import ScriptFailed
 
-COVERAGE_COLUMNS = ("rank", "payer", "plan", "product", "member_id")
 BILLING_COLUMNS = ("claim", "service_date", "payer", "member_id", "codes", "charge", "paid", "status")
-
-
-def _table_rows(work: Work, caption: str, columns: tuple[str, ...]) -> list[dict[str, str]]:
-    rows = work.env.page_locator(f"xpath=//table[caption[normalize-space()='{caption}']]/tbody/tr").all()
-    return [dict(zip(columns, (cell.inner_text().strip() for cell in row.locator("td").all()))) for row in rows]
 
 
 def read_coverages(work: Work) -> dict[str, str]:
     """The chart's Coverage tab: which payer is primary and which secondary (by rank)."""
     work.actor.click("nav[aria-label='Chart sections'] a:text-is('Coverage')")
-    ranks = {row["rank"]: row for row in _table_rows(work, "Insurance coverage on file", COVERAGE_COLUMNS)}
+    ranks = {row["rank"]: row for row in ehr_steps.table_rows(work, ehr_steps.COVERAGE_TABLE,
+                                                                     ehr_steps.COVERAGE_COLUMNS)}
     if "Primary" not in ranks or "Secondary" not in ranks:
         raise ScriptFailed(f"the chart does not list a primary and a secondary coverage: {sorted(ranks)}")
     facts = {"primary_payer": ranks["Primary"]["payer"], "primary_member_id": ranks["Primary"]["member_id"],
@@ -41,7 +36,7 @@ def open_primary_claim(work: Work) -> dict[str, str]:
     service, then its remittance: what the primary paid and when."""
     actor, notes = work.actor, work.notes
     actor.click("nav[aria-label='Chart sections'] a:text-is('Billing')")
-    rows = [row for row in _table_rows(work, "Claims, newest service date first", BILLING_COLUMNS)
+    rows = [row for row in ehr_steps.table_rows(work, "Claims, newest service date first", BILLING_COLUMNS)
             if row["service_date"] == notes["service_date"] and row["payer"] == notes["primary_payer"]
             and row["status"] in ("Paid", "Partially Paid")]
     if len(rows) != 1:
