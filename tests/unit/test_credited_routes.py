@@ -253,8 +253,8 @@ DECIDED_OR_IN_REVIEW = "the payer overturned the reconsideration at filing, or h
     ({"appeal_type": "Reconsideration", "status": "In Review", "decision": None}, False),
 ])
 def test_a_formal_appeal_waits_in_review_where_a_reconsideration_is_decided_at_filing(fields, credited):
-    final = appeal_filed("appeal-easy-07", "payer_portal_a", **fields)
-    assert check_passes("appeal-easy-07", DECIDED_OR_IN_REVIEW, final) is credited
+    final = appeal_filed("appeal-easy-08", "payer_portal_a", **fields)
+    assert check_passes("appeal-easy-08", DECIDED_OR_IN_REVIEW, final) is credited
 
 
 # ---- a pended request's result: the EHR must say what the payer decided --------------------
