@@ -128,12 +128,19 @@ class DocumentFacts(CaseModel):
     ahi: float | None = Field(default=None, ge=0)
     lowest_spo2: int | None = Field(default=None, ge=50, le=100)
     epworth_score: int | None = Field(default=None, ge=0, le=24)
+    stop_bang_score: int | None = Field(default=None, ge=0, le=8)
     qualifying_symptoms: str | None = None
     cardiopulmonary_comorbidity: str | None = None
     face_to_face_date: date | None = None
     length_of_need: str | None = None
     spo2_rest: int | None = Field(default=None, ge=50, le=100)
     spo2_exertion: int | None = Field(default=None, ge=50, le=100)
+    # An oximetry report: the exercise test repeated on oxygen, the test's date, who performed it
+    # and the patient's state at testing (what a home-oxygen policy asks of the qualifying test).
+    spo2_on_oxygen: int | None = Field(default=None, ge=50, le=100)
+    test_date: date | None = None
+    tested_by: str | None = None
+    test_conditions: str | None = None
     hba1c: float | None = Field(default=None, ge=3, le=20)
     insulin_injections_per_day: int | None = Field(default=None, ge=0)
     can_use_cane_safely: YesNo | None = None
@@ -165,7 +172,7 @@ class DocumentFacts(CaseModel):
 
 
 DocumentType = Literal["progress_note", "pt_note", "imaging_report", "sleep_study", "face_to_face",
-                       "written_order", "lab_result", "medication_history", "addendum", "adherence_report",
+                       "written_order", "lab_result", "medication_history", "addendum", "adherence_report", "oximetry_report",
                        "history_and_physical", "hospital_progress_note", "discharge_summary"]
 # Documents of a hospital stay: they belong to the case's admission (its inpatient encounter).
 HOSPITAL_DOCUMENTS = ("history_and_physical", "hospital_progress_note", "discharge_summary")
@@ -192,6 +199,13 @@ class DocumentSpec(CaseModel):
             raise ValueError("an addendum (and only an addendum) names the document it `corrects`")
         if (self.type == "adherence_report") != (self.facts.nightly_minutes is not None):
             raise ValueError("an adherence report (and only one) gives facts.nightly_minutes and device_setup_date")
+        if self.type == "oximetry_report":
+            facts = self.facts
+            if None in (facts.test_date, facts.tested_by, facts.test_conditions) or \
+                    (facts.spo2_rest is None and facts.spo2_exertion is None):
+                raise ValueError("an oximetry report gives its SpO2 and its test_date, tested_by and test_conditions")
+            if facts.test_date > self.date:
+                raise ValueError("an oximetry report's test_date is on or before the report's date")
         return self
 
 
@@ -367,6 +381,35 @@ class RecoupmentSpec(CaseModel):
     payer_error: bool = False
 
 
+class CountedVisitSpec(CaseModel):
+    """A visit the payer's benefit accumulator counts: its date of service, the code it applied and,
+    for a visit of another provider, that provider's name (left out: this practice's visit)."""
+
+    service_date: date
+    code: str = "97110"
+    provider: str | None = None
+
+
+class BenefitLimitSpec(CaseModel):
+    """The visit limit a therapy claim ran into, as the payer's benefit accumulator shows it:
+    `visits_allowed` per benefit period (a year from `period_start`), and the visits it counted
+    before this claim (`counted`, at least the limit). `payer_error`: on purpose, some counted
+    visits do not belong in the period's count (another plan year, the same date twice), so
+    the limit was not reached: a mistake for the office to catch."""
+
+    benefit: str = "Outpatient rehabilitation (PT/OT/ST combined)"
+    visits_allowed: int = Field(ge=1)
+    period_start: date
+    counted: list[CountedVisitSpec] = Field(min_length=1)
+    payer_error: bool = False
+
+    @model_validator(mode="after")
+    def _accumulator_says_limit_reached(self):
+        if len(self.counted) < self.visits_allowed:
+            raise ValueError("counted: a benefit-limit denial counts at least visits_allowed visits")
+        return self
+
+
 class ClaimSpec(CaseModel):
     """A claim as the payer adjudicated it. `auth` names a request on file whose number
     the claim carries; leave it out for a claim sent without one."""
@@ -389,6 +432,8 @@ class ClaimSpec(CaseModel):
     # The payer denied the claim CO-27 (coverage ended) although its own enrollment record covers
     # the date of service, on purpose: a mistake for the office to catch.
     eligibility_error: bool = False
+    # The payer denied the claim's visit as over the plan's visit limit (CARC 119).
+    benefit_limit: BenefitLimitSpec | None = None
 
     @model_validator(mode="after")
     def _only_paid_claims_are_reviewed_for_payment(self):

@@ -25,6 +25,7 @@ SKILLS: dict[str, str] = {
     "dos_change": "move an approved authorization to a new date of service",
     "continued_coverage": "request continued coverage when an approved course runs out",
     "site_of_care": "move a service to the site of care the payer's policy requires",
+    "home_sleep_first": "work an in-lab sleep study under a policy that wants a home sleep test first",
     "concurrent_review": "send clinical updates for a stay or course under concurrent review",
     "preservice_appeal": "appeal a denied authorization before the service",
     "referral": "obtain or record a referral the plan requires",
@@ -42,9 +43,13 @@ SKILLS: dict[str, str] = {
     "ncci_modifier": "fix an NCCI edit denial with the right modifier",
     "coverage_ended": "work a denial for coverage ended (CO-27): the payer's eligibility against the date of service "
                       "decides between billing the coverage in force, the patient, or a reconsideration",
+    "benefit_limit": "work a visit-limit denial (CARC 119): the payer's count against the practice's visits decides "
+                     "between billing the member and asking the payer to reprocess",
     "cob": "coordination of benefits: work the secondary coverage or carry the primary's payment",
+    "other_payer": "bill a claim the payer denied as not its responsibility (CO-109) to the payer responsible",
     # DME and the work queues.
     "supplier_packet": "fax a DME order packet to a contracted supplier and record its confirmation",
+    "home_oxygen": "qualify home oxygen on its test (value, date, who performed it) and the Group II findings",
     "inbasket_routing": "route an in-basket message or work item to the team that must act on it",
     # Any workflow: the right work is to file nothing.
     "stop_and_document": "recognise that nothing may be filed, file nothing, and write down why",

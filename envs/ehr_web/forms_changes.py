@@ -20,7 +20,7 @@ from admindesk.envs.ehr_web.forms import (
     strip,
 )
 from admindesk.envs.ehr_web.models import COVERAGE_RANKS
-from admindesk.envs.ehr_web.vocab import AUTH_CHANGES, BALANCE_TRANSFER_KINDS, VERIFICATION_RESULTS
+from admindesk.envs.ehr_web.vocab import AUTH_CHANGES, VERIFICATION_RESULTS
 
 _NOTE_LENGTH = Length(max=NOTE_MAX_LENGTH, message=f"Notes are limited to {NOTE_MAX_LENGTH} characters.")
 
@@ -102,12 +102,18 @@ class CoordinationOfBenefitsForm(FlaskForm):
         render_kw={"rows": 2})
 
 
-class BalanceTransferForm(FlaskForm):
-    """Move a denied claim's balance: rebill another coverage, or transfer it to the patient."""
+class BillOtherPayerForm(FlaskForm):
+    """Bill a denied claim's service to another of the patient's coverages as a new claim."""
 
-    kind = SelectField("Action", choices=options([("", "- Select action -"), *BALANCE_TRANSFER_KINDS]),
-                       validators=[DataRequired("Choose rebill to other coverage or transfer to self-pay.")])
-    coverage_id = SelectField("Bill coverage", choices=[], validators=[Optional()])
+    coverage_id = SelectField("Bill to coverage", choices=[], validators=[InputRequired()])
+    reason = TextAreaField("Why this payer", validators=[
+        DataRequired("Say why this payer is responsible (e.g. the denying payer's remark or letter)."), _NOTE_LENGTH],
+        render_kw={"rows": 2})
+
+
+class PatientTransferForm(FlaskForm):
+    """Transfer a denied claim's balance to the patient (self-pay), and why."""
+
     reason = TextAreaField("Reason", validators=[
-        DataRequired("Say why the balance moves (the eligibility found, dates, reference)."), _NOTE_LENGTH],
+        DataRequired("Say why the patient owes the balance (the eligibility found, dates, reference)."), _NOTE_LENGTH],
         render_kw={"rows": 3})

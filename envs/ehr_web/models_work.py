@@ -12,7 +12,7 @@ from admindesk.envs.ehr_web.models import Base, Order, Patient, Payer, Supplier
 
 # ---- billing --------------------------------------------------------------------------
 class Claim(Base):
-    """A claim as the payer adjudicated it."""
+    """A claim as the payer adjudicated it, or a new claim the desk billed (status Submitted)."""
 
     __tablename__ = "claims"
 
@@ -31,6 +31,8 @@ class Claim(Base):
     status: Mapped[str] = mapped_column(String(24))
     order_id: Mapped[str | None] = mapped_column(ForeignKey("orders.id"))
     auth_number: Mapped[str | None] = mapped_column(String(24))
+    # A new claim the desk billed to another payer after a CO-109 denial: the denied claim it re-bills.
+    billed_from: Mapped[str | None] = mapped_column(String(24))
 
     payer: Mapped[Payer] = relationship(viewonly=True)
     lines: Mapped[list[ClaimLine]] = relationship(order_by="ClaimLine.line_no", viewonly=True)
@@ -95,19 +97,14 @@ class Remittance(Base):
 
 
 class BalanceTransfer(Base):
-    """A claim's unpaid balance moved off the payer that denied it: rebilled to another of the
-    patient's coverages (a new claim, `new_claim_number`) or transferred to the patient
-    (self-pay). One per claim; balance_transfers.py holds the rules."""
+    """A denied claim's unpaid balance transferred to the patient (self-pay) after an
+    eligibility denial. One per claim; balance_transfers.py holds the rules."""
 
     __tablename__ = "balance_transfers"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     claim_number: Mapped[str] = mapped_column(ForeignKey("claims.claim_number"), unique=True)
     mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"), index=True)
-    kind: Mapped[str] = mapped_column(String(32))  # vocab.BALANCE_TRANSFER_KINDS
-    from_coverage_id: Mapped[str | None] = mapped_column(ForeignKey("coverages.id"))
-    to_coverage_id: Mapped[str | None] = mapped_column(ForeignKey("coverages.id"))
-    new_claim_number: Mapped[str | None] = mapped_column(String(24))
     amount: Mapped[float] = mapped_column(Float)
     reason: Mapped[str] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(DateTime)

@@ -38,9 +38,11 @@ QUEUES = {
                "Pended - Info Requested", "Denied", "Peer-to-Peer Requested", "Appeal Filed"),
               ("Auth Obtained", "No Auth Required", "Denied"), "Prior Authorization Coordinator"),
         Queue("denials", "Denials",
-              ("New", "In Progress", "Appeal Filed", "Corrected Claim Sent", "Route to Clinical Appeals",
-               "Write-off Requested", "Resolved"),
-              ("Resolved", "Write-off Requested"), "Denials & Appeals Specialist"),
+              ("New", "In Progress", "Appeal Filed", "Corrected Claim Sent", "Billed to Other Payer",
+               "Route to Clinical Appeals", "Write-off Requested", "Patient Responsibility", "Resolved"),
+              # Patient Responsibility: the balance moves to the patient's account (the payer's denial
+              # stands and the plan makes the member liable, e.g. a benefit maximum reached).
+              ("Resolved", "Write-off Requested", "Patient Responsibility"), "Denials & Appeals Specialist"),
         Queue("dme", "DME",
               ("New", "In Progress", "Sent to Supplier", "Supplier Confirmed", "On Hold"),
               ("Supplier Confirmed",), "DME Coordinator"),
@@ -59,12 +61,8 @@ REVIEW_REASONS = {
     OVERPAYMENT_RECOVERY: "the payer's overpayment notice says it will take this claim's payment back "
                           "(the notice is in the payer's correspondence)",
 }
-# Where a denied claim's balance can go from the claim page (balance_transfers.py).
-REBILL = "Rebill to other coverage"
-SELF_PAY = "Transfer to self-pay"
-BALANCE_TRANSFER_KINDS = (REBILL, SELF_PAY)
 # Denial codes that say the payer did not cover the patient on the date of service: only
-# these claims' balances may be moved off the payer without an appeal.
+# these claims' balances may be transferred to the patient (balance_transfers.py).
 ELIGIBILITY_CARCS = frozenset({"26", "27"})
 
 # Adjustments that are contractual or patient share, not denials.
@@ -76,6 +74,7 @@ DOCUMENT_KINDS = {
     "face_to_face": "Face-to-Face Evaluation", "written_order": "Written Order",
     "lab_result": "Lab Result", "pt_note": "PT Note", "medication_history": "Medication History",
     "sleep_study": "Sleep Study", "adherence_report": "PAP Adherence Report",
+    "oximetry_report": "Oximetry Report",
 }
 # Types a user may pick when uploading a PDF into the chart.
 UPLOAD_KINDS = ("Payer Letter", "Authorization Approval", "Denial Letter", "Outside Records",

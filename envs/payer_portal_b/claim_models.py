@@ -1,10 +1,11 @@
-"""Portal B's corrected claims (resubmissions): same declarative base as models.py."""
+"""Portal B's corrected claims (resubmissions), overpayment recoveries and benefit accumulators:
+same declarative base as models.py."""
 from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Date, DateTime, Float, String, Text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from admindesk.envs.payer_portal_b.models import Base
 
@@ -71,3 +72,32 @@ class OverpaymentRecovery(Base):
     offset_on: Mapped[date] = mapped_column(Date)
     status: Mapped[str] = mapped_column(String(24))
     dispute_appeal_id: Mapped[str | None] = mapped_column(String(20))
+
+
+class BenefitAccumulator(Base):
+    """A member's visit limit for one benefit and benefit period, as Keystone counts it: the
+    visits it applied (`AccumulatorVisit`) against `visits_allowed`."""
+
+    __tablename__ = "benefit_accumulators"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    subscriber_id: Mapped[str] = mapped_column(String(32), index=True)
+    benefit: Mapped[str] = mapped_column(String(96))
+    period_start: Mapped[date] = mapped_column(Date)
+    period_end: Mapped[date] = mapped_column(Date)
+    visits_allowed: Mapped[int] = mapped_column(Integer)
+
+    visits: Mapped[list[AccumulatorVisit]] = relationship(order_by="AccumulatorVisit.service_date.desc()",
+                                                          viewonly=True)
+
+
+class AccumulatorVisit(Base):
+    """One visit applied to an accumulator: date of service, the code it applied, the rendering provider."""
+
+    __tablename__ = "accumulator_visits"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    accumulator_id: Mapped[int] = mapped_column(ForeignKey("benefit_accumulators.id"), index=True)
+    service_date: Mapped[date] = mapped_column(Date)
+    code: Mapped[str] = mapped_column(String(8))
+    provider: Mapped[str] = mapped_column(String(128))

@@ -25,7 +25,12 @@ from admindesk.envs.payer_portal_b.fields import (
     valid_npi,
 )
 from admindesk.envs.payer_portal_b.portal import DOCUMENT_TYPES
-from admindesk.envs.payer_portal_b.rules.dme_clinical import OXYGEN_GROUP_II_CONDITIONS, PAP_COMORBIDITIES
+from admindesk.envs.payer_portal_b.rules.dme_clinical import (
+    OXYGEN_GROUP_II_CONDITIONS,
+    OXYGEN_TEST_STATES,
+    OXYGEN_TESTERS,
+    PAP_COMORBIDITIES,
+)
 from admindesk.envs.payer_portal_b.rules.recovery_rules import RECOVERY_DISPUTE, WITHDRAW_RECOVERY
 from admindesk.envs.payer_portal_b.rules.site_of_care import HOSPITAL_SITE_REASONS, NO_REASON
 
@@ -339,6 +344,9 @@ class DmeForm(FlaskForm):
     oxygen_conditions = SelectMultipleField("Group II Findings", choices=options(OXYGEN_GROUP_II_CONDITIONS))
     hematocrit = DecimalField("Hematocrit (%)", [Optional(), NumberRange(10, 80, "Enter a hematocrit between 10 and 80.")],
                               places=1)
+    oxygen_test_date = PortalDateField("Oxygen Test Date (DD-MMM-YYYY)", [Optional()])
+    oxygen_test_by = SelectField("Oxygen Test Performed By", choices=with_prompt(OXYGEN_TESTERS), default="")
+    oxygen_test_state = SelectField("Member's State at Testing", choices=with_prompt(OXYGEN_TEST_STATES), default="")
     initial_request_id = StringField("Approved Trial DME Request ID (continued coverage)", [Optional(), Length(max=20)])
     device_setup_date = PortalDateField("Device Setup Date (DD-MMM-YYYY)", [Optional()])
     adherence_start = PortalDateField("Adherence Period Start (DD-MMM-YYYY, 30 days)", [Optional()])
@@ -347,6 +355,8 @@ class DmeForm(FlaskForm):
     written_order = FileField("Detailed Written Order (PDF, required)")
     document_type_2 = SelectField("Supporting document type", choices=DOC_TYPE_CHOICES, default="Sleep study report")
     attachment_2 = FileField("Supporting document (PDF)")
+    document_type_3 = SelectField("Second supporting document type", choices=DOC_TYPE_CHOICES, default="Clinical notes")
+    attachment_3 = FileField("Second supporting document (PDF)")
 
     def validate_face_to_face_date(self, field) -> None:
         # Continued coverage gives the re-evaluation during the trial, after the trial's written order.

@@ -373,6 +373,10 @@ class DmeRequest(Base):
     pao2: Mapped[int | None] = mapped_column(Integer)
     oxygen_conditions: Mapped[list] = mapped_column(JSON, default=list)
     hematocrit: Mapped[float | None] = mapped_column(Float)
+    # Home oxygen: the qualifying test's date, who performed it and the member's state at testing.
+    oxygen_test_date: Mapped[date | None] = mapped_column(Date)
+    oxygen_test_by: Mapped[str | None] = mapped_column(String(48))
+    oxygen_test_state: Mapped[str | None] = mapped_column(String(48))
     # Continued coverage: the approved trial it continues, and the adherence download.
     initial_request_id: Mapped[str | None] = mapped_column(String(20))
     device_setup_date: Mapped[date | None] = mapped_column(Date)

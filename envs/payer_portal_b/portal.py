@@ -12,7 +12,8 @@ from admindesk.envs.common.web import current_username, db
 from admindesk.envs.payer_portal_b.models import Attachment, PayerProfile
 
 DOCUMENT_TYPES = ("Clinical notes", "Imaging report", "Sleep study report", "Lab results",
-                  "Letter of medical necessity", "Detailed written order", "PAP adherence report", "Other")
+                  "Letter of medical necessity", "Detailed written order", "PAP adherence report",
+                  "Oximetry or blood gas report", "Other")
 
 
 def payer() -> PayerProfile:

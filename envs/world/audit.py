@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
-from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world
+from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world, ncci
 from admindesk.envs.world.audit_inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
 from admindesk.envs.world.cases.builder import CaseError, build_case
 from admindesk.envs.world.claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
@@ -58,13 +58,19 @@ KINDS = {
                                      "(the payer denies a missing auth as such: CO-197)",
     "dme_not_billed_by_supplier": "a DME claim whose billing provider is not a supplier of that equipment",
     "co18_without_original": "a CO-18 duplicate without the paid original claim it repeats",
+    "co109_without_responsible_payer": "a CO-109 (another payer responsible) with no other payer's coverage "
+                                        "in force on the date of service",
     "medicare_remark_on_non_medicare_plan": "N386/N115 on a plan that is not Medicare or Medicare Advantage",
-    "co97_not_em_into_procedure": "a CO-97 bundling that is not an E/M without modifier 25 next to a procedure",
+    "co97_not_bundled": "a CO-97 bundling the correct coding edits do not make (an E/M without modifier 25 next to "
+                        "a procedure, or a procedure pair's column-2 code without a modifier the pair allows)",
     "priced_off_contract": "a paid line of a payer with a published contract allowed off it, unless the claim is "
                            "labelled underpaid (and a labelled claim with every line on it)",
     "recoupment_not_a_duplicate": "an overpayment recovery whose first payment is not the same patient, payer and "
                                   "date with the same lines (code, modifiers, units), unless labelled payer_error "
                                   "(and a labelled one whose lines are the same)",
+    "benefit_limit_miscounted": "a CARC 119 visit-limit denial whose accumulator is missing, counts the denied "
+                                "visit's date, or whose visits in the period (distinct dates) do not reach the "
+                                "limit unless labelled payer_error (and a labelled one that does reach it)",
     "appeal_deadline_mismatch": "a remittance appeal deadline that is not the payer's appeal window",
     "dated_after_today": "a claim serviced or submitted, or a remittance paid, after today (a task's `now`)",
     "fax_request_before_order": "a request in the fax history faxed before the order it requests",
@@ -238,6 +244,11 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
         if order is not None and order.code in SUPPLIER_CATEGORY:
             if SUPPLIER_CATEGORY[order.code] not in supplier_npis.get(claim.billing_npi, set()):
                 report.add("dme_not_billed_by_supplier", family, record, f"billed by NPI {claim.billing_npi}")
+        if "109" in carcs and not [c for c in world.coverages_for(claim.mrn)
+                                   if c.payer_id != claim.payer_id and c.active_on(claim.service_date)]:
+            # CO-109 sends the claim to the payer responsible: some other payer's coverage holds that date.
+            report.add("co109_without_responsible_payer", family, record,
+                       f"no other payer's coverage in force on {claim.service_date}")
         if "18" in carcs and not _has_paid_original(claim, claims.get(claim.original_claim_number or "")):
             report.add("co18_without_original", family, record, "no paid original claim")
         for line in claim.lines:
@@ -245,11 +256,13 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
                 if adjustment.rarc in MEDICARE_COVERAGE_REMARKS and product not in MEDICARE_PRODUCTS:
                     report.add("medicare_remark_on_non_medicare_plan", family, record,
                                f"{adjustment.rarc} on a {product} plan")
-                if adjustment.carc == "97" and not _bundles_em_into_procedure(claim, line):
-                    report.add("co97_not_em_into_procedure", family, record, f"CO-97 on line {line.line_no}")
+                if adjustment.carc == "97" and not _bundled(claim, line):
+                    report.add("co97_not_bundled", family, record, f"CO-97 on line {line.line_no}")
         _audit_contract_pricing(claim, payer.allowed_share, report, family)
         if claim.recoupment is not None:
             _audit_recoupment(claim, claims.get(claim.recoupment.duplicate_of), report, family)
+        if "119" in carcs or claim.benefit_accumulator is not None:
+            _audit_benefit_limit(claim, report, family)
         remittance = world.remittance_for(claim.claim_number)
         if remittance and remittance.appeal_deadline != remittance.paid_on + timedelta(days=payer.timely_appeal_days):
             report.add("appeal_deadline_mismatch", family, record,
@@ -281,6 +294,24 @@ def _audit_recoupment(claim: Claim, first: Claim | None, report: AuditReport, fa
         report.add("recoupment_not_a_duplicate", family, claim.claim_number, detail + claim.recoupment.duplicate_of)
 
 
+def _audit_benefit_limit(claim: Claim, report: AuditReport, family: str) -> None:
+    """A visit-limit denial shows the payer's count; the limit is reached unless the payer is
+    wrong on purpose, and the denied visit itself is neither counted nor outside the period."""
+    accumulator = claim.benefit_accumulator
+    if accumulator is None:
+        report.add("benefit_limit_miscounted", family, claim.claim_number, "CARC 119 without an accumulator")
+        return
+    if not accumulator.period_start <= claim.service_date <= accumulator.period_end or any(
+            v.on >= claim.service_date for v in accumulator.counted):
+        report.add("benefit_limit_miscounted", family, claim.claim_number,
+                   "the denied visit is outside the period or a counted visit is not before it")
+    reached = accumulator.visits_in_period() >= accumulator.visits_allowed
+    if reached == accumulator.payer_error:
+        detail = "labelled payer_error but the limit is reached" if reached else "the limit is not reached"
+        report.add("benefit_limit_miscounted", family, claim.claim_number,
+                   f"{detail} ({accumulator.visits_in_period()} of {accumulator.visits_allowed})")
+
+
 def _has_paid_original(duplicate: Claim, original: Claim | None) -> bool:
     return (original is not None and original.claim_number != duplicate.claim_number
             and original.paid_amount > 0 and original.submitted_on < duplicate.submitted_on
@@ -289,10 +320,15 @@ def _has_paid_original(duplicate: Claim, original: Claim | None) -> bool:
             and [line.code for line in original.lines] == [line.code for line in duplicate.lines])
 
 
-def _bundles_em_into_procedure(claim: Claim, line) -> bool:
+def _bundled(claim: Claim, line) -> bool:
+    """The line is included in another line of the claim: an E/M without modifier 25 beside a paid
+    procedure, or a procedure pair's column-2 code (Keystone's NCCI edits) without its modifier."""
     others = [other for other in claim.lines if other.line_no != line.line_no]
-    return (line.code in EVALUATION_AND_MANAGEMENT and "25" not in line.modifiers
-            and any(other.code not in EVALUATION_AND_MANAGEMENT and other.paid > 0 for other in others))
+    if (line.code in EVALUATION_AND_MANAGEMENT and "25" not in line.modifiers
+            and any(other.code not in EVALUATION_AND_MANAGEMENT and other.paid > 0 for other in others)):
+        return True
+    lines = [{"code": each.code, "modifiers": list(each.modifiers)} for each in claim.lines]
+    return any(claim.lines[edit.line] is line for edit in ncci.bundled_lines(lines))
 
 
 def audit_world(world: World, today: date | None = None) -> AuditReport:

@@ -296,6 +296,34 @@ class Recoupment:
 
 
 @dataclass(**_FROZEN)
+class CountedVisit:
+    """A visit a payer's benefit accumulator applied to a visit limit; `provider` is the
+    rendering provider's name as the payer shows it."""
+
+    on: date
+    code: str
+    provider: str
+
+
+@dataclass(**_FROZEN)
+class BenefitAccumulator:
+    """A member's visit limit as the payer counts it (period `period_start`..`period_end`) and
+    the visits it applied before the claim it denied as over the limit (CARC 119).
+    `payer_error`: on purpose, some counted visits do not belong in the period's count."""
+
+    benefit: str
+    visits_allowed: int
+    period_start: date
+    period_end: date
+    counted: tuple[CountedVisit, ...]
+    payer_error: bool
+
+    def visits_in_period(self) -> int:
+        """The distinct dates of service counted that fall in the benefit period."""
+        return len({v.on for v in self.counted if self.period_start <= v.on <= self.period_end})
+
+
+@dataclass(**_FROZEN)
 class Claim:
     """A professional/facility claim as the payer adjudicated it."""
 
@@ -325,6 +353,7 @@ class Claim:
     recoupment: Recoupment | None = None
     # Denied CO-27 although the payer's own enrollment covers the date of service, on purpose.
     eligibility_error: bool = False
+    benefit_accumulator: BenefitAccumulator | None = None
 
     @property
     def paid_amount(self) -> float:

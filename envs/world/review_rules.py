@@ -154,8 +154,9 @@ _RULES: dict[str, ServiceRule] = {
                                 "Criteria not met: a sleep study requires a STOP-BANG score of 3 or more or an "
                                 "Epworth score of 10 or more."),
                       Criterion("in_lab_needs_comorbidity", _stated("cardiopulmonary_comorbidity"),
-                                "Criteria not met: an attended in-lab study requires significant comorbidity; a home "
-                                "sleep apnea test is appropriate.")], b=[]),
+                                "Criteria not met: a home sleep apnea test (95800, 95806 or G0399) comes first; an "
+                                "attended in-lab study requires a significant comorbidity the consultation documents "
+                                "(congestive heart failure, moderate-to-severe COPD or neuromuscular disease).")], b=[]),
     "95806": _rule("sleep_study", "the sleep medicine consultation with the Epworth, STOP-BANG and comorbidities",
                    a=[Criterion("high_pretest_probability", _PRETEST,
                                 "Criteria not met: a sleep study requires a STOP-BANG score of 3 or more or an "

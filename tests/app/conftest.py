@@ -1,6 +1,7 @@
 """App-tier fixtures: each app on a temp data folder, driven by the Flask test client."""
 from __future__ import annotations
 
+import importlib
 import re
 import tempfile
 import threading
@@ -27,8 +28,16 @@ def app_data_dir(tmp_path_factory):
 TEMPLATE_CACHE = Path(tempfile.gettempdir()) / "admindesk-test-templates"
 
 
-def build_app(create_app, data_dir) -> Flask:
-    return create_app(AppConfig(data_dir=data_dir, token=TOKEN, testing=True, cache_dir=TEMPLATE_CACHE))
+def build_app(create_app, data_dir, tasks_dir: Path | None = None) -> Flask:
+    extra = {} if tasks_dir is None else {"tasks_dir": tasks_dir}
+    return create_app(AppConfig(data_dir=data_dir, token=TOKEN, testing=True, cache_dir=TEMPLATE_CACHE, **extra))
+
+
+def case_clients(data_dir: Path, names, tasks_dir: Path | None = None) -> dict[str, "FormClient"]:
+    """A client per app (by package name), each app on its own folder under `data_dir`; a client
+    starts a task's case with `start_task`."""
+    return {name: FormClient(build_app(importlib.import_module(f"admindesk.envs.{name}").create_app,
+                                       data_dir / name, tasks_dir)) for name in names}
 
 
 class FormClient:
@@ -64,6 +73,15 @@ class FormClient:
         assert response.status_code == 200, response.get_data(as_text=True)
         self._token = None
         return response
+
+    def start_task(self, task_id: str, now: str | None = None) -> dict:
+        """Reset to the task's case (its clock at `now` if given), sign in, and return the snapshot."""
+        body = {"task": task_id, **({"now": now} if now else {})}
+        response = self.client.post("/_bench/reset", json=body, headers={"X-Bench-Token": TOKEN})
+        assert response.status_code == 200, response.get_data(as_text=True)
+        self._token = None
+        self.login()
+        return self.snapshot()
 
     def snapshot(self) -> dict:
         response = self.client.get("/_bench/snapshot", headers={"X-Bench-Token": TOKEN})

@@ -20,7 +20,7 @@ from admindesk.envs.world.cases import build_case
 from admindesk.schema.task_model import load_task_file
 from tests.cases.examples import TASKS_DIR
 
-from .conftest import TEMPLATE_CACHE, TOKEN, FormClient
+from .conftest import TOKEN, FormClient, case_clients
 
 TASK_ID = "case-appeals-on-file"
 TASK_FILE = TASKS_DIR / "appeals-on-file.yaml"
@@ -46,25 +46,13 @@ def refs(records):
 
 @pytest.fixture(scope="module")
 def clients(app_data_dir):
-    def make(name):
-        create_app = importlib.import_module(f"admindesk.envs.{name}").create_app
-        return FormClient(create_app(AppConfig(data_dir=app_data_dir / f"case-appeals-{name}", token=TOKEN,
-                                               testing=True, cache_dir=TEMPLATE_CACHE, tasks_dir=TASKS_DIR)))
-    return {name: make(name) for name in PORTALS}
-
-
-def start(client) -> dict:
-    response = client.client.post("/_bench/reset", json={"task": TASK_ID}, headers=HEADERS)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    client._token = None
-    client.login()
-    return client.snapshot()
+    return case_clients(app_data_dir / "case-appeals", PORTALS, TASKS_DIR)
 
 
 def test_each_portal_holds_and_lists_only_its_payers_appeals(clients, records):
     for name, payer_id in PORTALS.items():
         client = clients[name]
-        snap = start(client)
+        snap = client.start_task(TASK_ID)
         ours = {a.reference for a in records.payer.appeals if a.payer_id == payer_id}
         theirs = {a.reference for a in records.payer.appeals if a.payer_id != payer_id}
         key = "reference_number" if name == "payer_portal_a" else "appeal_id"
@@ -77,7 +65,7 @@ def test_each_portal_holds_and_lists_only_its_payers_appeals(clients, records):
 
 
 def test_portal_a_rows_are_what_its_decision_code_writes(clients, refs):
-    snap = start(clients["payer_portal_a"])
+    snap = clients["payer_portal_a"].start_task(TASK_ID)
     appeals = {a["reference_number"]: a for a in snap["appeals"]}
     upheld, open_, overturned = (appeals[refs[key][1]] for key in ("a-mri", "a-knee", "a-therapy"))
     assert (upheld["status"], upheld["decision"], upheld["level"], upheld["appeal_type"]) == (
@@ -100,7 +88,7 @@ def test_portal_a_rows_are_what_its_decision_code_writes(clients, refs):
 
 def test_portal_b_rows_are_what_its_decision_code_writes(clients, refs):
     client = clients["payer_portal_b"]
-    snap = start(client)
+    snap = client.start_task(TASK_ID)
     appeals = {a["appeal_id"]: a for a in snap["appeals"]}
     upheld, open_, partial = (appeals[refs[key][1]] for key in ("b-mri", "b-knee", "b-therapy"))
     assert (upheld["status"], upheld["decision"], upheld["decided_on"]) == ("Decided", "Upheld", "2026-10-26")
@@ -140,7 +128,7 @@ def _keystone_date(iso: str) -> str:
 
 def test_a_level_2_follows_a_decided_level_1_and_not_one_in_review(clients, refs):
     client = clients["payer_portal_a"]
-    start(client)
+    client.start_task(TASK_ID)
     refused = _level_2_a(client, refs["a-knee"][0])
     assert refused.status_code == 422
     assert f"appeal {refs['a-knee'][1]} is still in review" in refused.get_data(as_text=True)
@@ -150,7 +138,7 @@ def test_a_level_2_follows_a_decided_level_1_and_not_one_in_review(clients, refs
     assert (filed["claim_number"], filed["prior_reference"]) == (refs["a-mri"][0], refs["a-mri"][1])
 
     client = clients["payer_portal_b"]
-    snap = start(client)
+    snap = client.start_task(TASK_ID)
     before = len(snap["appeals"])
     refused = _level_2_b(client, snap, refs["b-knee"][0])
     assert refused.status_code == 422

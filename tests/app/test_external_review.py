@@ -4,22 +4,19 @@ level 2 decision), and refuses any other kind without writing anything. And the 
 service performed without the authorization it needed, not billed yet, to the Prior Auth desk."""
 from __future__ import annotations
 
-import importlib
 from datetime import date, timedelta
 
 import pytest
 
-from admindesk.envs.common.factory import AppConfig
 from admindesk.envs.world import build_world
 from admindesk.envs.world.cases import build_case
 from admindesk.schema.task_model import load_task_file
 from tests.cases.examples import TASKS_DIR
 
-from .conftest import TEMPLATE_CACHE, TOKEN, FormClient
+from .conftest import case_clients
 
 TASK_ID = "case-external-review"
 TASK_FILE = TASKS_DIR / "external-review.yaml"
-HEADERS = {"X-Bench-Token": TOKEN}
 TODAY = date(2026, 11, 16)
 
 
@@ -31,19 +28,7 @@ def records():
 
 @pytest.fixture(scope="module")
 def clients(app_data_dir):
-    def make(name):
-        create_app = importlib.import_module(f"admindesk.envs.{name}").create_app
-        return FormClient(create_app(AppConfig(data_dir=app_data_dir / f"external-review-{name}", token=TOKEN,
-                                               testing=True, cache_dir=TEMPLATE_CACHE, tasks_dir=TASKS_DIR)))
-    return {name: make(name) for name in ("payer_portal_a", "ehr_web")}
-
-
-def start(client) -> dict:
-    response = client.client.post("/_bench/reset", json={"task": TASK_ID}, headers=HEADERS)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    client._token = None
-    client.login()
-    return client.snapshot()
+    return case_clients(app_data_dir / "external-review", ("payer_portal_a", "ehr_web"), TASKS_DIR)
 
 
 def _request(client, claim_number: str, appeal_type: str):
@@ -55,7 +40,7 @@ def _request(client, claim_number: str, appeal_type: str):
 
 def test_the_level_2_letter_offers_external_review_and_the_portal_takes_it_as_a_clinical_appeal(clients, records):
     client = clients["payer_portal_a"]
-    snap = start(client)
+    snap = client.start_task(TASK_ID)
     (claim,) = records.payer.claims
     level1, level2 = (next(a for a in snap["appeals"] if a["level"] == level) for level in ("1", "2"))
     letters = {row["letter_number"]: row["body"] for row in snap["letters"]}
@@ -79,7 +64,7 @@ def test_the_level_2_letter_offers_external_review_and_the_portal_takes_it_as_a_
 
 
 def test_a_service_performed_without_its_authorization_comes_back_to_the_prior_auth_desk(clients, records):
-    snap = start(clients["ehr_web"])
+    snap = clients["ehr_web"].start_task(TASK_ID)
     mri, scan = (order.id for order in records.chart.orders)
     items = [(i["order_id"], i["status"], i["priority"], i["assignee"], i["created_on"])
              for i in snap["work_items"] if i["queue"] == "Prior Auth" and i["order_id"] in (mri, scan)]

@@ -3,39 +3,24 @@ the claim), the dispute on its appeal form within the notice's window that holds
 and the EHR's Denials item for it; the world audit knows a recovery from a duplicate."""
 from __future__ import annotations
 
-import importlib
 import io
 from datetime import date
 
 import pytest
 from pypdf import PdfReader
 
-from admindesk.envs.common.factory import AppConfig
 from admindesk.envs.world import build_world
 from admindesk.envs.world.audit import audit_cases
 from admindesk.schema.task_model import load_tasks
 
-from .conftest import TEMPLATE_CACHE, TOKEN, FormClient
+from .conftest import case_clients
 
 ACCEPT_TASK, DISPUTE_TASK = "appeal-medium-13", "appeal-hard-11"
-HEADERS = {"X-Bench-Token": TOKEN}
 
 
 @pytest.fixture(scope="module")
 def clients(app_data_dir):
-    def make(name):
-        create_app = importlib.import_module(f"admindesk.envs.{name}").create_app
-        return FormClient(create_app(AppConfig(data_dir=app_data_dir / f"recovery-{name}", token=TOKEN,
-                                               testing=True, cache_dir=TEMPLATE_CACHE)))
-    return {name: make(name) for name in ("ehr_web", "payer_portal_b")}
-
-
-def start(client, task_id: str) -> dict:
-    response = client.client.post("/_bench/reset", json={"task": task_id}, headers=HEADERS)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    client._token = None
-    client.login()
-    return client.snapshot()
+    return case_clients(app_data_dir / "recovery", ("ehr_web", "payer_portal_b"))
 
 
 def dispute_form(claim: dict, **changes) -> dict:
@@ -62,7 +47,7 @@ def _portal_date(iso: str) -> str:
 
 def test_the_notice_opens_a_recovery_and_a_letter(clients):
     portal = clients["payer_portal_b"]
-    snapshot = start(portal, DISPUTE_TASK)
+    snapshot = portal.start_task(DISPUTE_TASK)
     [recovery] = snapshot["overpayment_recoveries"]
     assert (recovery["status"], recovery["reason"], recovery["amount"]) == ("Pending offset", "Duplicate payment", 252.0)
     assert (recovery["notice_on"], recovery["dispute_by"]) == ("2026-11-04", "2026-12-19")
@@ -81,7 +66,7 @@ def test_the_notice_opens_a_recovery_and_a_letter(clients):
 
 def test_a_dispute_in_time_holds_the_recovery_without_an_attachment(clients):
     portal = clients["payer_portal_b"]
-    claim = recovered_claim(start(portal, DISPUTE_TASK))
+    claim = recovered_claim(portal.start_task(DISPUTE_TASK))
     response = portal.post("/appeals/new", dispute_form(claim), content_type="multipart/form-data")
     assert response.status_code == 302, response.get_data(as_text=True)[:2000]
     snapshot = portal.snapshot()
@@ -98,7 +83,7 @@ def test_a_dispute_in_time_holds_the_recovery_without_an_attachment(clients):
 
 def test_a_recovery_dispute_is_refused_on_a_claim_without_one_or_at_level_2(clients):
     portal = clients["payer_portal_b"]
-    snapshot = start(portal, DISPUTE_TASK)
+    snapshot = portal.start_task(DISPUTE_TASK)
     [recovery] = snapshot["overpayment_recoveries"]
     [first] = [c for c in snapshot["claims"] if c["claim_number"] == recovery["first_claim_number"]]
     first = {**first, "service_date_shown": _portal_date(first["service_date"])}
@@ -114,7 +99,7 @@ def test_a_recovery_dispute_is_refused_on_a_claim_without_one_or_at_level_2(clie
 
 def test_the_recovery_is_a_denials_item_with_the_notice_for_the_desk(clients):
     ehr = clients["ehr_web"]
-    snapshot = start(ehr, ACCEPT_TASK)
+    snapshot = ehr.start_task(ACCEPT_TASK)
     [item] = [i for i in snapshot["work_items"] if i["review_reason"]]
     assert (item["queue"], item["review_reason"], item["status"]) == ("Denials", "Overpayment recovery", "New")
     assert item["due_date"] == "2026-12-07"  # two weeks before the notice's dispute date

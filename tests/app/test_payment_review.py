@@ -4,37 +4,22 @@ posting flagged reaches the EHR's Denials queue as a "Low payment" item."""
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import re
 
 import pytest
 
-from admindesk.envs.common.factory import AppConfig
 from admindesk.envs.world import build_world
 from admindesk.envs.world.audit import audit_world
 
-from .conftest import TEMPLATE_CACHE, TOKEN, FormClient
+from .conftest import case_clients
 from .test_portal_b_appeal_levels import app, appeal_form, claim, mine  # noqa: F401  (fixtures reused)
 
 UNDERPAID_TASK = "appeal-medium-04"
-HEADERS = {"X-Bench-Token": TOKEN}
 
 
 @pytest.fixture(scope="module")
 def task_clients(app_data_dir):
-    def make(name):
-        create_app = importlib.import_module(f"admindesk.envs.{name}").create_app
-        return FormClient(create_app(AppConfig(data_dir=app_data_dir / f"payment-review-{name}", token=TOKEN,
-                                               testing=True, cache_dir=TEMPLATE_CACHE)))
-    return {name: make(name) for name in ("ehr_web", "payer_portal_b")}
-
-
-def start(client, task_id: str) -> dict:
-    response = client.client.post("/_bench/reset", json={"task": task_id}, headers=HEADERS)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    client._token = None
-    client.login()
-    return client.snapshot()
+    return case_clients(app_data_dir / "payment-review", ("ehr_web", "payer_portal_b"))
 
 
 def test_the_world_prices_keystone_lines_at_its_contract():
@@ -89,7 +74,7 @@ def test_any_other_appeal_still_needs_its_attachment(client, claim):  # noqa: F8
 
 def test_a_flagged_low_payment_is_a_denials_item(task_clients):
     ehr = task_clients["ehr_web"]
-    snapshot = start(ehr, UNDERPAID_TASK)
+    snapshot = ehr.start_task(UNDERPAID_TASK)
     [item] = [i for i in snapshot["work_items"] if i["review_reason"]]
     assert (item["queue"], item["review_reason"], item["status"]) == ("Denials", "Low payment", "New")
     [claim_row] = [c for c in snapshot["claims"] if c["claim_number"] == item["claim_number"]]
@@ -105,7 +90,7 @@ def test_a_flagged_low_payment_is_a_denials_item(task_clients):
     for message_id in re.findall(r'href="/in-basket/(\d+)"', letters):
         assert ehr.get(f"/in-basket/{message_id}").status_code == 200
     portal = task_clients["payer_portal_b"]
-    start(portal, UNDERPAID_TASK)
+    portal.start_task(UNDERPAID_TASK)
     eob = portal.get(f"/claims/{item['claim_number']}?tab=eob").get_data(as_text=True)
     # The injection line's contractual write-off leaves $189.00 (45% of $420.00), not the contract's $252.00.
     assert "$231.00" in eob and "$275.00" in eob

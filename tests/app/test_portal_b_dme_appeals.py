@@ -57,6 +57,12 @@ def pdf(content: bytes, name: str):
     return (io.BytesIO(content), name)
 
 
+# A home-oxygen request: an outpatient test by a testing facility a week before the 05-Nov order, its report attached.
+OXYGEN_TEST = {"hcpcs_code": "E1390", "diagnosis_codes": "J44.9", "ahi": "", "sleep_test_date": "",
+               "oxygen_test_date": "29-Oct-2026", "oxygen_test_by": "Hospital or independent testing facility",
+               "oxygen_test_state": "Chronic stable state, outpatient", "document_type_2": "Oximetry or blood gas report"}
+
+
 # ---- DME ----------------------------------------------------------------------------------
 def dme_form(data, **changes) -> dict:
     subscriber = data["subscriber"]
@@ -105,8 +111,8 @@ def test_dme_cpap_approved(client, data):
     ({"face_to_face_date": "01-Apr-2026"}, "Denied", "more than 6 months before the order date"),
     ({"diagnosis_codes": "I10"}, "Denied", "not covered indications"),
     ({"attachment_2": (io.BytesIO(b""), "")}, "Pended", "Upload: Sleep study report"),
-    ({"hcpcs_code": "E1390", "diagnosis_codes": "J44.9", "ahi": "", "spo2_rest": "90"}, "Denied", "does not meet the criterion: SpO2 <= 88% on room air at rest"),
-    ({"hcpcs_code": "E1390", "diagnosis_codes": "J44.9", "ahi": "", "spo2_rest": "87"}, "Approved", "12-month rental"),
+    ({**OXYGEN_TEST, "spo2_rest": "90"}, "Denied", "does not meet the criterion: SpO2 <= 88% on room air at rest"),
+    ({**OXYGEN_TEST, "spo2_rest": "87"}, "Approved", "12-month rental"),
     ({"hcpcs_code": "E0143", "diagnosis_codes": "R26.2", "ahi": ""}, "Approved", "purchase"),
 ])
 def test_dme_evaluation(client, data, changes, status, reason):

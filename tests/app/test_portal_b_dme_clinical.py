@@ -4,12 +4,14 @@ Every denial quotes the failed criterion; a refused continued-coverage request w
 """
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from admindesk.envs.payer_portal_b import create_app
 
 from .conftest import build_app
-from .test_portal_b_dme_appeals import data, submit_dme  # noqa: F401
+from .test_portal_b_dme_appeals import LETTER_PDF, OXYGEN_TEST, data, pdf, submit_dme  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -21,8 +23,8 @@ def last_request(client) -> dict:
     return [r for r in client.snapshot()["dme_requests"] if r["source"] == "Portal"][-1]
 
 
-OXYGEN = {"hcpcs_code": "E1390", "diagnosis_codes": "J44.9", "ahi": "", "sleep_test_date": "",
-          "document_type_2": "Clinical notes"}
+# The oximetry report and (a new file each time) the visit note, which documents any Group II finding.
+OXYGEN = {**OXYGEN_TEST, "document_type_3": "Clinical notes"}
 
 
 @pytest.mark.parametrize("changes, status, reason", [
@@ -46,16 +48,28 @@ def test_pap_criteria(client, data, changes, status, reason):  # noqa: F811
     ({"spo2_rest": "92", "spo2_exertion": "86", "spo2_on_oxygen": "93"}, "Approved", "12-month rental"),
     ({"spo2_rest": "92", "spo2_exertion": "86"}, "Denied", "no documented improvement on oxygen"),
     ({"spo2_rest": "92", "spo2_exertion": "86", "spo2_on_oxygen": "85"}, "Denied", "no documented improvement"),
-    ({"spo2_rest": "89", "oxygen_conditions": ["Pulmonary hypertension / cor pulmonale"]}, "Approved", "12-month"),
+    ({"spo2_rest": "89", "oxygen_conditions": ["Pulmonary hypertension / cor pulmonale"]}, "Approved",
+     "under Group II; approved for a 3-month rental. Continued coverage needs a retest and a re-evaluation by the "
+     "treating practitioner between day 61 and day 90."),
     ({"spo2_rest": "91", "pao2": "57", "oxygen_conditions": ["Erythrocythemia"], "hematocrit": "58.0"},
-     "Approved", "12-month"),
+     "Approved", "3-month"),
+    ({"spo2_rest": "89", "oxygen_conditions": ["Dependent edema / congestive heart failure"],
+      "attachment_3": (io.BytesIO(b""), "")}, "Pended", "Upload: Clinical notes (documenting the Group II finding)"),
+    ({"spo2_rest": "87", "document_type_2": "Clinical notes"}, "Pended", "Upload: Oximetry or blood gas report"),
+    ({"spo2_rest": "87", "oxygen_test_by": "DME supplier"}, "Denied", "performed by a DME supplier"),
+    ({"spo2_rest": "87", "oxygen_test_state": "Other"}, "Denied", "chronic stable state"),
+    ({"spo2_rest": "87", "oxygen_test_date": "05-Oct-2026"}, "Denied",
+     "(05-Oct-2026) must be within the 30 days before the order date 05-Nov-2026 (06-Oct-2026 to 05-Nov-2026)"),
+    ({"spo2_rest": "87", "oxygen_test_date": "06-Oct-2026"}, "Approved", "12-month rental"),
+    ({"spo2_rest": "87", "oxygen_test_by": ""}, "Pended", "with the test date, who performed it"),
     ({"spo2_rest": "91", "pao2": "57", "oxygen_conditions": ["Erythrocythemia"], "hematocrit": "52.0"},
      "Denied", "erythrocythemia (hematocrit > 56%)"),
     ({"spo2_rest": "89"}, "Denied", "(Group II) SpO2 89% or PaO2 56-59 mmHg with dependent edema/CHF"),
     ({"spo2_rest": ""}, "Pended", "Qualifying test result required"),
 ])
 def test_oxygen_groups(client, data, changes, status, reason):  # noqa: F811
-    assert submit_dme(client, data, **OXYGEN, **changes).status_code == 302
+    form = {**OXYGEN, "attachment_3": pdf(LETTER_PDF, "visit.pdf"), **changes}
+    assert submit_dme(client, data, **form).status_code == 302
     item = last_request(client)
     assert item["status"] == status and reason in item["decision_reason"], item["decision_reason"]
 

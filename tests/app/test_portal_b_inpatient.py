@@ -5,38 +5,22 @@ that states none pended, a discharge report closing the case; the EHR's inpatien
 documents and the Prior Auth item; a notification on file seeded from the case."""
 from __future__ import annotations
 
-import importlib
 from datetime import date
 
 import pytest
 
-from admindesk.envs.common.factory import AppConfig
 from admindesk.envs.payer_portal_b.rules import inpatient_rules
 
-from .conftest import TEMPLATE_CACHE, TOKEN, FormClient
+from .conftest import case_clients
 
 NEW_TASK, ON_FILE_TASK = "pa-medium-13", "pa-hard-08"
-HEADERS = {"X-Bench-Token": TOKEN}
 UPDATE = ("Desaturated to 85% overnight, back on 4 L/min nasal cannula; temperature 38.6 C, heart rate 112; "
           "piperacillin-tazobactam IV every 6 hours; new parapneumonic effusion.")
 
 
 @pytest.fixture(scope="module")
 def clients(app_data_dir):
-    def make(name):
-        create_app = importlib.import_module(f"admindesk.envs.{name}").create_app
-        return FormClient(create_app(AppConfig(data_dir=app_data_dir / f"inpatient-{name}", token=TOKEN,
-                                               testing=True, cache_dir=TEMPLATE_CACHE)))
-    return {name: make(name) for name in ("ehr_web", "payer_portal_b")}
-
-
-def start(client, task_id: str, now: str | None = None) -> dict:
-    body = {"task": task_id, **({"now": now} if now else {})}
-    response = client.client.post("/_bench/reset", json=body, headers=HEADERS)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    client._token = None
-    client.login()
-    return client.snapshot()
+    return case_clients(app_data_dir / "inpatient", ("ehr_web", "payer_portal_b"))
 
 
 def stay_facts(ehr: dict, portal: dict) -> dict:
@@ -65,8 +49,8 @@ def notification(facts: dict, **changes) -> dict:
 
 @pytest.fixture()
 def new_stay(clients):
-    ehr = start(clients["ehr_web"], NEW_TASK)
-    portal = start(clients["payer_portal_b"], NEW_TASK)
+    ehr = clients["ehr_web"].start_task(NEW_TASK)
+    portal = clients["payer_portal_b"].start_task(NEW_TASK)
     return stay_facts(ehr, portal), portal
 
 
@@ -136,10 +120,10 @@ def test_the_policy_library_states_km_um_201_as_the_rules_apply_it(clients, new_
 
 
 def test_a_notification_after_the_next_business_day_is_accepted_and_flagged(clients):
-    start(clients["ehr_web"], NEW_TASK)
+    clients["ehr_web"].start_task(NEW_TASK)
     ehr = clients["ehr_web"].snapshot()
     portal = clients["payer_portal_b"]
-    start(portal, NEW_TASK, now="2026-11-18T09:00:00")  # admitted Sunday 11/15: due Monday 11/16
+    portal.start_task(NEW_TASK, now="2026-11-18T09:00:00")  # admitted Sunday 11/15: due Monday 11/16
     response = portal.post("/inpatient/new", notification(stay_facts(ehr, {})))
     assert response.status_code == 302, response.get_data(as_text=True)[:3000]
     [case] = portal.snapshot()["inpatient_cases"]
@@ -173,8 +157,8 @@ def test_a_refused_notification_says_why_keeps_what_was_typed_and_changes_nothin
 
 
 def _on_file(clients):
-    ehr = start(clients["ehr_web"], ON_FILE_TASK)
-    portal = start(clients["payer_portal_b"], ON_FILE_TASK)
+    ehr = clients["ehr_web"].start_task(ON_FILE_TASK)
+    portal = clients["payer_portal_b"].start_task(ON_FILE_TASK)
     return stay_facts(ehr, portal), portal
 
 

@@ -3,34 +3,18 @@ tab agree), the New Referral form checked by the referral rule (refusals change 
 accepted referral's number and 90-day span, and a referral on file seeded from the case."""
 from __future__ import annotations
 
-import importlib
 from datetime import date, timedelta
 
 import pytest
 
-from admindesk.envs.common.factory import AppConfig
-
-from .conftest import TEMPLATE_CACHE, TOKEN, FormClient
+from .conftest import case_clients
 
 NEW_TASK, ON_FILE_TASK = "pa-easy-16", "pa-medium-06"
-HEADERS = {"X-Bench-Token": TOKEN}
 
 
 @pytest.fixture(scope="module")
 def clients(app_data_dir):
-    def make(name):
-        create_app = importlib.import_module(f"admindesk.envs.{name}").create_app
-        return FormClient(create_app(AppConfig(data_dir=app_data_dir / f"referral-{name}", token=TOKEN,
-                                               testing=True, cache_dir=TEMPLATE_CACHE)))
-    return {name: make(name) for name in ("ehr_web", "payer_portal_b")}
-
-
-def start(client, task_id: str) -> dict:
-    response = client.client.post("/_bench/reset", json={"task": task_id}, headers=HEADERS)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    client._token = None
-    client.login()
-    return client.snapshot()
+    return case_clients(app_data_dir / "referral", ("ehr_web", "payer_portal_b"))
 
 
 def _shown(day: date) -> str:
@@ -59,8 +43,8 @@ def referral_form(facts: dict, **changes) -> dict:
 
 @pytest.fixture()
 def new_case(clients):
-    ehr = start(clients["ehr_web"], NEW_TASK)
-    portal = start(clients["payer_portal_b"], NEW_TASK)
+    ehr = clients["ehr_web"].start_task(NEW_TASK)
+    portal = clients["payer_portal_b"].start_task(NEW_TASK)
     return case_facts(ehr, portal), portal
 
 
@@ -121,8 +105,8 @@ def test_a_refused_referral_names_the_rule_and_changes_nothing(clients, new_case
 
 
 def test_a_referral_on_file_is_seeded_from_the_case(clients):
-    ehr = start(clients["ehr_web"], ON_FILE_TASK)
-    portal = start(clients["payer_portal_b"], ON_FILE_TASK)
+    ehr = clients["ehr_web"].start_task(ON_FILE_TASK)
+    portal = clients["payer_portal_b"].start_task(ON_FILE_TASK)
     facts = case_facts(ehr, portal)
     [referral] = portal["referrals"]
     assert (referral["subscriber_id"], referral["source"], referral["status"]) == (

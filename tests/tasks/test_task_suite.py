@@ -22,7 +22,8 @@ from tests.tasks.suite_files import gaps_in_numbering, task_file_ids
 PA_CHALLENGES = {"none", "no_auth_required", "duplicate_on_file", "coverage_termed", "fax_only_payer",
                  "pended_for_info", "wrong_code_on_order", "lookalike_patient", "conflicting_documents",
                  "secondary_payer", "deadline_passed",
-                 # the hospital setting the order asks for, unsupported by the chart (site_of_care)
+                 # the hospital setting or the in-lab sleep study the order asks for, unsupported by the
+                 # chart (site_of_care, sleep_home_first)
                  "criteria_not_met"}
 
 

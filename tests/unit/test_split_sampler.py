@@ -35,12 +35,16 @@ def doc(case, key):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_oximetry_shortfall_stays_above_the_payers_threshold(rows, world, seed):
-    # dme-hard-03: neither resting nor exertion SpO2 qualifies (Keystone: <= 88%).
+def test_oxygen_traps_stay_on_their_side(rows, world, seed):
+    # dme-hard-03: the supplier's walk test stays Group I on its face, the visit's resting value Group II.
     case = drawn(rows, world, "dme-hard-03", seed).case
-    values = [d["facts"][key] for d in case["documents"] for key in ("spo2_rest", "spo2_exertion")
-              if key in d.get("facts", {})]
-    assert values and all(value > 88 for value in values)
+    supplier_test, visit = doc(case, "oxi")["facts"], doc(case, "visit")["facts"]
+    assert supplier_test["spo2_exertion"] <= 88 < supplier_test["spo2_on_oxygen"] and visit["spo2_rest"] == 89
+    # dme-medium-04: the lower, older test stays more than 30 days before the written order, the lab's inside.
+    case = drawn(rows, world, "dme-medium-04", seed).case
+    order_day = date.fromisoformat(doc(case, "wo")["date"])
+    assert order_day - date.fromisoformat(doc(case, "early")["facts"]["test_date"]) > timedelta(days=30)
+    assert order_day - date.fromisoformat(doc(case, "oxi")["facts"]["test_date"]) <= timedelta(days=30)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -93,12 +93,18 @@ def _inject(world, kind):
     if kind == "co18_without_original":
         claim = next(c for c in world.claims if c.original_claim_number)
         return _swap(world, "claims", claim, replace(claim, original_claim_number=None)), claim.claim_number
+    if kind == "co109_without_responsible_payer":
+        # A denial sent to "the payer responsible" for a patient with no other payer's coverage.
+        claim = next(c for c in world.claims if c.status == "Denied" and not [
+            o for o in world.coverages_for(c.mrn) if o.payer_id != c.payer_id and o.active_on(c.service_date)])
+        bad = _with_first_line_adjustment(claim, Adjustment("CO", "109", "N418", claim.lines[0].charge))
+        return _swap(world, "claims", claim, bad), claim.claim_number
     if kind == "medicare_remark_on_non_medicare_plan":
         claim = next(c for c in world.claims if c.status == "Denied"
                      and world.plan(world.coverage(c.coverage_id).plan_id).product == "PPO")
         bad = _with_first_line_adjustment(claim, Adjustment("CO", "50", "N386", claim.lines[0].charge))
         return _swap(world, "claims", claim, bad), claim.claim_number
-    if kind == "co97_not_em_into_procedure":
+    if kind == "co97_not_bundled":
         claim = _paid_claim(world, category="imaging")
         bad = _with_first_line_adjustment(claim, Adjustment("CO", "97", "N20", claim.lines[0].charge))
         return _swap(world, "claims", claim, bad), claim.claim_number
@@ -116,6 +122,12 @@ def _inject(world, kind):
         notice = Recoupment(duplicate_of=other.claim_number, amount=claim.paid_amount, notice_on=WORLD_ANCHOR.date(),
                             dispute_by=WORLD_ANCHOR.date() + timedelta(days=45), payer_error=False)
         return _swap(world, "claims", claim, replace(claim, recoupment=notice)), claim.claim_number
+    if kind == "benefit_limit_miscounted":
+        # A visit denied CARC 119 with no accumulator behind the denial.
+        claim = next(c for c in world.claims if c.status == "Denied" and c.benefit_accumulator is None)
+        bad = _with_first_line_adjustment(claim, Adjustment(group="PR", carc="119", rarc=None,
+                                                            amount=claim.lines[0].charge))
+        return _swap(world, "claims", claim, bad), claim.claim_number
     if kind == "appeal_deadline_mismatch":
         remit = world.remittances[0]
         bad = replace(remit, appeal_deadline=remit.appeal_deadline + timedelta(days=30))

@@ -8,10 +8,11 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.code_sets import CARC, RARC
 from admindesk.envs.common.web import db, get_or_404
-from admindesk.envs.ehr_web import balance_transfers
-from admindesk.envs.ehr_web.forms import NoteForm
+from admindesk.envs.ehr_web import balance_transfers, claim_rebill
+from admindesk.envs.ehr_web.forms import NoteForm, options
+from admindesk.envs.ehr_web.forms_changes import BillOtherPayerForm, PatientTransferForm
 from admindesk.envs.ehr_web.models import AdjustmentCode, Facility, Provider
-from admindesk.envs.ehr_web.models_work import BalanceTransfer, Claim, WorkItem
+from admindesk.envs.ehr_web.models_work import Claim, WorkItem
 from admindesk.envs.ehr_web.notes import add_note, notes_for
 from admindesk.envs.ehr_web.views.chart_base import render_chart
 from admindesk.envs.ehr_web.views.common import patient_or_404
@@ -48,21 +49,32 @@ def billing_tab(mrn: str):
                         denied={c.claim_number for c in claims if denials(c)}, today=clock.today())
 
 
-def _render_claim(claim: Claim, form: NoteForm | None = None, status: int = 200, transfer_form=None):
+def bill_form(claim: Claim, **form_args) -> BillOtherPayerForm:
+    """The Bill another payer form offering the patient's coverages; `form_args` as FlaskForm takes them."""
+    form = BillOtherPayerForm(**form_args)
+    coverages = patient_or_404(claim.mrn).coverages
+    form.coverage_id.choices = options([("", "- Select coverage -")] + [
+        (c.id, f"{c.rank_label}: {c.payer.name} - {c.plan.name} ({c.member_id}), "
+               f"{c.effective_date:%m/%d/%Y} to {c.termination_date.strftime('%m/%d/%Y') if c.termination_date else 'open'}")
+        for c in coverages])
+    return form
+
+
+def _render_claim(claim: Claim, form: NoteForm | None = None, status: int = 200,
+                  rebill_form: BillOtherPayerForm | None = None, transfer_form: PatientTransferForm | None = None):
     carc, rarc = code_descriptions(claim)
     session = db()
-    patient = patient_or_404(claim.mrn)
+    billed = list(session.scalars(select(Claim).where(Claim.billed_from == claim.claim_number)))
     items = list(session.scalars(select(WorkItem).where(WorkItem.claim_number == claim.claim_number)
                                  .order_by(WorkItem.id)))
-    rebilled_from = session.scalar(select(BalanceTransfer).where(BalanceTransfer.new_claim_number == claim.claim_number))
-    transfer_form = transfer_form or balance_transfers.transfer_form(claim, list(patient.coverages), formdata=None)
-    return render_chart(patient, "billing", "claim_detail.html", status=status, claim=claim,
+    return render_chart(patient_or_404(claim.mrn), "billing", "claim_detail.html", status=status, claim=claim,
                         carc=carc, rarc=rarc, denials=denials(claim), items=items,
                         rendering=session.get(Provider, claim.rendering_npi),
                         facility=session.get(Facility, claim.facility_id), today=clock.today(),
                         notes=notes_for("claim", claim.claim_number), form=form or NoteForm(formdata=None),
-                        transfer_form=transfer_form, transfer_closed=balance_transfers.claim_problem(claim),
-                        rebilled_from=rebilled_from)
+                        billed=billed, rebill_form=rebill_form or bill_form(claim, formdata=None),
+                        transfer_form=transfer_form or PatientTransferForm(formdata=None),
+                        transfer_closed=balance_transfers.claim_problem(claim))
 
 
 @billing.get("/claims/<claim_number>")
@@ -87,17 +99,15 @@ def remittance(claim_number: str):
                         carc=carc, rarc=rarc, denials=denials(claim))
 
 
-@billing.post("/claims/<claim_number>/balance-transfer")
-def transfer_balance(claim_number: str):
-    """Rebill the denied claim to another coverage, or transfer its balance to self-pay."""
+@billing.post("/claims/<claim_number>/transfer-to-patient")
+def transfer_to_patient(claim_number: str):
+    """Transfer the balance of a claim denied for eligibility to the patient (self-pay)."""
     claim = get_or_404(Claim, claim_number)
-    coverages = list(patient_or_404(claim.mrn).coverages)
-    form = balance_transfers.transfer_form(claim, coverages)
-    transfer = balance_transfers.move_balance(claim, coverages, form)
+    form = PatientTransferForm()
+    transfer = balance_transfers.transfer_to_patient(claim, form)
     if transfer is None:
         return _render_claim(claim, status=422, transfer_form=form)
-    flash(f"Claim {transfer.new_claim_number} created for the other coverage." if transfer.new_claim_number
-          else f"Balance {claim.balance:,.2f} transferred to self-pay.", "success")
+    flash(f"Balance {transfer.amount:,.2f} transferred to the patient (self-pay).", "success")
     return redirect(url_for("billing.claim_detail", claim_number=claim.claim_number))
 
 
@@ -110,3 +120,27 @@ def add_claim_note(claim_number: str):
         return _render_claim(claim, form, status=422)
     flash("Note added to the claim.", "success")
     return redirect(url_for("billing.claim_detail", claim_number=claim.claim_number) + "#notes")
+
+
+@billing.post("/claims/<claim_number>/bill-other-payer")
+def bill_other_payer(claim_number: str):
+    """Bill a denied claim's service to another coverage of the patient as a new claim."""
+    claim = get_or_404(Claim, claim_number)
+    form = bill_form(claim)
+    describe(action="bill_other_payer", record_type="claim", record_id=claim.claim_number,
+             coverage_id=form.coverage_id.data)
+    valid = form.validate()
+    coverage = next((c for c in patient_or_404(claim.mrn).coverages if c.id == form.coverage_id.data), None)
+    if coverage is None:
+        form.coverage_id.errors = list(form.coverage_id.errors) + ["Choose the coverage to bill."]
+        valid = False
+    elif valid and (problem := claim_rebill.bill_problem(db(), claim, coverage, bool(denials(claim)))):
+        form.coverage_id.errors = list(form.coverage_id.errors) + [problem]
+        valid = False
+    if not valid:
+        return _render_claim(claim, status=422, rebill_form=form)
+    new = claim_rebill.bill_other_payer(db(), claim, coverage, form.reason.data, clock.today())
+    db().commit()
+    describe(new_claim=new.claim_number)
+    flash(f"New claim {new.claim_number} billed to {coverage.payer.name} (member {coverage.member_id}).", "success")
+    return redirect(url_for("billing.claim_detail", claim_number=new.claim_number))

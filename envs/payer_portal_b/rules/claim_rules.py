@@ -22,7 +22,10 @@ every outcome is a row:
 4. Authorization: a line whose code falls under a medical policy needs the approved
    authorization number (precertification or DME request) covering the date of service;
    otherwise CO-197.
-5. "Processed": Keystone allows the contract's share of billed charges on every line (its
+5. NCCI edits (envs/world/ncci.py): a line still included in another line of the same date (a
+   column-2 code without an NCCI-associated modifier, an office visit beside a minor procedure
+   without modifier 25) is denied CO-97, as it was on the original claim.
+6. "Processed": Keystone allows the contract's share of billed charges on every line (its
    fee schedule, on the reimbursement page);
    the original claim becomes "Replaced".
 """
@@ -45,6 +48,7 @@ from admindesk.envs.payer_portal_b.models import (
     Subscriber,
 )
 from admindesk.envs.payer_portal_b.rules.appeal_rules import contract_share
+from admindesk.envs.world import ncci
 
 FREQUENCY_CODES = {"7": "Replacement of prior claim", "8": "Void/cancel of prior claim"}
 CLAIM_FILING_DAYS = 180
@@ -121,6 +125,9 @@ def adjudicate(session: Session, claim: Claim, subscriber: Subscriber, facts: Co
     missing = _authorization_problem(session, claim, facts)
     if missing is not None:
         return Adjudication("Denied", missing, "CO", "197")
+    bundled = ncci.bundled_lines(list(facts.lines))
+    if bundled:
+        return Adjudication("Denied", " ".join(edit.reason() for edit in bundled), "CO", "97")
     allowed = round(sum(line["charge"] for line in facts.lines) * contract_share(session), 2)
     if secondary:
         paid = round(max(allowed - facts.primary_paid_amount, 0.0), 2)

@@ -15,6 +15,10 @@ Home oxygen (E1390, E1392, E0431, E0424), any one group:
 - Group II: SpO2 of 89% (at rest or with exertion) or PaO2 56-59 mmHg, with dependent
   edema from congestive heart failure, pulmonary hypertension or cor pulmonale, or
   erythrocythemia with a hematocrit above 56%.
+  The qualifying test is done within the 30 days before the order date (the initial date), in a
+  chronic stable state (or within 2 days before an inpatient discharge), and not by a DME
+  supplier. A Group II approval lasts 3 months: continued coverage needs a retest and a
+  re-evaluation between day 61 and day 90.
 Each function returns the failed criterion in words, or None when the criteria are met.
 """
 from __future__ import annotations
@@ -32,6 +36,9 @@ ADHERENCE_HOURS, ADHERENCE_PERIOD_DAYS, ADHERENCE_NIGHTS = 4, 30, 21
 TRIAL_WINDOW = (31, 91)
 SPO2_GROUP_I, SPO2_GROUP_II, PAO2_GROUP_II = 88, 89, (56, 59)
 HEMATOCRIT_ERYTHROCYTHEMIA = 56
+OXYGEN_TEST_DAYS, GROUP_II_MONTHS, GROUP_II_RETEST = 30, 3, (61, 90)
+OXYGEN_TESTERS = ("Treating practitioner", "Hospital or independent testing facility", "DME supplier")
+OXYGEN_TEST_STATES = ("Chronic stable state, outpatient", "Within 2 days before inpatient discharge", "Other")
 
 PAP_CRITERION = (f"AHI >= {AHI_QUALIFYING}, or AHI {AHI_WITH_COMORBIDITY}-{AHI_QUALIFYING - 1} with a documented "
                  f"comorbidity ({', '.join(c.lower() for c in PAP_COMORBIDITIES)})")
@@ -74,21 +81,45 @@ def pap_continued_problem(setup: date, adherence_start: date, nights_4h: int, re
     return None
 
 
-def oxygen_problem(values: dict) -> str | None:
-    """`values`: spo2_rest, spo2_exertion, spo2_on_oxygen, pao2, oxygen_conditions, hematocrit."""
+def oxygen_test_problem(test_date: date, tested_by: str, state: str, order_date: date) -> str | None:
+    """The qualifying test's date, performer and setting against the order (initial) date."""
+    if tested_by == "DME supplier":
+        return ("The qualifying oxygen test was performed by a DME supplier; Keystone Mutual does not accept a "
+                "supplier's test (policy KM-DME-402). A new test by the treating practitioner or a qualified "
+                "testing facility is needed.")
+    if state not in OXYGEN_TEST_STATES[:2]:
+        return ("The qualifying oxygen test must be done while the member is in a chronic stable state as an "
+                "outpatient, or within 2 days before an inpatient discharge.")
+    earliest = order_date - timedelta(days=OXYGEN_TEST_DAYS)
+    if not earliest <= test_date <= order_date:
+        return (f"The qualifying oxygen test ({test_date.strftime(DATE_FORMAT)}) must be within the "
+                f"{OXYGEN_TEST_DAYS} days before the order date {order_date.strftime(DATE_FORMAT)} "
+                f"({earliest.strftime(DATE_FORMAT)} to {order_date.strftime(DATE_FORMAT)}).")
+    return None
+
+
+def oxygen_group(values: dict) -> str | None:
+    """"I" or "II", the group the test values (and Group II findings) qualify under, or None."""
     rest, exertion, on_oxygen = values.get("spo2_rest"), values.get("spo2_exertion"), values.get("spo2_on_oxygen")
     if rest is not None and rest <= SPO2_GROUP_I:
-        return None
+        return "I"
     if exertion is not None and exertion <= SPO2_GROUP_I and on_oxygen is not None and on_oxygen > exertion:
-        return None
+        return "I"
     conditions = list(values.get("oxygen_conditions") or [])
     hematocrit = values.get("hematocrit")
     if "Erythrocythemia" in conditions and not (hematocrit is not None and hematocrit > HEMATOCRIT_ERYTHROCYTHEMIA):
         conditions.remove("Erythrocythemia")
     pao2 = values.get("pao2")
     group_ii_test = SPO2_GROUP_II in (rest, exertion) or (pao2 is not None and PAO2_GROUP_II[0] <= pao2 <= PAO2_GROUP_II[1])
-    if group_ii_test and conditions:
+    return "II" if group_ii_test and conditions else None
+
+
+def oxygen_problem(values: dict) -> str | None:
+    """`values`: spo2_rest, spo2_exertion, spo2_on_oxygen, pao2, oxygen_conditions, hematocrit."""
+    if oxygen_group(values) is not None:
         return None
+    rest, exertion, on_oxygen, pao2 = (values.get(key) for key in ("spo2_rest", "spo2_exertion", "spo2_on_oxygen",
+                                                                   "pao2"))
     given = ", ".join(f"{label} {value:g}" for label, value in (
         ("resting SpO2", rest), ("exercise SpO2", exertion), ("exercise SpO2 on oxygen", on_oxygen), ("PaO2", pao2))
         if value is not None) or "no test values"

@@ -13,6 +13,10 @@ Checked in order, first match decides:
 5. Qualifying test: value missing -> Pended; then the clinical criteria of the
    requirement's `clinical_rule` (dme_clinical.py: PAP sleep test and comorbidities,
    oxygen Group I at rest / with exertion and Group II) -> Denied quoting the failed one.
+   Oxygen also needs the test's date, performer and setting (pended without them), and
+   denies a supplier's test, one outside chronic stable state or one more than 30 days
+   before the order date; Group II is pended until clinical notes (documenting the Group II
+   finding) are attached, and approved for 3 months (retest between day 61 and day 90).
    A PAP continued-coverage request skips the duplicate check (it continues an approved
    trial) and is decided on the trial's re-evaluation visit and adherence (dme_clinical.py),
    pended until the adherence report is attached.
@@ -34,7 +38,15 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common import clock
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
 from admindesk.envs.payer_portal_b.models import DmeRequest, DmeRequirement, MedicalPolicy, PrecertRequest, Subscriber
-from admindesk.envs.payer_portal_b.rules.dme_clinical import oxygen_problem, pap_continued_problem, pap_initial_problem
+from admindesk.envs.payer_portal_b.rules.dme_clinical import (
+    GROUP_II_MONTHS,
+    GROUP_II_RETEST,
+    oxygen_group,
+    oxygen_problem,
+    oxygen_test_problem,
+    pap_continued_problem,
+    pap_initial_problem,
+)
 from admindesk.envs.payer_portal_b.rules.precert_determination import ACTIVE_STATUSES, diagnosis_covered
 
 TEST_LABELS = {"ahi": "Apnea-Hypopnea Index (AHI)", "spo2_rest": "Resting SpO2 (%)"}
@@ -42,6 +54,7 @@ _OPERATORS = {">=": operator.ge, "<=": operator.le}
 SAME_OR_SIMILAR_YEARS = 5
 PAP_CONTINUED_MONTHS = 10  # the rest of the 13-month rental after the 3-month trial
 ADHERENCE_REPORT = "PAP adherence report"
+GROUP_II_NOTES = "Clinical notes"
 
 
 @dataclass(frozen=True)
@@ -56,7 +69,7 @@ class DmeSubmission:
     test_values: dict
     document_types: frozenset[str]
     # Clinical facts: sleep_test_date, comorbidities, spo2_exertion, spo2_on_oxygen, pao2,
-    # oxygen_conditions, hematocrit; continued coverage: device_setup_date, adherence_start, nights_4h.
+    # oxygen_conditions, hematocrit, oxygen_test_date, oxygen_test_by, oxygen_test_state; continued coverage: device_setup_date, adherence_start, nights_4h.
     clinical: dict = field(default_factory=dict)
     request_kind: str = "Initial"
 
@@ -135,12 +148,23 @@ def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber
         value = submission.test_values.get(requirement.test_field)
         problem = _clinical_problem(requirement, submission, value)
         if problem == "missing":
-            return DmeDecision("Pended", f"Qualifying test result required: {requirement_text(requirement)}.")
+            return DmeDecision("Pended", f"Qualifying test result required: {requirement_text(requirement)}"
+                               + (", with the test date, who performed it and the member's state at testing."
+                                  if requirement.clinical_rule == "oxygen" else "."))
         if problem is not None:
             return DmeDecision("Denied", problem)
     missing = [kind for kind in policy.required_document_types if kind not in submission.document_types]
+    group = oxygen_group({**submission.test_values, **submission.clinical}) if requirement.clinical_rule == "oxygen" \
+        else None
+    if group == "II" and GROUP_II_NOTES not in submission.document_types:
+        missing.append(f"{GROUP_II_NOTES} (documenting the Group II finding)")
     if missing:
         return DmeDecision("Pended", f"Pended for documentation. Upload: {', '.join(missing)}.")
+    if group == "II":
+        return DmeDecision("Approved", f"Meets medical policy {policy.policy_number} under Group II; approved for a "
+                           f"{GROUP_II_MONTHS}-month rental. Continued coverage needs a retest and a re-evaluation by "
+                           f"the treating practitioner between day {GROUP_II_RETEST[0]} and day {GROUP_II_RETEST[1]}.",
+                           approved_months=GROUP_II_MONTHS)
     months = requirement.rental_months
     term = f"a {months}-month rental" if months else "purchase"
     return DmeDecision("Approved", f"Meets medical policy {policy.policy_number}; approved for {term}.",
@@ -152,7 +176,10 @@ def _clinical_problem(requirement: DmeRequirement, submission: DmeSubmission, va
     facts = {**submission.test_values, **submission.clinical}
     if requirement.clinical_rule == "oxygen":
         given = [facts.get(key) for key in ("spo2_rest", "spo2_exertion", "pao2")]
-        return "missing" if all(v is None for v in given) else oxygen_problem(facts)
+        test = [facts.get(key) for key in ("oxygen_test_date", "oxygen_test_by", "oxygen_test_state")]
+        if all(v is None for v in given) or not all(test):
+            return "missing"
+        return oxygen_test_problem(*test, submission.order_date) or oxygen_problem(facts)
     if value is None:
         return "missing"
     if requirement.clinical_rule == "pap":

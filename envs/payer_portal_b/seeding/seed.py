@@ -17,6 +17,7 @@ from admindesk.envs.common.code_sets import seed_code_sets
 from admindesk.envs.common.state.seeding import WorldSeed
 from admindesk.envs.common.state.sequences import seed_sequences
 from admindesk.envs.payer_portal_b import models as m
+from admindesk.envs.payer_portal_b.claim_models import AccumulatorVisit, BenefitAccumulator
 from admindesk.envs.payer_portal_b.inpatient.models import InpatientCase, InpatientReview
 from admindesk.envs.payer_portal_b.numbering import SEQUENCES
 from admindesk.envs.payer_portal_b.referral_models import Referral
@@ -69,6 +70,7 @@ def seed_records(session: Session, world) -> None:
     _seed_claims(session, world, payer_id)
     session.flush()
     _seed_recoveries(session, world, payer_id)
+    _seed_accumulators(session, world, payer_id)
     seed_history(session, world)
     seed_appeals_on_file(session, world, payer_id)
     _seed_referrals(session, world, payer_id)
@@ -209,6 +211,21 @@ def _seed_recoveries(session: Session, world, payer_id: str) -> None:
             issue_recovery(session, session.get(m.Claim, claim.claim_number),
                            first_claim=session.get(m.Claim, notice.duplicate_of), notice_on=notice.notice_on,
                            dispute_by=notice.dispute_by, amount=notice.amount)
+
+
+def _seed_accumulators(session: Session, world, payer_id: str) -> None:
+    """The visit-limit accumulator behind each claim this payer denied as over the limit."""
+    for claim in world.claims:
+        accumulator = claim.benefit_accumulator
+        if claim.payer_id != payer_id or accumulator is None:
+            continue
+        row = BenefitAccumulator(subscriber_id=claim.member_id, benefit=accumulator.benefit,
+                                 period_start=accumulator.period_start, period_end=accumulator.period_end,
+                                 visits_allowed=accumulator.visits_allowed)
+        session.add(row)
+        session.flush()
+        session.add_all(AccumulatorVisit(accumulator_id=row.id, service_date=visit.on, code=visit.code,
+                                         provider=visit.provider) for visit in accumulator.counted)
 
 
 def _seed_referrals(session: Session, world, payer_id: str) -> None:

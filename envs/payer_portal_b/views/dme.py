@@ -82,7 +82,8 @@ def _clinical_facts(form) -> dict:
             "pao2": form.pao2.data, "oxygen_conditions": list(form.oxygen_conditions.data or []),
             "hematocrit": float(form.hematocrit.data) if form.hematocrit.data is not None else None,
             "device_setup_date": form.device_setup_date.data, "adherence_start": form.adherence_start.data,
-            "nights_4h": form.nights_4h.data}
+            "nights_4h": form.nights_4h.data, "oxygen_test_date": form.oxygen_test_date.data,
+            "oxygen_test_by": form.oxygen_test_by.data or None, "oxygen_test_state": form.oxygen_test_state.data or None}
 
 
 def _check_trial(form, subscriber, requirement) -> None:
@@ -123,7 +124,8 @@ def new():
         form.order_date.errors.append("The written order date cannot be in the future.")
     supplier_network = _check_supplier(form, subscriber)
     uploads = check_uploads([("Detailed written order", request.files.get("written_order"), form.written_order),
-                             (form.document_type_2.data, request.files.get("attachment_2"), form.attachment_2)])
+                             (form.document_type_2.data, request.files.get("attachment_2"), form.attachment_2),
+                             (form.document_type_3.data, request.files.get("attachment_3"), form.attachment_3)])
     if not form.written_order.errors and not request.files.get("written_order"):
         form.written_order.errors = ["Attach the detailed written order (PDF)."]
     if form.request_kind.data == "Continued coverage" and requirement is not None and subscriber is not None:

@@ -6,6 +6,7 @@ from sqlalchemy import select
 
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import db, get_or_404
+from admindesk.envs.payer_portal_b.claim_models import BenefitAccumulator
 from admindesk.envs.payer_portal_b.eligibility_service import NOT_FOUND, record_inquiry
 from admindesk.envs.payer_portal_b.forms import EligibilityForm
 from admindesk.envs.payer_portal_b.models import EligibilityInquiry, Plan, Provider, Subscriber
@@ -41,4 +42,21 @@ def result(inquiry_id: str):
     describe(record_type="subscriber", record_id=subscriber.subscriber_id, tab="eligibility",
              inquiry_id=inquiry_id)
     pcp = db().get(Provider, subscriber.pcp_npi) if subscriber.pcp_npi else None
-    return render_template("eligibility_result.html", inquiry=inquiry, subscriber=subscriber, plan=plan, pcp=pcp)
+    return render_template("eligibility_result.html", inquiry=inquiry, subscriber=subscriber, plan=plan, pcp=pcp,
+                           accumulators=_accumulators(subscriber.subscriber_id))
+
+
+def _accumulators(subscriber_id: str) -> list[BenefitAccumulator]:
+    return list(db().scalars(select(BenefitAccumulator).where(BenefitAccumulator.subscriber_id == subscriber_id)
+                             .order_by(BenefitAccumulator.period_start.desc())))
+
+
+@eligibility.get("/<inquiry_id>/accumulators")
+def accumulators(inquiry_id: str):
+    """The subscriber's visit-limited benefits: limit, period, visits applied and each visit."""
+    inquiry = get_or_404(EligibilityInquiry, inquiry_id)
+    subscriber = db().get(Subscriber, inquiry.subscriber_id)
+    describe(record_type="subscriber", record_id=subscriber.subscriber_id, tab="accumulators",
+             inquiry_id=inquiry_id)
+    return render_template("eligibility_accumulators.html", inquiry=inquiry, subscriber=subscriber,
+                           plan=db().get(Plan, subscriber.plan_id), accumulators=_accumulators(subscriber.subscriber_id))

@@ -11,6 +11,7 @@ from admindesk.envs.common.web import db
 from admindesk.envs.payer_portal_b.models import Announcement, Appeal, Claim, DmeRequest, MedicalPolicy, PrecertRequest
 from admindesk.envs.payer_portal_b.portal import payer
 from admindesk.envs.payer_portal_b.workflow_models import Correspondence
+from admindesk.envs.world import ncci
 
 home = Blueprint("home", __name__)
 RECENT_ROWS = 6
@@ -71,7 +72,7 @@ def reimbursement():
     """The practice's fee schedule under its participating agreement, and how payments are disputed."""
     profile = payer()
     describe(record_type="payer", record_id=profile.payer_id, tab="reimbursement")
-    return render_template("reimbursement.html", payer=profile)
+    return render_template("reimbursement.html", payer=profile, ncci=ncci.edits())
 
 
 @home.get("/contacts")

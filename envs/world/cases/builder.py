@@ -26,8 +26,10 @@ from admindesk.envs.world.identifiers import phone_number
 from admindesk.envs.world.models import (
     Adjustment,
     Authorization,
+    BenefitAccumulator,
     Claim,
     ClaimLine,
+    CountedVisit,
     Coverage,
     Document,
     Encounter,
@@ -478,7 +480,7 @@ class _Builder:
                     appeal_deadline=spec.remittance.appeal_deadline
                     or paid_on + timedelta(days=payer.timely_appeal_days))
             results.append((claim, remittance))
-        return link_duplicates(self._recoupments(results))
+        return link_duplicates(self._benefit_limits(self._recoupments(results)))
 
     def _recoupments(self, billed: list[tuple[Claim, Remittance | None]]) -> list[tuple[Claim, Remittance | None]]:
         """Each claim the payer will recover from, with the claim it names as the first payment."""
@@ -491,6 +493,23 @@ class _Builder:
                     duplicate_of=number_of[notice.duplicate_of], amount=claim.paid_amount, notice_on=notice.notice_on,
                     dispute_by=notice.notice_on + timedelta(days=RECOUPMENT_DISPUTE_DAYS),
                     payer_error=notice.payer_error))
+            results.append((claim, remittance))
+        return results
+
+    def _benefit_limits(self, billed: list[tuple[Claim, Remittance | None]]) -> list[tuple[Claim, Remittance | None]]:
+        """Each claim denied over a visit limit, with the payer's accumulator of that limit."""
+        results = []
+        for spec, (claim, remittance) in zip(self.case.claims, billed):
+            limit = spec.benefit_limit
+            if limit is not None:
+                practice = self.world.facility(claim.facility_id).name
+                start = limit.period_start
+                claim = replace(claim, benefit_accumulator=BenefitAccumulator(
+                    benefit=limit.benefit, visits_allowed=limit.visits_allowed, period_start=start,
+                    period_end=start.replace(year=start.year + 1) - timedelta(days=1),
+                    counted=tuple(CountedVisit(on=v.service_date, code=v.code, provider=v.provider or practice)
+                                  for v in limit.counted),
+                    payer_error=limit.payer_error))
             results.append((claim, remittance))
         return results
 

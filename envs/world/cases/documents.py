@@ -30,12 +30,17 @@ FACT_SENTENCES = {
     "ahi": "Apnea-Hypopnea Index (AHI): {} events/hour.",
     "lowest_spo2": "Lowest oxygen saturation {}%.",
     "epworth_score": "Epworth Sleepiness Scale {}/24.",
+    "stop_bang_score": "STOP-BANG score {}/8.",
     "qualifying_symptoms": "Daytime symptoms (sleepiness, insomnia, hypertension or mood disorder): {}.",
     "cardiopulmonary_comorbidity": "Significant cardiopulmonary comorbidity: {}.",
     "face_to_face_date": "Face-to-face evaluation on {}.",
     "length_of_need": "Length of need: {}.",
     "spo2_rest": "Resting SpO2 on room air: {}.",
     "spo2_exertion": "SpO2 with exertion on room air: {}.",
+    "spo2_on_oxygen": "SpO2 with exertion on supplemental oxygen: {}.",
+    "test_date": "Test date: {}.",
+    "tested_by": "Test performed by: {}.",
+    "test_conditions": "Testing conditions: {}.",
     "hba1c": "Hemoglobin A1c {}.",
     "insulin_injections_per_day": "Insulin injections per day: {}.",
     "can_use_cane_safely": "Can use a cane safely: {}.",
@@ -53,14 +58,14 @@ FACT_SENTENCES = {
     "response_to_treatment": "Response to treatment: {}.",
     "discharge_plan": "Discharge plan: {}.",
 }
-PERCENT_FACTS = frozenset({"spo2_rest", "spo2_exertion", "hba1c"})
+PERCENT_FACTS = frozenset({"spo2_rest", "spo2_exertion", "spo2_on_oxygen", "hba1c"})
 
 DEFAULT_TITLES = {
     "progress_note": "Office visit", "pt_note": "Physical therapy progress summary",
     "imaging_report": "Imaging report", "sleep_study": "Polysomnography report",
     "face_to_face": "Face-to-face evaluation", "written_order": "Standard written order",
     "lab_result": "Laboratory result", "medication_history": "Medication history",
-    "adherence_report": "PAP adherence report",
+    "adherence_report": "PAP adherence report", "oximetry_report": "Oximetry report",
     "history_and_physical": "Admission history and physical", "hospital_progress_note": "Hospital progress note",
     "discharge_summary": "Discharge summary",
 }

@@ -13,12 +13,6 @@ COVERAGE_COLUMNS = ("rank", "payer", "plan", "product", "member_id", "group", "s
                     "effective", "termination")
 
 
-def table_rows(work: Work, caption: str, columns: tuple[str, ...]) -> list[dict[str, str]]:
-    """The rows of the open page's table with that caption, each cell named by `columns` in order."""
-    rows = work.env.page_locator(f"xpath=//table[caption[normalize-space()='{caption}']]/tbody/tr").all()
-    return [dict(zip(columns, (cell.inner_text().strip() for cell in row.locator("td").all()))) for row in rows]
-
-
 def open_chart(work: Work) -> None:
     """Patient Search by "Last, First", then the row whose DOB is the patient's."""
     actor = work.actor
@@ -40,7 +34,9 @@ def open_order(work: Work, order_key: str = "svc") -> None:
         planned=actor.fact("Planned service date"), place_of_service=actor.fact("Place of service"),
         provider_npi=actor.fact("Provider NPI"), facility=actor.fact("Facility"),
         facility_npi=actor.fact("Facility NPI"),
-        provider=actor.fact("Ordering provider"), coverage=actor.fact("Billing coverage"),
+        # The provider's line carries the "Message provider" button's text.
+        provider=actor.fact("Ordering provider").replace("Message provider", "").strip(),
+        coverage=actor.fact("Billing coverage"),
         provider_phone=actor.fact("Provider phone / fax").split(" / ")[0])
 
 
@@ -134,6 +130,12 @@ def send_staff_message(work: Work, *, message_type: str, subject: str, body: str
     actor.click("button:text-is('Send message')")
     if not actor.count(".alert-success:has-text('Message sent to')"):
         raise ScriptFailed(f"the staff message was not sent: {work.env.page_locator('.error, .alert').all_inner_texts()}")
+
+
+def table_rows(work: Work, caption: str, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows of the page's table with this caption, as dicts of the first len(columns) cells."""
+    rows = work.env.page_locator(f"xpath=//table[caption[normalize-space()='{caption}']]/tbody/tr").all()
+    return [dict(zip(columns, (cell.inner_text().strip() for cell in row.locator("td").all()))) for row in rows]
 
 
 # The Verify coverage form's results, by the verification status each one stores.

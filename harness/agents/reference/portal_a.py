@@ -54,6 +54,13 @@ def payer_news(work: Work, payer_id: str, title: str) -> str:
     return _section_text(work, payer_id, item, f"announcements have no item {title!r}")
 
 
+def medical_policy(work: Work, payer_id: str, code: str) -> str:
+    """The payer's space, its Medical policy library, and the text of the code's row."""
+    _payer_space_tab(work, payer_id, "Medical policy library")
+    row = f"xpath=//table//tr[td[1][normalize-space()='{code}']]"
+    return _section_text(work, payer_id, row, f"medical policy library has no row for {code}")
+
+
 def check_eligibility(work: Work, member_id: str, payer_id: str, service_day: date) -> str:
     """An eligibility inquiry on portal A; returns the status shown (Active, Inactive...)."""
     open_portal_a(work)
@@ -247,7 +254,8 @@ def questionnaire_answers(facts: dict, documents: list[dict]) -> dict[str, str]:
     answers: dict[str, str] = {}
     for fact, question in (("conservative_therapy_weeks", "conservative_therapy_weeks"),
                            ("symptom_duration_months", "symptom_duration_months"), ("ahi", "ahi"),
-                           ("epworth_score", "epworth_score"), ("spo2_rest", "spo2_room_air"),
+                           ("epworth_score", "epworth_score"), ("stop_bang_score", "stop_bang_score"),
+                           ("spo2_rest", "spo2_room_air"),
                            ("spo2_exertion", "spo2_exertion"), ("hba1c", "hba1c"),
                            ("insulin_injections_per_day", "insulin_injections_per_day"),
                            ("prior_therapy_weeks", "prior_therapy_weeks")):

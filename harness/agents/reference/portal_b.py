@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
+from admindesk.harness.agents.reference import ehr_steps
 from admindesk.harness.agents.reference.work import Work, parse_us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
@@ -19,6 +20,14 @@ def portal_b_date(value: date) -> str:
 def ehr_date(shown: str) -> str:
     """A date Keystone Mutual's portal shows (DD-Mon-YYYY) as the EHR takes it (MM/DD/YYYY)."""
     return datetime.strptime(shown.strip(), "%d-%b-%Y").strftime("%m/%d/%Y")
+
+
+def record_approval(work: Work, decision: dict[str, str]) -> None:
+    """Keystone Mutual's approval (as `submit_precert` reads it) on the open order's authorization form."""
+    ehr_steps.record_authorization(
+        work, status="Approved", payer="Keystone Mutual Health", auth_number=decision["auth_number"],
+        reference=decision["reference"], units=decision["units"],
+        start=ehr_date(decision["start"]), end=ehr_date(decision["end"]))
 
 
 def open_portal_b(work: Work) -> None:

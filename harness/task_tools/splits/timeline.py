@@ -28,8 +28,9 @@ MAX_SHIFT_DAYS = 21
 # and 91, six months for a face-to-face visit, twelve for a TB screen); the payers' own
 # limits come from their rules (admindesk.envs.split_rules.payer_windows).
 POLICY_WINDOWS = (31, 91, 182, 183, 365)
-# Fields whose dates are plan periods or birthdays: they never move.
-FIXED_FIELDS = frozenset({"effective", "termination"})
+# Fields whose dates are plan periods or birthdays: they never move (a benefit period's start
+# is the group's plan year).
+FIXED_FIELDS = frozenset({"effective", "termination", "period_start"})
 PERSON_SECTIONS = frozenset({"patient", "lookalikes"})
 TEXT_FIELDS = frozenset({"narrative", "pages", "title", "description", "reason", "from_name"})
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

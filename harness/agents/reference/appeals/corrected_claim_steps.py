@@ -78,6 +78,7 @@ class Replacement:
     """What a replacement claim changes (None: keep what the original claim carried) and why."""
 
     reason: str
+    line: int = 0  # the service line (0-based) that `code` and `modifiers` change
     code: str | None = None
     modifiers: str | None = None
     diagnoses: str | None = None
@@ -104,16 +105,16 @@ def _open_correction_form(work: Work, portal: str, claim_number: str) -> None:
 
 def submit_replacement(work: Work, portal: str, claim_number: str, change: Replacement) -> dict[str, str]:
     """Open the claim's corrected-claim form (pre-filled from the original), choose frequency
-    code 7, change only what `change` names on line 1, submit; returns the payer's answer
+    code 7, change only what `change` names (on its line), submit; returns the payer's answer
     (number, status, detail) and keeps it in change.shown. ScriptFailed unless the payer
     accepted it."""
     actor = work.actor
     _open_correction_form(work, portal, claim_number)
     actor.select_containing("select[name=frequency_code]", "7 - Replacement")
     if change.code:
-        actor.fill("input[name=lines-0-code]", change.code)
+        actor.fill(f"input[name=lines-{change.line}-code]", change.code)
     if change.modifiers is not None:
-        actor.fill("input[name=lines-0-modifiers]", change.modifiers)
+        actor.fill(f"input[name=lines-{change.line}-modifiers]", change.modifiers)
     if change.diagnoses:
         actor.fill("input[name=diagnosis_codes]" if portal == "b" else "input[name=lines-0-diagnosis_codes]",
                    change.diagnoses)

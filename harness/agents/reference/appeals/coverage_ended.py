@@ -3,22 +3,24 @@ ended). The payer's own eligibility for the date of service decides, read agains
 coverages registration holds (whose dates may lag or differ from the payer's):
 - the payer shows the member covered on that date: its denial is in error; a level-1
   reconsideration citing its eligibility (dates and inquiry reference), item Appeal Filed;
-- not covered, and another registered coverage in force on that date (confirmed at its payer):
-  rebill the claim to it from the claim's Balance and coverage panel (a new claim), item Resolved
-  with the new claim number as its reference;
-- no coverage in force on that date: the balance to self-pay, nothing filed, item Resolved.
+- not covered, and another registered coverage in force on that date (confirmed at its payer
+  and verified in registration): the claim billed to it as a new claim from the claim page's
+  Bill another payer (rebill_steps, as other_payer does), item Billed to Other Payer with the new
+  claim number as its reference and a follow-up;
+- no coverage in force on that date: the balance transferred to the patient from the claim
+  page, nothing filed, item Patient Responsibility.
 """
 from __future__ import annotations
 
 import json
-from datetime import date, timedelta
+from datetime import date
 
-from admindesk.harness.agents.reference import ehr_steps, portal_a
-from admindesk.harness.agents.reference.appeals import ehr_denials
+from admindesk.harness.agents.reference import portal_a
+from admindesk.harness.agents.reference.appeals import ehr_denials, rebill_steps
 from admindesk.harness.agents.reference.work import Work, parse_us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
-REBILL, SELF_PAY = "Rebill to other coverage", "Transfer to self-pay"
+PATIENT_RESPONSIBILITY = "Patient Responsibility"
 ELIGIBILITY_REASON = "Member eligible on date of service"
 PAYER_IDS = {name: payer_id for payer_id, name in portal_a.PAYER_NAMES.items()}
 
@@ -30,9 +32,7 @@ def review(work: Work) -> None:
     ehr_denials.open_remittance(work)
     if "27" not in work.notes["carcs"].split(", "):
         raise ScriptFailed(f"the claim is not denied CO-27: {work.notes['denials']}")
-    ehr_denials.to_ehr_tab(work)
-    work.actor.click("nav[aria-label='Chart sections'] a:text-is('Coverage')")
-    rows = ehr_steps.table_rows(work, ehr_steps.COVERAGE_TABLE, ehr_steps.COVERAGE_COLUMNS)
+    rows = rebill_steps.registered_coverages(work)
     work.notes["coverages"] = json.dumps(rows)  # notes hold text; the decision reads the rows back
 
 
@@ -51,7 +51,8 @@ def payer_eligibility(work: Work, payer: str, member_id: str, day: date) -> dict
 
 def check_eligibility(work: Work) -> None:
     """The denying payer's eligibility for the date of service; when it had ended, the other
-    registered coverages in force on that date, each confirmed at its payer."""
+    registered coverages in force on that date at their payers, the first active one chosen to
+    bill and verified in registration."""
     n = work.notes
     day = parse_us_date(work.need("service_date"))
     denying = payer_eligibility(work, n["payer"], n["member_id"], day)
@@ -61,16 +62,18 @@ def check_eligibility(work: Work) -> None:
         return
     others = [row for row in json.loads(work.need("coverages")) if row["member_id"] != n["member_id"] and _in_force(row, day)]
     for row in others:
-        found = payer_eligibility(work, row["payer"], row["member_id"], day)
-        if found["status"] == "Active":
-            n.update(other_payer=row["payer"], other_member_id=row["member_id"], other_reference=found["reference"])
+        result, reference = rebill_steps.eligibility_for_dos(work, row["payer"], row["member_id"], day)
+        if result == "Active":
+            rebill_steps.choose_coverage(work, row)
+            rebill_steps.verify_in_registration(
+                work, reference, f"after {n['payer']}'s CO-27 denial: its coverage ended {n['elig_ends']}.")
             return
 
 
 def route_of(work: Work) -> str:
     if work.need("elig_status") == "Active":
         return "reconsideration"
-    return "rebill" if work.notes.get("other_member_id") else "self_pay"
+    return "rebill" if work.notes.get("eligibility_reference") else "self_pay"
 
 
 def reconsideration_letter(work: Work) -> str:
@@ -94,31 +97,28 @@ def file_reconsideration(work: Work) -> dict[str, str]:
                                 contact_phone=n["provider_phone"])
 
 
-def move_balance(work: Work, route: str) -> str:
-    """On the claim page, the Balance and coverage panel: rebill or self-pay. Returns the new claim number ("" for self-pay)."""
+def bill_new_claim(work: Work) -> None:
+    """The claim page's Bill another payer, to the coverage in force on the date of service."""
+    n = work.notes
+    rebill_steps.bill_new_claim(
+        work, f"{n['payer']} denied claim {n['claim_number']} CO-27 on {n['paid_on']}: its eligibility (ref "
+              f"{n['elig_reference']}) ends the coverage {n['elig_ends']}, before the date of service "
+              f"{n['service_date']}. {n['new_payer']} member {n['new_member']} was in force on that date "
+              f"(eligibility confirmed, inquiry {work.need('eligibility_reference')}).")
+
+
+def transfer_to_patient(work: Work) -> None:
+    """The claim page's Patient balance: the balance transferred to the patient, with why."""
     n, actor = work.notes, work.actor
     ehr_denials.back_to_claim(work)
-    if route == "rebill":
-        reason = (f"{n['payer']} eligibility (ref {n['elig_reference']}): coverage ended {n['elig_ends']}, before the "
-                  f"date of service {n['service_date']}. {n['other_payer']} (member {n['other_member_id']}) was in "
-                  f"force on that date (eligibility ref {n['other_reference']}); billed to it as a new claim.")
-        actor.select_option("#balance select[name=kind]", REBILL)
-        actor.select_containing("#balance select[name=coverage_id]", f"({n['other_member_id']})")
-    else:
-        reason = (f"{n['payer']} eligibility (ref {n['elig_reference']}): coverage ended {n['elig_ends']}, before the "
-                  f"date of service {n['service_date']}; no other coverage on file was in force on that date. "
-                  "The balance is the patient's responsibility.")
-        actor.select_option("#balance select[name=kind]", SELF_PAY)
-    actor.fill("#balance textarea[name=reason]", reason)
-    actor.click("#balance button:text-is('Move balance')")
-    shown = actor.fact("Responsible party")
-    if route == "rebill":
-        if not shown.startswith("Rebilled as claim "):
-            raise ScriptFailed(f"the claim was not rebilled: {actor.text('#balance')[:400]}")
-        return shown.removeprefix("Rebilled as claim ").strip()
-    if shown != "Patient (self-pay)":
-        raise ScriptFailed(f"the balance was not transferred: {actor.text('#balance')[:400]}")
-    return ""
+    actor.fill("#patient-balance textarea[name=reason]",
+               f"{n['payer']} eligibility (ref {n['elig_reference']}): coverage ended {n['elig_ends']}, before the "
+               f"date of service {n['service_date']}; no other coverage on file was in force on that date. "
+               "The balance is the patient's responsibility.")
+    actor.click("#patient-balance button:text-is('Transfer balance to patient')")
+    if not actor.count("#patient-balance dt:text-is('Transferred to patient')"):
+        raise ScriptFailed(f"the balance was not transferred: {actor.text('#patient-balance')[:400]}")
+    n["transferred"] = actor.fact("Transferred to patient")
 
 
 def note_text(work: Work, route: str, outcome: dict[str, str]) -> str:
@@ -131,12 +131,14 @@ def note_text(work: Work, route: str, outcome: dict[str, str]) -> str:
                        f"reconsideration on portal A, reference {outcome['reference']}, {outcome['status']}, decision "
                        f"due {outcome['decision_due']}. Follow up on {outcome['follow_up']}.")
     if route == "rebill":
-        return head + (f"Coverage ended before the DOS; {n['other_payer']} (member {n['other_member_id']}, eligibility "
-                       f"ref {n['other_reference']}) was in force on it. Rebilled as new claim {outcome['claim']} to "
-                       f"{n['other_payer']}; nothing filed with {n['payer']}. Watch the new claim's adjudication.")
+        return head + (f"Coverage ended before the DOS; {n['new_payer']} ({n['new_plan']}, member {n['new_member']}, "
+                       f"eligibility confirmed active for the DOS, inquiry {n['eligibility_reference']}) was in force "
+                       f"on it and is verified in registration. Billed new claim {outcome['claim']} to "
+                       f"{n['new_payer']}; nothing filed with {n['payer']}. Follow up on "
+                       f"{rebill_steps.follow_up_day(work):%m/%d/%Y} for {n['new_payer']}'s adjudication.")
     return head + ("Coverage ended before the DOS and no other coverage on file was in force on it. Balance "
-                   "transferred to self-pay (patient responsibility); nothing filed. Registration should confirm "
-                   "with the patient whether other coverage existed.")
+                   f"transferred to the patient (self-pay), {outcome['claim']}; nothing filed. Registration should "
+                   "confirm with the patient whether other coverage existed.")
 
 
 def solve(work: Work) -> None:
@@ -160,16 +162,24 @@ def solve(work: Work) -> None:
             ehr_denials.record_appeal(work, reference=outcome["reference"],
                                       submitted_on=parse_us_date(outcome["submitted"]),
                                       follow_up=parse_us_date(outcome["decision_due"]))
-    else:
-        if work.doing("move_balance"):
-            outcome = {"claim": move_balance(work, route)}
+    elif route == "rebill":
+        if work.doing("bill_new_claim"):
+            bill_new_claim(work)
+            outcome = {"claim": work.need("new_claim")}
         if not outcome:
-            work.finish("The balance was not moved; the denial item is unchanged.")
+            work.finish("No new claim was billed; the denial item is unchanged.")
+            return
+        if work.doing("record_new_claim"):
+            rebill_steps.record_new_claim(work)
+    else:
+        if work.doing("transfer_to_patient"):
+            transfer_to_patient(work)
+            outcome = {"claim": work.need("transferred")}
+        if not outcome:
+            work.finish("The balance was not transferred; the denial item is unchanged.")
             return
         if work.doing("record_outcome"):
-            follow_up = date.fromisoformat(str(work.task.now)[:10]) + timedelta(days=30)
-            ehr_denials.set_item_status(work, "Resolved", reference=outcome["claim"],
-                                        follow_up=follow_up if route == "rebill" else None)
+            ehr_denials.set_item_status(work, PATIENT_RESPONSIBILITY)
     if work.doing("explain"):
         ehr_denials.add_item_note(work, note_text(work, route, outcome))
     work.finish(note_text(work, route, outcome))

@@ -116,18 +116,13 @@ def fill_request(work: Work, suppliers: dict[str, dict]) -> None:
     notes["supplier"] = supplier
 
 
-def _months_after(day: date, months: int) -> date:
-    month = day.month - 1 + months
-    return day.replace(year=day.year + month // 12, month=month % 12 + 1)
-
-
 def record(work: Work) -> str:
     """The continued authorization on the order (from the day after the trial for 10 rental
     months); returns its span as written."""
     auth_number, request_id = work.need("auth_number"), work.need("request_id")
     dme_steps.to_order(work)
     start = parse_us_date(work.need("trial_end")) + timedelta(days=1)
-    end = _months_after(start, CONTINUED_MONTHS) - timedelta(days=1)
+    end = dme_steps.months_after(start, CONTINUED_MONTHS) - timedelta(days=1)
     ehr_steps.record_authorization(work, status="Approved", payer=KEYSTONE, auth_number=auth_number,
                                    reference=request_id, start=us_date(start), end=us_date(end))
     return f"{us_date(start)} to {us_date(end)}"

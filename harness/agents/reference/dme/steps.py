@@ -49,6 +49,12 @@ def download_from_order(work: Work, doc_key: str) -> str:
         work, f"section[aria-labelledby='odocs-h'] a[href='/documents/{doc_id}/download']", doc_id)
 
 
+def months_after(day: date, months: int) -> date:
+    """The same day of the month `months` later (a rental's term from its start)."""
+    month = day.month - 1 + months
+    return day.replace(year=day.year + month // 12, month=month % 12 + 1)
+
+
 def to_tab(work: Work, index: int) -> None:
     """Bring the tab at `index` to the front (a click on it only when it is not in front)."""
     if work.env.chrome_layout().active != index:

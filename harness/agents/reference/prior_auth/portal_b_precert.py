@@ -79,10 +79,7 @@ def solve(work: Work) -> None:
     if work.doing("record_decision"):
         work.need("decision")
         ehr_steps.back_to_order(work)
-        ehr_steps.record_authorization(
-            work, status="Approved", payer="Keystone Mutual Health", auth_number=decision["auth_number"],
-            reference=decision["reference"], units=decision["units"],
-            start=portal_b.ehr_date(decision["start"]), end=portal_b.ehr_date(decision["end"]))
+        portal_b.record_approval(work, decision)
         work.notes["recorded"] = decision["auth_number"]
     if work.doing("close_item"):
         work.need("recorded")  # the item closes on a recorded authorization only

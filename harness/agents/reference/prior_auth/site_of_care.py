@@ -98,8 +98,6 @@ def solve(work: Work) -> None:
         ehr_steps.open_chart(work)
         ehr_steps.open_order(work)
         work.notes["description"] = work.actor.fact("Description").splitlines()[0].strip()
-        # The provider's line carries the "Message provider" button's text.
-        work.notes["provider"] = work.notes["provider"].replace("Message provider", "").strip()
         if reaction is None:
             ehr_steps.open_document(work, "visit")
         else:  # the request's documents: the office note, the reaction note, the drug policy's lab
@@ -156,10 +154,7 @@ def solve(work: Work) -> None:
     if work.doing("record_decision"):
         work.need("decision")
         ehr_steps.back_to_order(work)
-        ehr_steps.record_authorization(
-            work, status="Approved", payer=KEYSTONE, auth_number=decision["auth_number"],
-            reference=decision["reference"], units=decision["units"],
-            start=portal_b.ehr_date(decision["start"]), end=portal_b.ehr_date(decision["end"]))
+        portal_b.record_approval(work, decision)
         work.notes["recorded"] = decision["auth_number"]
     if work.doing("close_item"):
         work.need("recorded")  # the item closes on a recorded authorization only

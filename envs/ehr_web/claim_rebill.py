@@ -1,0 +1,75 @@
+"""Billing a denied claim to another payer: a payer that denied the claim as not its
+responsibility (CARC 109) is not appealed; the same service goes as a new claim (frequency
+code 1) to the coverage that is responsible.
+
+Rules (a refused bill writes nothing and says why):
+- Only a denied claim is billed to another payer, and only once: a second new claim for the
+  same denial is a duplicate.
+- The coverage must be another payer's: to the same payer a change is a corrected claim and
+  a dispute an appeal.
+- The coverage must be in force on the date of service as registration holds it (effective on
+  or before it, not terminated before it): correct the registration first.
+The new claim carries the denied claim's lines, provider and site unchanged, the chosen
+coverage's payer and member id, status Submitted, and a claim note with the reason.
+"""
+from __future__ import annotations
+
+from datetime import date
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from admindesk.envs.common.state.sequences import next_value
+from admindesk.envs.ehr_web.models import Coverage
+from admindesk.envs.ehr_web.models_work import Claim, ClaimLine
+from admindesk.envs.ehr_web.notes import store_note
+
+SUBMITTED = "Submitted"
+CLAIM_SEQUENCE, CLAIM_START = "ehr_billed_claim", 1001
+
+
+def _fmt(day: date | None) -> str:
+    return day.strftime("%m/%d/%Y") if day else "open-ended"
+
+
+def bill_problem(session: Session, claim: Claim, coverage: Coverage, denied: bool) -> str | None:
+    """Why the denied `claim` cannot be billed to `coverage` as a new claim, or None."""
+    if not denied:
+        return f"Claim {claim.claim_number} is not denied; only a denied claim is billed to another payer."
+    earlier = session.scalar(select(Claim).where(Claim.billed_from == claim.claim_number))
+    if earlier is not None:
+        return (f"Claim {earlier.claim_number} already bills this service to {earlier.payer.name}; "
+                "a second claim would be a duplicate.")
+    if coverage.payer_id == claim.payer_id:
+        return (f"{coverage.payer.name} denied this claim; a change to it is a corrected claim and a dispute an "
+                "appeal, not a new claim.")
+    dos = claim.service_date
+    if coverage.effective_date > dos or (coverage.termination_date is not None and coverage.termination_date < dos):
+        return (f"{coverage.payer.name} coverage {coverage.member_id} is registered from "
+                f"{_fmt(coverage.effective_date)} to {_fmt(coverage.termination_date)}, which does not include the "
+                f"date of service {_fmt(dos)}. Check eligibility and correct the registration first.")
+    return None
+
+
+def new_claim_number(session: Session, claim: Claim) -> str:
+    """The billing system's next claim number, in the service year (a B series beside the payers' own)."""
+    return f"CLM{claim.service_date:%y}-B{next_value(session, CLAIM_SEQUENCE, CLAIM_START):04d}"
+
+
+def bill_other_payer(session: Session, claim: Claim, coverage: Coverage, reason: str, today: date) -> Claim:
+    """Create the new claim to `coverage` with the denied claim's lines and a note saying why
+    (the caller checked `bill_problem` and commits)."""
+    new = Claim(claim_number=new_claim_number(session, claim), mrn=claim.mrn, payer_id=coverage.payer_id,
+                coverage_id=coverage.id, member_id=coverage.member_id, service_date=claim.service_date,
+                billing_npi=claim.billing_npi, rendering_npi=claim.rendering_npi, facility_id=claim.facility_id,
+                submitted_on=today, total_charge=claim.total_charge, paid_amount=0.0, status=SUBMITTED,
+                order_id=claim.order_id, auth_number=None, billed_from=claim.claim_number)
+    session.add(new)
+    session.add_all(ClaimLine(claim_number=new.claim_number, line_no=line.line_no, code=line.code,
+                              modifiers=line.modifiers, units=line.units, charge=line.charge,
+                              diagnosis_codes=line.diagnosis_codes, paid=0.0) for line in claim.lines)
+    store_note(claim.mrn, "claim", new.claim_number,
+               f"New claim to {coverage.payer.name} (member {coverage.member_id}) for the service denied on claim "
+               f"{claim.claim_number}. {reason.strip()}")
+    session.flush()
+    return new
