@@ -152,6 +152,13 @@ class DocumentFacts(CaseModel):
     prior_therapy_outcome: str | None = None
     # Reactions to earlier infusions of a drug (what happened, when, how it was treated; or "none").
     infusion_reaction: str | None = None
+    # Germline genetic testing: pre-test counseling (done when and by whom, or only referred), the
+    # member's own cancers, the pedigree's relatives, earlier germline tests, what the result changes.
+    genetic_counseling: str | None = None
+    personal_cancer_history: str | None = None
+    family_history: str | None = None
+    prior_genetic_testing: str | None = None
+    management_impact: str | None = None
     # A hospital day's findings (inpatient progress notes, H&P, discharge summary), each one sentence.
     vital_signs: str | None = None
     oxygen: str | None = None

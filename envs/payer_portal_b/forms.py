@@ -31,6 +31,7 @@ from admindesk.envs.payer_portal_b.rules.dme_clinical import (
     OXYGEN_TESTERS,
     PAP_COMORBIDITIES,
 )
+from admindesk.envs.payer_portal_b.rules.genetic_testing import HEREDITARY_CRITERIA, NO_CRITERION
 from admindesk.envs.payer_portal_b.rules.recovery_rules import RECOVERY_DISPUTE, WITHDRAW_RECOVERY
 from admindesk.envs.payer_portal_b.rules.site_of_care import HOSPITAL_SITE_REASONS, NO_REASON
 
@@ -53,6 +54,7 @@ def with_prompt(values) -> list[SelectChoice]:
 
 YES_NO = options([("", "Not answered"), "No", "Yes"])
 HOSPITAL_SITE_CHOICES = options([("", "Not applicable"), NO_REASON, *HOSPITAL_SITE_REASONS])
+HEREDITARY_CHOICES = options([("", "Not applicable"), NO_CRITERION, *HEREDITARY_CRITERIA])
 PLACES_OF_SERVICE = options([("11", "11 - Office"), ("12", "12 - Home"), ("19", "19 - Off-campus outpatient hospital"),
                              ("22", "22 - On-campus outpatient hospital"), ("24", "24 - Ambulatory surgical center"),
                              ("21", "21 - Inpatient hospital")])
@@ -108,6 +110,15 @@ class ClinicalAnswers:
                                        choices=HOSPITAL_SITE_CHOICES, default="",
                                        description="Site of care policy KM-RX-510; leave blank for another place of "
                                                    "service.")
+    genetic_counseling = SelectField("Genetic testing: pre-test genetic counseling completed and documented?",
+                                     choices=YES_NO, default="",
+                                     description="Genetic testing policy KM-LAB-701; leave blank for other services.")
+    hereditary_criterion = SelectField("Genetic testing: personal or family history criterion documented",
+                                       choices=HEREDITARY_CHOICES, default="")
+    changes_management = SelectField("Genetic testing: will the result change the member's management?",
+                                     choices=YES_NO, default="")
+    prior_germline_testing = SelectField("Genetic testing: germline testing of the same genes done before?",
+                                         choices=YES_NO, default="")
 
     def clinical_answers(self) -> dict:
         return {"conservative_therapy_weeks": self.conservative_therapy_weeks.data,
@@ -115,7 +126,11 @@ class ClinicalAnswers:
                 "prior_imaging": self.prior_imaging.data or None,
                 "ahi": float(self.ahi.data) if self.ahi.data is not None else None,
                 "spo2_rest": self.spo2_rest.data,
-                "hospital_site_reason": self.hospital_site_reason.data or None}
+                "hospital_site_reason": self.hospital_site_reason.data or None,
+                "genetic_counseling": self.genetic_counseling.data or None,
+                "hereditary_criterion": self.hereditary_criterion.data or None,
+                "changes_management": self.changes_management.data or None,
+                "prior_germline_testing": self.prior_germline_testing.data or None}
 
 
 def service_span(start, end) -> None:

@@ -21,6 +21,7 @@ from admindesk.envs.world.codes import load_codes
 from admindesk.envs.world.faxes import FaxInbox
 from admindesk.envs.world.identifiers import UniqueIds
 from admindesk.envs.world.org import (
+    MOLECULAR_LAB,
     build_facilities,
     build_hospital,
     build_payers,
@@ -101,7 +102,8 @@ def generate_world(seed: int = DEFAULT_SEED) -> World:
         inbox.misc(rng.choice(patients), rng.choice(facilities[:2]))
 
     faxes = inbox.finish()
-    facilities += (build_hospital(fake, ids, facilities[0].tax_id),)
+    facilities += (build_hospital(fake, ids, facilities[0].tax_id),
+                   build_hospital(fake, ids, facilities[0].tax_id, MOLECULAR_LAB))
     return World(
         seed=seed, payers=payers, plans=plans, patients=patients, coverages=coverages,
         facilities=facilities, providers=providers, suppliers=suppliers, codes=codes,

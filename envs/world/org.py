@@ -64,6 +64,9 @@ _FACILITIES = (
 # The inpatient hospital (place of service 21). It is made after the rest of the world (its own
 # draws come last), so adding it changed none of the world's other records.
 HOSPITAL = ("FAC-HOS", "Susquehanna Valley Hospital", "21", 0)
+# The hospital's molecular diagnostics laboratory, which performs germline genetic tests on outpatient
+# specimens (billed as on-campus outpatient hospital, 22). Made after the hospital, for the same reason.
+MOLECULAR_LAB = ("FAC-MOL", "Susquehanna Valley Hospital Molecular Diagnostics Laboratory", "22", 1)
 # An inpatient admission is notified to the payer by the end of the next business day.
 NOTIFICATION_BUSINESS_DAYS = 1
 
@@ -158,9 +161,10 @@ def build_facilities(fake: Faker, rng: random.Random, ids: UniqueIds) -> tuple[F
     )
 
 
-def build_hospital(fake: Faker, ids: UniqueIds, tax_id: str) -> Facility:
-    """The health system's inpatient hospital (see HOSPITAL)."""
-    fid, name, pos, ci = HOSPITAL
+def build_hospital(fake: Faker, ids: UniqueIds, tax_id: str, site: tuple = HOSPITAL) -> Facility:
+    """A site made after the rest of the world: the inpatient hospital (HOSPITAL), its laboratory
+    (MOLECULAR_LAB)."""
+    fid, name, pos, ci = site
     return Facility(id=fid, name=name, address=fake.street_address(), city=CITIES[ci][0], state=STATE,
                     zip=CITIES[ci][1], npi=ids.draw(lambda r: make_npi(r, "1")), tax_id=tax_id,
                     phone=ids.draw(lambda r: phone_number(r, AREA_CODES)),

@@ -102,6 +102,29 @@ _BIOLOGIC_A = (
 _BIOLOGIC_B = (Criterion("KM-RX-501", _at_least("prior_therapy_weeks", 12),
                          "Clinical criteria of medical policy KM-RX-501 are not met: the policy requires 12 or more "
                          "weeks of a conventional agent."),)
+
+
+def _documented(key: str) -> Callable[[Facts], bool]:
+    """The fact's first clause says something other than 'none' ("none; mammogram negative" is none)."""
+    return lambda facts: facts.get(key, "none").split(";")[0].strip().lower() not in ("none", "")
+
+
+# Keystone's KM-LAB-701: completed pre-test counseling (a referral is not), a personal or family
+# history criterion, a result that changes management, no earlier germline test of the same genes.
+def _counseled(facts: Facts) -> bool:
+    """Pre-test genetic counseling completed (a referral or an appointment to come is not)."""
+    return facts.get("genetic_counseling", "").startswith("pre-test counseling completed")
+
+
+_GENETIC_B = (Criterion("KM-LAB-701", _all(_counseled,
+                                           _any(_documented("personal_cancer_history"), _documented("family_history")),
+                                           _stated("management_impact"),
+                                           lambda f: not _documented("prior_genetic_testing")(f)),
+                        "Clinical criteria of medical policy KM-LAB-701 are not met: the policy requires documented "
+                        "pre-test genetic counseling and one of the policy's personal or family history criteria and "
+                        "a result that will change the member's management and no earlier germline testing of the "
+                        "same genes."),)
+_GENETIC_RECORDS = "the pre-test genetic counseling note and the pedigree (three-generation family history)"
 _CGM_RECORDS = "the face-to-face note documenting insulin use or hypoglycemia, with the most recent HbA1c"
 _BIOLOGIC_RECORDS = "the medication history with the conventional therapy trial, and the tuberculosis screen result"
 _ONCOLOGY_RECORDS = "the oncology note with the pathology and the treatment plan (regimen, dose, cycles)"
@@ -192,6 +215,8 @@ _RULES: dict[str, ServiceRule] = {
     "J9271": _rule("specialty_drug", _ONCOLOGY_RECORDS, a=[], b=[]),
     "J9355": _rule("specialty_drug", _ONCOLOGY_RECORDS, a=[], b=[]),
     "78815": _rule("pet_scan", "the oncology note and the prior CT report", a=[], b=[]),
+    **{code: _rule("genetic_testing", _GENETIC_RECORDS, b=_GENETIC_B)
+       for code in ("81162", "81432", "81433", "81435", "81292", "81295")},
     "97110": _rule("routine_outpatient", "the therapy plan of care and the referring office note", a=[],
                    a_waived=("PPO", "EPO", "Medicare Advantage")),
 }

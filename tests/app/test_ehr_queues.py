@@ -127,8 +127,11 @@ def test_item_detail_shows_context_and_dialogs(app, client):
     assert item.claim_number in page and "Appeal deadline" in page and "CO-" in page
     assert '<dialog id="status-dialog" aria-labelledby="status-title"' in page
     assert '<dialog id="assign-dialog" aria-labelledby="assign-title"' in page
-    event = client.snapshot()["audit_events"][-1]
-    assert (event["record_type"], event["record_id"]) == ("work_item", str(item.id))
+    item_view, claim_view = client.snapshot()["audit_events"][-2:]
+    assert (item_view["record_type"], item_view["record_id"]) == ("work_item", str(item.id))
+    # The item's claim panel discloses the claim: the access log counts it as seen.
+    assert (claim_view["action"], claim_view["record_type"], claim_view["record_id"]) == \
+        ("view", "claim", item.claim_number)
 
 
 def test_assign_to_me_from_the_list_returns_to_the_list(app, client):

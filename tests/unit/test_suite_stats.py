@@ -83,7 +83,8 @@ def test_the_printed_figures_and_a_selection(tasks_dir):
                                             ("78452", "cardiology"), ("75574", "cardiology"),
                                             ("95886", "neurodiagnostics"), ("96413", "drug administration"),
                                             ("95810", "sleep"), ("J1745", "drug"), ("99223", "inpatient"),
-                                            ("99233", "inpatient")])
+                                            ("99233", "inpatient"), ("81162", "genetic testing"),
+                                            ("81435", "genetic testing")])
 def test_a_service_category_names_a_procedure_by_its_clinical_area(code, category):
     assert service_category(code) == category
 
@@ -98,3 +99,9 @@ def test_the_suites_inpatient_stays_count_as_inpatient_not_mri():
     stays = {task.id: service_category(service_code(task)) for task in load_tasks(TASKS_ROOT)
              if task.template == "prior_auth/concurrent_review"}
     assert stays == {"pa-medium-13": "inpatient", "pa-hard-08": "inpatient"}
+
+
+def test_the_suites_genetic_tests_count_as_their_own_category():
+    tests = {task.id: service_category(service_code(task)) for task in load_tasks(TASKS_ROOT)
+             if task.template == "prior_auth/genetic_testing"}
+    assert tests == {"pa-easy-02": "genetic testing", "pa-medium-08": "genetic testing"}

@@ -60,7 +60,7 @@ def test_payer_portals(world):
 
 def test_required_codes_present(world):
     for code in ("72148", "70553", "73721", "95810", "95811", "E0601", "E1390", "K0001", "E0260",
-                 "E0143", "J0135", "J1745", "J2350", "J9312", "A9276", "E2103", "A4239", "J2506"):
+                 "E0143", "J0135", "J1745", "J2350", "J9312", "A9276", "E2103", "A4239", "J2506", "81162", "81435"):
         assert code in world.codes.procedures, code
     for code in ("4", "16", "18", "29", "50", "96", "97", "109", "119", "151", "167", "197", "204", "236",
                  "242", "252", "11", "22", "27", "31", "45", "55", "56", "59", "181", "182"):
@@ -68,7 +68,7 @@ def test_required_codes_present(world):
     for code in ("N130", "M127", "N386", "MA130", "N290", "M60"):
         assert code in world.codes.rarc, code
     assert {p.category for p in world.codes.procedures.values()} <= {
-        "imaging", "procedure", "drug", "dme", "sleep", "therapy", "lab", "office", "inpatient"}
+        "imaging", "procedure", "drug", "dme", "sleep", "therapy", "lab", "office", "inpatient", "genetic testing"}
 
 
 def test_unique_ids(world):

@@ -49,3 +49,21 @@ def test_every_service_the_world_sends_to_portal_a_review_is_in_its_policy(world
     policy = load_policy()
     codes = {order.code for order in world.orders if (rule := service_rule(order.code)) and "a" in rule.criteria}
     assert sorted(code for code in codes if policy.service(code) is None) == []
+
+
+GENETIC_MET = {"genetic_counseling": "pre-test counseling completed 10/29/2026 by a board-certified genetic counselor",
+               "personal_cancer_history": "none; screening mammogram negative",
+               "family_history": "mother: ovarian cancer diagnosed at 52",
+               "management_impact": "breast MRI screening", "prior_genetic_testing": "none; no relative tested"}
+
+
+@pytest.mark.parametrize("change", [{"genetic_counseling": "referral placed; first appointment 12/16/2026"},
+                                    {"family_history": "none"}, {"management_impact": "none"},
+                                    {"prior_genetic_testing": "BRCA1/BRCA2 analysis 2019, negative"}],
+                         ids=["only-referred", "no-history", "no-change", "tested-before"])
+def test_keystone_genetic_testing_restates_km_lab_701(change):
+    rule = service_rule("81162")
+    assert rule.reviewed("b", "PPO") and not rule.reviewed("a", "PPO")
+    assert all(criterion.holds(GENETIC_MET) for criterion in rule.criteria["b"])
+    failed = [criterion for criterion in rule.criteria["b"] if not criterion.holds({**GENETIC_MET, **change})]
+    assert [criterion.id for criterion in failed] == ["KM-LAB-701"]

@@ -7,7 +7,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import contains_eager, selectinload
 
 from admindesk.envs.common import clock
-from admindesk.envs.common.audit import describe
+from admindesk.envs.common.audit import also_viewed, describe
 from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import current_username, db, get_or_404
 from admindesk.envs.ehr_web.forms import (
@@ -143,6 +143,10 @@ def item_detail(item_id: int):
     """One item: what it concerns, its status and history, notes, and the actions."""
     item = get_or_404(WorkItem, item_id)
     describe(record_type="work_item", record_id=str(item.id), queue=item.queue, mrn=item.mrn)
+    if item.claim is not None:
+        # The item's claim panel shows the claim (its number, dates, amounts and denied lines): the
+        # access log counts the claim as seen, as it does when its own page is opened.
+        also_viewed(record_type="claim", record_id=item.claim.claim_number, shown_on="work_item")
     return _render_item(item)
 
 

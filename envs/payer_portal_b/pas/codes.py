@@ -53,6 +53,10 @@ QUESTIONS = {
     "spo2-rest": ("spo2_rest", "quantity"),
     "admission-type": ("admission_type", "string"),
     "hospital-site-reason": ("hospital_site_reason", "string"),
+    "genetic-counseling": ("genetic_counseling", "string"),
+    "hereditary-criterion": ("hereditary_criterion", "string"),
+    "changes-management": ("changes_management", "string"),
+    "prior-germline-testing": ("prior_germline_testing", "string"),
 }
 
 # Document types: code in DOCUMENT_TYPE_SYSTEM -> the portal's type ("clinical-notes" -> "Clinical notes").

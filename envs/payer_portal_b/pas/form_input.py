@@ -39,7 +39,9 @@ def blank_form(claim: str) -> FormInput:
             ("contact_name", "", "enterer"), ("contact_phone", "", "enterer"),
             ("conservative_therapy_weeks", "", "supportingInfo"), ("red_flag_symptoms", "", "supportingInfo"),
             ("prior_imaging", "", "supportingInfo"), ("ahi", "", "supportingInfo"),
-            ("spo2_rest", "", "supportingInfo"), ("hospital_site_reason", "", "supportingInfo")):
+            ("spo2_rest", "", "supportingInfo"), ("hospital_site_reason", "", "supportingInfo"),
+            ("genetic_counseling", "", "supportingInfo"), ("hereditary_criterion", "", "supportingInfo"),
+            ("changes_management", "", "supportingInfo"), ("prior_germline_testing", "", "supportingInfo")):
         form.put(name, value, f"{claim}.{element}")
     for slot in range(1, ATTACHMENT_SLOTS + 1):
         # A browser posts an untouched select's first option.

@@ -29,10 +29,13 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
 from admindesk.envs.payer_portal_b.models import MedicalPolicy, PolicyCode, PrecertRequest, Subscriber
+from admindesk.envs.payer_portal_b.rules.genetic_testing import HEREDITARY_CRITERIA
 from admindesk.envs.payer_portal_b.rules.precert_rules import unit_limit
 from admindesk.envs.payer_portal_b.rules.site_of_care import site_of_care_problem
 
 ACTIVE_STATUSES = ("Approved", "Pended")
+# The answer lists a policy condition names (`one_of:` in data/policies.yaml).
+NAMED_ANSWERS = {"HEREDITARY_CRITERIA": HEREDITARY_CRITERIA}
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ def _condition_state(condition: dict, clinical: dict) -> str:
         return "met" if float(value) >= condition["min"] else "failed"
     if "max" in condition:
         return "met" if float(value) <= condition["max"] else "failed"
+    if "one_of" in condition:
+        return "met" if value in NAMED_ANSWERS[condition["one_of"]] else "failed"
     return "met" if value == condition["equals"] else "failed"
 
 

@@ -49,6 +49,19 @@ def check_eligibility(work: Work, member_id: str, service_day: date) -> str:
     return heading
 
 
+def read_policy(work: Work, policy_number: str) -> str:
+    """Keystone's Medical Policy Library searched by the ordered code, then the policy
+    `policy_number`; returns its title."""
+    actor = work.actor
+    open_portal_b(work)
+    stay_signed_in(work)
+    actor.click("nav a[href='/policies']")
+    actor.fill("input#q", work.need("code"))
+    actor.click("form.search-bar button[type=submit]")
+    actor.click(f"main table tbody a:text-is('{policy_number}')")
+    return actor.text("main h1").strip()
+
+
 def clinical_answers(facts: dict) -> dict[str, str]:
     """Portal B's clinical fields from the chart's facts (only what the chart states)."""
     answers: dict[str, str] = {}

@@ -48,14 +48,7 @@ def open_chart_document(work: Work, doc_key: str) -> str:
 
 def read_site_policy(work: Work) -> None:
     """Keystone's Medical Policy Library searched by the ordered code; the site-of-care policy."""
-    actor = work.actor
-    portal_b.open_portal_b(work)
-    portal_b.stay_signed_in(work)
-    actor.click("nav a[href='/policies']")
-    actor.fill("input#q", work.need("code"))
-    actor.click("form.search-bar button[type=submit]")
-    actor.click(f"main table tbody a:text-is('{POLICY}')")
-    work.notes["policy_title"] = actor.text("main h1").strip()
+    work.notes["policy_title"] = portal_b.read_policy(work, POLICY)
 
 
 def message_text(work: Work) -> str:
