@@ -436,6 +436,9 @@ class ClaimSpec(CaseModel):
     underpaid: bool = False
     # The payer noticed an overpayment and will recover this claim's payment.
     recoupment: RecoupmentSpec | None = None
+    # The payer denied the claim CO-27 (coverage ended) although its own enrollment record covers
+    # the date of service, on purpose: a mistake for the office to catch.
+    eligibility_error: bool = False
     # The payer denied the claim's visit as over the plan's visit limit (CARC 119).
     benefit_limit: BenefitLimitSpec | None = None
 
@@ -446,6 +449,13 @@ class ClaimSpec(CaseModel):
         if self.recoupment and (self.remittance is None or self.recoupment.notice_on <= self.remittance.paid_on):
             raise ValueError("a recoupment notice follows the claim's payment (recoupment.notice_on after "
                              "remittance.paid_on)")
+        return self
+
+    @model_validator(mode="after")
+    def _eligibility_error_is_a_co27_denial(self):
+        carcs = {a.carc for line in self.lines for a in line.adjustments}
+        if self.eligibility_error and (self.status != "Denied" or "27" not in carcs):
+            raise ValueError("eligibility_error is for a claim denied CO-27")
         return self
 
     @model_validator(mode="after")

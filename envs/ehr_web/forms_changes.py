@@ -109,3 +109,11 @@ class BillOtherPayerForm(FlaskForm):
     reason = TextAreaField("Why this payer", validators=[
         DataRequired("Say why this payer is responsible (e.g. the denying payer's remark or letter)."), _NOTE_LENGTH],
         render_kw={"rows": 2})
+
+
+class PatientTransferForm(FlaskForm):
+    """Transfer a denied claim's balance to the patient (self-pay), and why."""
+
+    reason = TextAreaField("Reason", validators=[
+        DataRequired("Say why the patient owes the balance (the eligibility found, dates, reference)."), _NOTE_LENGTH],
+        render_kw={"rows": 3})

@@ -37,6 +37,13 @@ class Claim(Base):
     payer: Mapped[Payer] = relationship(viewonly=True)
     lines: Mapped[list[ClaimLine]] = relationship(order_by="ClaimLine.line_no", viewonly=True)
     remittance: Mapped[Remittance | None] = relationship(viewonly=True)
+    transfer: Mapped[BalanceTransfer | None] = relationship(
+        primaryjoin="Claim.claim_number == foreign(BalanceTransfer.claim_number)", uselist=False, viewonly=True)
+
+    @property
+    def balance(self) -> float:
+        """What is still owed on the claim (charges less what the payer paid)."""
+        return round(self.total_charge - self.paid_amount, 2)
 
 
 class ClaimLine(Base):
@@ -87,6 +94,21 @@ class Remittance(Base):
     paid_amount: Mapped[float] = mapped_column(Float)
     patient_responsibility: Mapped[float] = mapped_column(Float)
     appeal_deadline: Mapped[date] = mapped_column(Date)
+
+
+class BalanceTransfer(Base):
+    """A denied claim's unpaid balance transferred to the patient (self-pay) after an
+    eligibility denial. One per claim; balance_transfers.py holds the rules."""
+
+    __tablename__ = "balance_transfers"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    claim_number: Mapped[str] = mapped_column(ForeignKey("claims.claim_number"), unique=True)
+    mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"), index=True)
+    amount: Mapped[float] = mapped_column(Float)
+    reason: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime)
+    username: Mapped[str] = mapped_column(String(64))
 
 
 # ---- work queues and notes ------------------------------------------------------------

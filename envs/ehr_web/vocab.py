@@ -61,6 +61,10 @@ REVIEW_REASONS = {
     OVERPAYMENT_RECOVERY: "the payer's overpayment notice says it will take this claim's payment back "
                           "(the notice is in the payer's correspondence)",
 }
+# Denial codes that say the payer did not cover the patient on the date of service: only
+# these claims' balances may be transferred to the patient (balance_transfers.py).
+ELIGIBILITY_CARCS = frozenset({"26", "27"})
+
 # Adjustments that are contractual or patient share, not denials.
 NON_DENIAL_CARCS = frozenset({"45", "1", "2", "3"})
 

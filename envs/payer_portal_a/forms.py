@@ -20,7 +20,8 @@ PLACES_OF_SERVICE = {
 }
 APPEAL_REASONS = (
     "Authorization was on file", "Medical necessity", "Corrected coding or modifier",
-    "Missing information now provided", "Timely filing proof", "Coordination of benefits", "Other",
+    "Missing information now provided", "Timely filing proof", "Coordination of benefits",
+    "Member eligible on date of service", "Other",
 )
 
 

@@ -231,7 +231,7 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
             report.add("dated_after_today", family, record, f"dated {latest}, after {today}")
         if claim.paid_amount > 0 and not active:
             report.add("paid_outside_coverage", family, record, f"paid on {claim.service_date} outside coverage")
-        if active and carcs & {"26", "27"}:
+        if active and carcs & {"26", "27"} and not claim.eligibility_error:
             report.add("coverage_denial_on_active_date", family, record, "CO-26/27 while coverage is active")
         order = world.order(claim.order_id) if claim.order_id else None
         if order is not None and (claim.paid_amount > 0 or "50" in carcs):

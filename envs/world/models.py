@@ -351,6 +351,8 @@ class Claim:
     # find); the audit expects exactly the labelled claims off the contract.
     underpaid: bool = False
     recoupment: Recoupment | None = None
+    # Denied CO-27 although the payer's own enrollment covers the date of service, on purpose.
+    eligibility_error: bool = False
     benefit_accumulator: BenefitAccumulator | None = None
 
     @property

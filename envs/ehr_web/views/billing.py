@@ -8,9 +8,9 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.code_sets import CARC, RARC
 from admindesk.envs.common.web import db, get_or_404
-from admindesk.envs.ehr_web import claim_rebill
+from admindesk.envs.ehr_web import balance_transfers, claim_rebill
 from admindesk.envs.ehr_web.forms import NoteForm, options
-from admindesk.envs.ehr_web.forms_changes import BillOtherPayerForm
+from admindesk.envs.ehr_web.forms_changes import BillOtherPayerForm, PatientTransferForm
 from admindesk.envs.ehr_web.models import AdjustmentCode, Facility, Provider
 from admindesk.envs.ehr_web.models_work import Claim, WorkItem
 from admindesk.envs.ehr_web.notes import add_note, notes_for
@@ -61,7 +61,7 @@ def bill_form(claim: Claim, **form_args) -> BillOtherPayerForm:
 
 
 def _render_claim(claim: Claim, form: NoteForm | None = None, status: int = 200,
-                  rebill_form: BillOtherPayerForm | None = None):
+                  rebill_form: BillOtherPayerForm | None = None, transfer_form: PatientTransferForm | None = None):
     carc, rarc = code_descriptions(claim)
     session = db()
     billed = list(session.scalars(select(Claim).where(Claim.billed_from == claim.claim_number)))
@@ -72,7 +72,9 @@ def _render_claim(claim: Claim, form: NoteForm | None = None, status: int = 200,
                         rendering=session.get(Provider, claim.rendering_npi),
                         facility=session.get(Facility, claim.facility_id), today=clock.today(),
                         notes=notes_for("claim", claim.claim_number), form=form or NoteForm(formdata=None),
-                        billed=billed, rebill_form=rebill_form or bill_form(claim, formdata=None))
+                        billed=billed, rebill_form=rebill_form or bill_form(claim, formdata=None),
+                        transfer_form=transfer_form or PatientTransferForm(formdata=None),
+                        transfer_closed=balance_transfers.claim_problem(claim))
 
 
 @billing.get("/claims/<claim_number>")
@@ -95,6 +97,18 @@ def remittance(claim_number: str):
     carc, rarc = code_descriptions(claim)
     return render_chart(patient_or_404(claim.mrn), "billing", "remittance.html", claim=claim, era=claim.remittance,
                         carc=carc, rarc=rarc, denials=denials(claim))
+
+
+@billing.post("/claims/<claim_number>/transfer-to-patient")
+def transfer_to_patient(claim_number: str):
+    """Transfer the balance of a claim denied for eligibility to the patient (self-pay)."""
+    claim = get_or_404(Claim, claim_number)
+    form = PatientTransferForm()
+    transfer = balance_transfers.transfer_to_patient(claim, form)
+    if transfer is None:
+        return _render_claim(claim, status=422, transfer_form=form)
+    flash(f"Balance {transfer.amount:,.2f} transferred to the patient (self-pay).", "success")
+    return redirect(url_for("billing.claim_detail", claim_number=claim.claim_number))
 
 
 @billing.post("/claims/<claim_number>/notes")

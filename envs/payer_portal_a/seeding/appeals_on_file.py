@@ -38,7 +38,8 @@ DECISIONS = {"upheld": UPHELD, "overturned": OVERTURNED, "partially_overturned":
 # The appeal form's reason for the claim's denial code (CARC); "Other" for the rest.
 FILING_REASONS = {"197": "Authorization was on file", "50": "Medical necessity", "4": "Corrected coding or modifier",
                   "97": "Corrected coding or modifier", "16": "Missing information now provided",
-                  "29": "Timely filing proof", "22": "Coordination of benefits"}
+                  "29": "Timely filing proof", "22": "Coordination of benefits",
+                  "27": "Member eligible on date of service"}
 FILED_AT, DECIDED_AT = time(10, 15), time(15, 0)
 SUBMITTED_BY = "billing.office"
 

@@ -464,7 +464,11 @@ class _Builder:
                 submitted_on=spec.submitted_on, total_charge=round(sum(line.charge for line in lines), 2),
                 status=spec.status, lines=lines, order_id=order.id if order else None,
                 auth_number=self.auth_by_key[spec.auth].auth_number if spec.auth else None,
-                payment_review=spec.payment_review, underpaid=spec.underpaid)
+                payment_review=spec.payment_review, underpaid=spec.underpaid,
+                eligibility_error=spec.eligibility_error)
+            if spec.eligibility_error and not self.payer_coverage[coverage.id].active_on(spec.service_date):
+                self._fail(f"{field}.eligibility_error", "the payer's enrollment record (at_payer) does not cover "
+                                                         "the date of service: the CO-27 is no error")
             remittance = None
             if spec.remittance is not None:
                 paid_on = spec.remittance.paid_on

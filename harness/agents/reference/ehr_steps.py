@@ -7,6 +7,10 @@ from admindesk.harness.agents.reference.work import Work, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
 ORDER_PAGE_TAB = 0  # the EHR stays in the first tab; portals and fax open in new tabs
+# The chart's Coverage tab table (its caption) and its first columns, in order.
+COVERAGE_TABLE = "Insurance coverage on file"
+COVERAGE_COLUMNS = ("rank", "payer", "plan", "product", "member_id", "group", "subscriber", "relationship", "pcp",
+                    "effective", "termination")
 
 
 def open_chart(work: Work) -> None:

@@ -15,14 +15,14 @@ from admindesk.harness.agents.reference.appeals import corrected_claim_steps as 
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.agents.scripted import ScriptFailed
 
-COVERAGE_COLUMNS = ("rank", "payer", "plan", "product", "member_id")
 BILLING_COLUMNS = ("claim", "service_date", "payer", "member_id", "codes", "charge", "paid", "status")
 
 
 def read_coverages(work: Work) -> dict[str, str]:
     """The chart's Coverage tab: which payer is primary and which secondary (by rank)."""
     work.actor.click("nav[aria-label='Chart sections'] a:text-is('Coverage')")
-    ranks = {row["rank"]: row for row in ehr_steps.table_rows(work, "Insurance coverage on file", COVERAGE_COLUMNS)}
+    ranks = {row["rank"]: row for row in ehr_steps.table_rows(work, ehr_steps.COVERAGE_TABLE,
+                                                                     ehr_steps.COVERAGE_COLUMNS)}
     if "Primary" not in ranks or "Secondary" not in ranks:
         raise ScriptFailed(f"the chart does not list a primary and a secondary coverage: {sorted(ranks)}")
     facts = {"primary_payer": ranks["Primary"]["payer"], "primary_member_id": ranks["Primary"]["member_id"],

@@ -9,19 +9,14 @@ Nothing is appealed or corrected at the denying payer.
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
-from admindesk.harness.agents.reference import ehr_steps, fax_steps, portal_a, portal_b
-from admindesk.harness.agents.reference.appeals import corrected_claim_steps as steps, ehr_denials
-from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
+from admindesk.harness.agents.reference import fax_steps
+from admindesk.harness.agents.reference.appeals import ehr_denials, rebill_steps
+from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.agents.scripted import ScriptFailed
 
-BILLED_TO_OTHER_PAYER = "Billed to Other Payer"
-COVERAGE_COLUMNS = ("rank", "payer", "plan", "product", "member_id", "group", "subscriber", "relationship", "pcp",
-                    "effective", "termination")
 # The letter names the responsible plan's member id ("member ID X" / "subscriber ID X").
 MEMBER_ID = re.compile(r"(?:member|subscriber) ID ([A-Z0-9]{4,})")
-FOLLOW_UP_DAYS = 30  # the new payer adjudicates within a payment cycle or two
 
 
 def read_letter(work: Work) -> None:
@@ -37,61 +32,21 @@ def read_letter(work: Work) -> None:
     work.notes.update(letter_fax=row["fax_id"], letter_member=ids[0])
 
 
-def find_registered_coverage(work: Work) -> None:
-    """The Coverage tab's row whose member id is the one the letter names."""
-    ehr_denials.to_ehr_tab(work)
-    work.actor.click("nav[aria-label='Chart sections'] a:text-is('Coverage')")
-    member = work.need("letter_member")
-    rows = [row for row in ehr_steps.table_rows(work, "Insurance coverage on file", COVERAGE_COLUMNS)
-            if row["member_id"] == member]
-    if len(rows) != 1:
-        raise ScriptFailed(f"the registration holds no coverage with member id {member}")
-    work.notes.update(new_payer=rows[0]["payer"], new_plan=rows[0]["plan"], new_member=member)
-
-
 def confirm_eligibility(work: Work) -> None:
-    """The responsible payer's portal: eligibility for the date of service, then the result
-    recorded as verified on the Coverage tab with the inquiry's reference."""
-    payer, member = work.need("new_payer"), work.need("new_member")
-    served = parse_us_date(work.need("service_date"))
-    actor = work.actor
-    if steps.portal_of(payer) == "b":
-        portal_b.open_portal_b(work)
-        portal_b.stay_signed_in(work)
-        portal_b.check_eligibility(work, member, served)
-        result, reference = actor.text("main h2 span.status"), actor.text("p:has-text('Inquiry') strong")
-    else:
-        payer_id = next(pid for pid, name in portal_a.PAYER_NAMES.items() if name == payer)
-        result = portal_a.check_eligibility(work, member, payer_id, served)
-        reference = actor.text("p:has-text('Inquiry reference') strong")
-    if result != "Active":
-        raise ScriptFailed(f"{payer} reports member {member} {result} on {us_date(served)}")
-    work.notes.update(eligibility_reference=reference)
-    ehr_denials.to_ehr_tab(work)
-    ehr_steps.record_coverage_verification(
-        work, "responsible", "Verified - Active",
-        f"{payer} eligibility for date of service {us_date(served)}: active (inquiry {reference}), after "
-        f"{work.notes['payer']}'s CO-109 letter named this plan.", reference)
+    """The letter's coverage in registration, its eligibility for the date of service at its
+    payer, verified on the Coverage tab."""
+    rebill_steps.find_registered_coverage(work, work.need("letter_member"))
+    rebill_steps.confirm_eligibility(work, f"after {work.notes['payer']}'s CO-109 letter named this plan.")
 
 
 def bill_new_claim(work: Work) -> None:
     """The denied claim's page: Bill another payer, to the coverage with the letter's member id."""
-    actor, notes = work.actor, work.notes
-    ehr_denials.back_to_claim(work)
-    actor.select_containing("#bill-other select[name=coverage_id]", f"({work.need('new_member')})")
-    actor.fill("#bill-other textarea[name=reason]",
-               f"{notes['payer']} denied claim {notes['claim_number']} CO-109 / N418 on {notes['paid_on']}; its "
-               f"letter (fax {notes['letter_fax']}) names {notes['new_payer']} member {notes['new_member']} as "
-               f"responsible for the date of service. Eligibility confirmed active for {notes['service_date']} "
-               f"(inquiry {work.need('eligibility_reference')}).")
-    actor.click("#bill-other button:text-is('Bill as new claim')")
-    if not actor.count(".alert-success:has-text('New claim')"):
-        raise ScriptFailed(f"the new claim was not billed: {actor.text('main')[:400]}")
-    notes.update(new_claim=actor.fact("Claim #"), new_claim_status=actor.fact("Status"))
-
-
-def follow_up_day(work: Work):
-    return work.task.now.date() + timedelta(days=FOLLOW_UP_DAYS)
+    notes = work.notes
+    rebill_steps.bill_new_claim(
+        work, f"{notes['payer']} denied claim {notes['claim_number']} CO-109 / N418 on {notes['paid_on']}; its "
+              f"letter (fax {notes['letter_fax']}) names {notes['new_payer']} member {notes['new_member']} as "
+              f"responsible for the date of service. Eligibility confirmed active for {notes['service_date']} "
+              f"(inquiry {work.need('eligibility_reference')}).")
 
 
 def note_text(work: Work) -> str:
@@ -103,7 +58,7 @@ def note_text(work: Work) -> str:
             f"({notes['new_plan']}, member {notes['new_member']}); eligibility confirmed active for the date of "
             f"service (inquiry {notes['eligibility_reference']}) and the coverage verified in registration. Billed "
             f"new claim {notes['new_claim']} to {notes['new_payer']}; nothing appealed or corrected at "
-            f"{notes['payer']}. Follow up on {follow_up_day(work):%m/%d/%Y} for {notes['new_payer']}'s "
+            f"{notes['payer']}. Follow up on {rebill_steps.follow_up_day(work):%m/%d/%Y} for {notes['new_payer']}'s "
             "adjudication.")
 
 
@@ -118,14 +73,12 @@ def solve(work: Work) -> None:
         read_letter(work)
     if work.doing("check_eligibility"):
         work.need("letter_member")  # the letter names whose coverage to confirm
-        find_registered_coverage(work)
         confirm_eligibility(work)
     if work.doing("bill_new_claim"):
         work.need("eligibility_reference")  # nothing is billed before the coverage is confirmed
         bill_new_claim(work)
     if work.doing("record_new_claim"):
-        ehr_denials.set_item_status(work, BILLED_TO_OTHER_PAYER, follow_up=follow_up_day(work),
-                                    reference=work.need("new_claim"))
+        rebill_steps.record_new_claim(work)
     if work.doing("explain"):
         work.need("new_claim")
         ehr_denials.add_item_note(work, note_text(work))
@@ -134,4 +87,5 @@ def solve(work: Work) -> None:
                 f"{work.notes.get('new_member', '')}), whose coverage was confirmed active for the date of service. "
                 f"Billed new claim {work.notes.get('new_claim', '(none)')} to {work.notes.get('new_payer', '')}; "
                 f"nothing was appealed or corrected at {work.notes.get('payer', '')}. The Denials item is set to "
-                f"{BILLED_TO_OTHER_PAYER} with that number and a follow-up on {follow_up_day(work):%m/%d/%Y}.")
+                f"{rebill_steps.BILLED_TO_OTHER_PAYER} with that number and a follow-up on "
+                f"{rebill_steps.follow_up_day(work):%m/%d/%Y}.")
