@@ -25,6 +25,7 @@ from admindesk.envs.payer_portal_b.fields import (
     valid_npi,
 )
 from admindesk.envs.payer_portal_b.portal import DOCUMENT_TYPES
+from admindesk.envs.payer_portal_b.rules.dme_bed import BED_INDICATIONS, POSITION_CHANGES
 from admindesk.envs.payer_portal_b.rules.dme_clinical import (
     OXYGEN_GROUP_II_CONDITIONS,
     OXYGEN_TEST_STATES,
@@ -362,6 +363,9 @@ class DmeForm(FlaskForm):
     oxygen_test_date = PortalDateField("Oxygen Test Date (DD-MMM-YYYY)", [Optional()])
     oxygen_test_by = SelectField("Oxygen Test Performed By", choices=with_prompt(OXYGEN_TESTERS), default="")
     oxygen_test_state = SelectField("Member's State at Testing", choices=with_prompt(OXYGEN_TEST_STATES), default="")
+    bed_indication = SelectField("Hospital Bed: Qualifying Condition", choices=with_prompt(BED_INDICATIONS), default="")
+    bed_position_changes = SelectField("Semi-Electric Bed: Body Position Changes", choices=with_prompt(POSITION_CHANGES),
+                                       default="")
     initial_request_id = StringField("Approved Trial DME Request ID (continued coverage)", [Optional(), Length(max=20)])
     device_setup_date = PortalDateField("Device Setup Date (DD-MMM-YYYY)", [Optional()])
     adherence_start = PortalDateField("Adherence Period Start (DD-MMM-YYYY, 30 days)", [Optional()])

@@ -164,7 +164,8 @@ class DmeRequirement(Base):
     test_operator: Mapped[str | None] = mapped_column(String(4))
     test_threshold: Mapped[float | None] = mapped_column(Float)
     rental_months: Mapped[int] = mapped_column(Integer)
-    # "pap" or "oxygen": the clinical criteria of dme_clinical.py beyond the qualifying test.
+    # "pap" or "oxygen": the clinical criteria of dme_clinical.py beyond the qualifying test;
+    # "bed": the hospital bed criteria of dme_bed.py.
     clinical_rule: Mapped[str | None] = mapped_column(String(16))
 
 
@@ -377,6 +378,9 @@ class DmeRequest(Base):
     oxygen_test_date: Mapped[date | None] = mapped_column(Date)
     oxygen_test_by: Mapped[str | None] = mapped_column(String(48))
     oxygen_test_state: Mapped[str | None] = mapped_column(String(48))
+    # Hospital bed: the qualifying condition and, for a semi-electric bed, the need for position changes (dme_bed.py).
+    bed_indication: Mapped[str | None] = mapped_column(String(64))
+    bed_position_changes: Mapped[str | None] = mapped_column(String(64))
     # Continued coverage: the approved trial it continues, and the adherence download.
     initial_request_id: Mapped[str | None] = mapped_column(String(20))
     device_setup_date: Mapped[date | None] = mapped_column(Date)

@@ -20,6 +20,8 @@ Checked in order, first match decides:
    A PAP continued-coverage request skips the duplicate check (it continues an approved
    trial) and is decided on the trial's re-evaluation visit and adherence (dme_clinical.py),
    pended until the adherence report is attached.
+   A hospital bed (`clinical_rule: bed`) needs its qualifying condition (and, semi-electric,
+   the need for position changes): pended without them, denied when none is documented.
 6. Pended: a document type the policy requires (besides the detailed written order,
    which the form itself requires) is not attached.
 7. Approved for the requirement's rental months (0 = purchase). A non-contracted supplier
@@ -38,6 +40,7 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common import clock
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
 from admindesk.envs.payer_portal_b.models import DmeRequest, DmeRequirement, MedicalPolicy, PrecertRequest, Subscriber
+from admindesk.envs.payer_portal_b.rules.dme_bed import bed_problem
 from admindesk.envs.payer_portal_b.rules.dme_clinical import (
     GROUP_II_MONTHS,
     GROUP_II_RETEST,
@@ -69,7 +72,8 @@ class DmeSubmission:
     test_values: dict
     document_types: frozenset[str]
     # Clinical facts: sleep_test_date, comorbidities, spo2_exertion, spo2_on_oxygen, pao2,
-    # oxygen_conditions, hematocrit, oxygen_test_date, oxygen_test_by, oxygen_test_state; continued coverage: device_setup_date, adherence_start, nights_4h.
+    # oxygen_conditions, hematocrit, oxygen_test_date, oxygen_test_by, oxygen_test_state; continued coverage: device_setup_date, adherence_start, nights_4h;
+    # hospital bed: bed_indication, bed_position_changes.
     clinical: dict = field(default_factory=dict)
     request_kind: str = "Initial"
 
@@ -144,6 +148,14 @@ def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber
     if submission.face_to_face_date < earliest:
         return DmeDecision("Denied", f"The face-to-face evaluation on {submission.face_to_face_date.strftime(DATE_FORMAT)} "
                            "is more than 6 months before the order date.")
+    if requirement.clinical_rule == "bed":
+        problem = bed_problem(submission.hcpcs_code, submission.clinical.get("bed_indication"),
+                              submission.clinical.get("bed_position_changes"))
+        if problem == "missing":
+            return DmeDecision("Pended", "Hospital bed: the qualifying condition is required, and for a semi-electric "
+                               "bed whether frequent or immediate changes in body position are needed.")
+        if problem is not None:
+            return DmeDecision("Denied", problem)
     if requirement.test_field:
         value = submission.test_values.get(requirement.test_field)
         problem = _clinical_problem(requirement, submission, value)

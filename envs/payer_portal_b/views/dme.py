@@ -76,14 +76,16 @@ def _check_supplier(form, subscriber) -> str:
 
 
 def _clinical_facts(form) -> dict:
-    """The PAP and oxygen facts of the form, named as DmeRequest's columns."""
+    """The PAP, oxygen and hospital bed facts of the form, named as DmeRequest's columns."""
     return {"sleep_test_date": form.sleep_test_date.data, "comorbidities": list(form.comorbidities.data or []),
             "spo2_exertion": form.spo2_exertion.data, "spo2_on_oxygen": form.spo2_on_oxygen.data,
             "pao2": form.pao2.data, "oxygen_conditions": list(form.oxygen_conditions.data or []),
             "hematocrit": float(form.hematocrit.data) if form.hematocrit.data is not None else None,
             "device_setup_date": form.device_setup_date.data, "adherence_start": form.adherence_start.data,
             "nights_4h": form.nights_4h.data, "oxygen_test_date": form.oxygen_test_date.data,
-            "oxygen_test_by": form.oxygen_test_by.data or None, "oxygen_test_state": form.oxygen_test_state.data or None}
+            "oxygen_test_by": form.oxygen_test_by.data or None, "oxygen_test_state": form.oxygen_test_state.data or None,
+            "bed_indication": form.bed_indication.data or None,
+            "bed_position_changes": form.bed_position_changes.data or None}
 
 
 def _check_trial(form, subscriber, requirement) -> None:
