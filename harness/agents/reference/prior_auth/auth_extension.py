@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from admindesk.harness.agents.reference import ehr_steps
 from admindesk.harness.agents.reference.portal_a import payer_name
-from admindesk.harness.agents.reference.prior_auth import approved_auth
+from admindesk.harness.agents.reference.prior_auth.auth_on_file import approved_auth
 from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 

@@ -10,7 +10,11 @@ import re
 from datetime import date, datetime, time
 
 from admindesk.harness.agents.reference import ehr_steps, fax_steps, portal_a
-from admindesk.harness.agents.reference.prior_auth.denied_request import hand_on, read_denied_case, record_denial
+from admindesk.harness.agents.reference.prior_auth.auth_on_file.denied_request import (
+    hand_on,
+    read_denied_case,
+    record_denial,
+)
 from admindesk.harness.agents.reference.work import Work, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 

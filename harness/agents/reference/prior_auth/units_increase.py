@@ -8,7 +8,7 @@ from __future__ import annotations
 from admindesk.harness.agents.reference import ehr_steps, portal_a
 from admindesk.harness.agents.reference.appeals.ehr_denials import open_chart_document
 from admindesk.harness.agents.reference.portal_a import DOCUMENT_TYPES, payer_name
-from admindesk.harness.agents.reference.prior_auth import approved_auth
+from admindesk.harness.agents.reference.prior_auth.auth_on_file import approved_auth
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.agents.scripted import ScriptFailed
 
