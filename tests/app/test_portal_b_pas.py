@@ -258,16 +258,16 @@ def by_pas(client: FormClient, task_id: str, order: Order) -> tuple[dict, ClaimR
 
 def test_parity_covers_every_table_a_request_writes(client, npi):
     """The comparison above is not vacuous: a submission changes the rows it compares."""
-    reset_task(client, "pa-easy-03")
+    reset_task(client, "pa-easy-01")
     before = episode_rows(client)
-    after, _ = by_pas(client, "pa-easy-03", task_order("pa-easy-03", npi))
+    after, _ = by_pas(client, "pa-easy-01", task_order("pa-easy-01", npi))
     changed = {name for name in after if after[name] != before[name]}
     assert changed == {"precert_requests", "precert_events", "attachments", "number_sequences"}
 
 
 # (task, how the order differs from the chart's, status, review action per line, outcome)
 SCENARIOS = [
-    pytest.param("pa-easy-03", {}, "Approved", ["A1"], "complete", id="approve"),
+    pytest.param("pa-easy-01", {}, "Approved", ["A1"], "complete", id="approve"),
     pytest.param("pa-easy-04", {"documents": ()}, "Pended", ["A4"], "queued", id="pend-for-documents"),
     pytest.param("pa-hard-10", {}, "Denied", ["A3"], "complete", id="deny-coverage-ended"),
     pytest.param("pa-hard-18", {}, "Denied", ["A3"], "complete", id="deny-criteria-not-met"),

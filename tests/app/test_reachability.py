@@ -55,6 +55,8 @@ EXCLUDED_ENDPOINTS: dict[str, dict[str, str]] = {
                                        "test_portal_b_corrected_claims::test_replacement_is_processed_and_replaces_the_claim",
         "eligibility.result": "no inquiry seeded; the lookup POST redirects here: "
                               "test_portal_b_pages::test_eligibility_active_subscriber",
+        "eligibility.accumulators": "no inquiry seeded; linked from an inquiry's result (View Visits Applied): "
+                                    "test_benefit_accumulator::test_the_visits_page_lists_every_visit_applied_and_is_audited",
         "precert.attachment": "no attachment seeded: test_portal_b_precert::test_approved_request",
         "inpatient.detail": "no inpatient case seeded; notifying an admission redirects here: "
                             "test_portal_b_inpatient::test_a_notification_on_time_gets_its_initial_days_and_next_review",
