@@ -22,12 +22,22 @@ def ehr_date(shown: str) -> str:
     return datetime.strptime(shown.strip(), "%d-%b-%Y").strftime("%m/%d/%Y")
 
 
+def submit_approved_precert(work: Work, member_id: str, answers: dict[str, str], summary: str,
+                            attachments: list[tuple[str, str]]) -> dict[str, str]:
+    """`submit_precert`, ScriptFailed unless Keystone approved; work.notes["decision"] says so."""
+    decision = submit_precert(work, member_id, answers, summary, attachments)
+    if decision["status"] != "Approved":
+        raise ScriptFailed(f"Keystone Mutual did not approve: {decision}")
+    work.notes["decision"] = decision["status"]
+    return decision
+
+
 def record_approval(work: Work, decision: dict[str, str]) -> None:
-    """Keystone Mutual's approval (as `submit_precert` reads it) on the open order's authorization form."""
-    ehr_steps.record_authorization(
-        work, status="Approved", payer="Keystone Mutual Health", auth_number=decision["auth_number"],
-        reference=decision["reference"], units=decision["units"],
-        start=ehr_date(decision["start"]), end=ehr_date(decision["end"]))
+    """Keystone Mutual's approval (as `submit_precert` reads it) recorded on the order, its dates as
+    the EHR takes them (ehr_steps.record_approval: notes `recorded`)."""
+    ehr_steps.record_approval(work, "Keystone Mutual Health", {
+        **decision, "case_number": decision["reference"], "start": ehr_date(decision["start"]),
+        "end": ehr_date(decision["end"])})
 
 
 def open_portal_b(work: Work) -> None:

@@ -203,11 +203,7 @@ def stop_text(work: Work) -> str:
 def solve(work: Work) -> None:
     """The template's subtasks in order; each one's actions under `work.doing`."""
     met = "submit_request" in {s.id for s in work.task.subtasks}
-    ehr_steps.open_chart(work)
-    ehr_steps.open_order(work)
-    equipment = work.actor.fact("Description").splitlines()[0]
-    member = re.search(r"Member ID (\S+)", work.notes["coverage"])
-    work.notes["member"] = member.group(1) if member else ""
+    equipment = dme_steps.open_equipment_order(work)
     suppliers: dict[str, dict] = {}
     if work.doing("review_chart"):
         suppliers = review(work, met)
@@ -222,10 +218,7 @@ def solve(work: Work) -> None:
             fill_request(work, suppliers[work.case["orders"][0]["supplier"]]["name"])
             if work.doing("attach_documents"):
                 attach(work)
-            decision = portal_b_request.submit(work)
-            if decision["status"] != "Approved":
-                raise ScriptFailed(f"Keystone Mutual did not approve the oxygen: {decision}")
-            work.notes.update(request_id=decision["request_id"], auth_number=decision["auth_number"])
+            portal_b_request.submit_approved(work, "the oxygen")
         if work.doing("record_outcome"):
             record(work, follow_up)
         work.finish(f"Keystone Mutual approved the {equipment} under Group {work.notes.get('group', '?')} for "

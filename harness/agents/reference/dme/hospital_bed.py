@@ -98,11 +98,7 @@ def record(work: Work, follow_up: str) -> None:
 def solve(work: Work) -> None:
     """The template's subtasks in order; each one's actions under `work.doing`."""
     met = "submit_request" in {s.id for s in work.task.subtasks}
-    ehr_steps.open_chart(work)
-    ehr_steps.open_order(work)
-    equipment = work.actor.fact("Description").splitlines()[0]
-    member = re.search(r"Member ID (\S+)", work.notes["coverage"])
-    work.notes["member"] = member.group(1) if member else ""
+    equipment = dme_steps.open_equipment_order(work)
     suppliers: dict[str, dict] = {}
     if work.doing("review_chart"):
         suppliers = review(work, met)
@@ -119,11 +115,8 @@ def solve(work: Work) -> None:
             fill_request(work, suppliers)
             if work.doing("attach_documents"):
                 attach(work)
-            decision = portal_b_request.submit(work)
-            if decision["status"] != "Approved":
-                raise ScriptFailed(f"Keystone Mutual did not approve the bed: {decision}")
-            work.notes.update(request_id=decision["request_id"], auth_number=decision["auth_number"],
-                              reason=decision["reason"])
+            decision = portal_b_request.submit_approved(work, "the bed")
+            work.notes["reason"] = decision["reason"]
         if work.doing("record_outcome"):
             record(work, follow_up)
         work.finish(f"Keystone Mutual approved the {equipment}: authorization {work.notes.get('auth_number', '(none)')} "

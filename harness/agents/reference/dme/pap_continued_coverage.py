@@ -11,7 +11,6 @@ is filed, an item note says why and who must act, and the DME item goes On Hold.
 """
 from __future__ import annotations
 
-import re
 from datetime import date, timedelta
 
 from admindesk.harness.agents.reference import ehr_steps, portal_b
@@ -139,11 +138,7 @@ def counted_text(work: Work) -> str:
 def solve(work: Work) -> None:
     """The template's subtasks in order; each one's actions under `work.doing`."""
     met = "submit_request" in {s.id for s in work.task.subtasks}
-    ehr_steps.open_chart(work)
-    ehr_steps.open_order(work)
-    equipment = work.actor.fact("Description").splitlines()[0]
-    member = re.search(r"Member ID (\S+)", work.notes["coverage"])
-    work.notes["member"] = member.group(1) if member else ""
+    equipment = dme_steps.open_equipment_order(work)
     suppliers: dict[str, dict] = {}
     if work.doing("review_chart"):
         suppliers = review(work, met=met)
@@ -159,10 +154,7 @@ def solve(work: Work) -> None:
             if work.doing("attach_report"):
                 work.actor.select_option("select[name=document_type_2]", "PAP adherence report")
                 work.actor.upload("input[name=attachment_2]", work.need("file:adherence"))
-            decision = portal_b_request.submit(work)
-            if decision["status"] != "Approved":
-                raise ScriptFailed(f"Keystone Mutual did not approve continued coverage: {decision}")
-            work.notes.update(request_id=decision["request_id"], auth_number=decision["auth_number"])
+            portal_b_request.submit_approved(work, "continued coverage")
         if work.doing("record_outcome"):
             span = record(work)
             dme_steps.back_to_item(work)

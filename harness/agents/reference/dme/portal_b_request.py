@@ -122,6 +122,16 @@ def attach(work: Work) -> None:
             return
 
 
+def submit_approved(work: Work, what: str) -> dict[str, str]:
+    """Submit the form; ScriptFailed unless Keystone approved `what`. The request id and the
+    authorization number go to work.notes."""
+    decision = submit(work)
+    if decision["status"] != "Approved":
+        raise ScriptFailed(f"Keystone Mutual did not approve {what}: {decision}")
+    work.notes.update(request_id=decision["request_id"], auth_number=decision["auth_number"])
+    return decision
+
+
 def submit(work: Work) -> dict[str, str]:
     """Submit the form; the determination as the request page shows it."""
     actor = work.actor

@@ -22,6 +22,16 @@ EQUIPMENT_CATEGORY = {
 STATUS_DIALOG = "#status-dialog"
 
 
+def open_equipment_order(work: Work) -> str:
+    """The patient's chart and the equipment order: the equipment as the order describes it; the
+    member id its billing coverage shows goes to work.notes["member"] ("" when it shows none)."""
+    ehr_steps.open_chart(work)
+    ehr_steps.open_order(work)
+    member = re.search(r"Member ID (\S+)", work.notes["coverage"])
+    work.notes["member"] = member.group(1) if member else ""
+    return work.actor.fact("Description").splitlines()[0]
+
+
 def order_documents(work: Work) -> dict[str, dict[str, str]]:
     """The order page's "Documents for this order" rows, by document id: date, type, title."""
     rows = work.actor.read("section[aria-labelledby='odocs-h']").evaluate(

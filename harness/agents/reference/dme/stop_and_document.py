@@ -8,7 +8,6 @@ goes On Hold with a follow-up date.
 """
 from __future__ import annotations
 
-import re
 from datetime import date, timedelta
 
 from admindesk.harness.agents.reference import ehr_steps, portal_b
@@ -133,12 +132,7 @@ def find_problem(work: Work) -> tuple[str, str]:
 
 def solve(work: Work) -> None:
     """The template's subtasks in order; each one's actions under `work.doing`."""
-    actor = work.actor
-    ehr_steps.open_chart(work)
-    ehr_steps.open_order(work)
-    work.notes["equipment"] = actor.fact("Description").splitlines()[0]
-    member = re.search(r"Member ID (\S+)", work.notes["coverage"])
-    work.notes["member"] = member.group(1) if member else ""
+    work.notes["equipment"] = dme_steps.open_equipment_order(work)
     if work.doing("review_order"):
         review(work)
     if work.doing("find_problem"):

@@ -130,19 +130,11 @@ def solve(work: Work) -> None:
         portal_b.stay_signed_in(work)
         answers = {"genetic_counseling": "Yes", "hereditary_criterion": criterion, "changes_management": "Yes",
                    "prior_germline_testing": "No"}
-        decision = portal_b.submit_precert(work, member, answers, clinical_summary(work, member, facts, criterion),
-                                           attachments)
-        if decision["status"] != "Approved":
-            raise ScriptFailed(f"Keystone Mutual did not approve: {decision}")
-        work.notes["decision"] = decision["status"]
+        summary = clinical_summary(work, member, facts, criterion)
+        decision = portal_b.submit_approved_precert(work, member, answers, summary, attachments)
     if work.doing("record_decision"):
         work.need("decision")
-        ehr_steps.back_to_order(work)
-        ehr_steps.record_authorization(
-            work, status="Approved", payer=KEYSTONE, auth_number=decision["auth_number"],
-            reference=decision["reference"], units=decision["units"],
-            start=portal_b.ehr_date(decision["start"]), end=portal_b.ehr_date(decision["end"]))
-        work.notes["recorded"] = decision["auth_number"]
+        portal_b.record_approval(work, decision)
     if work.doing("close_item"):
         work.need("recorded")  # the item closes on a recorded authorization only
         ehr_steps.back_to_order(work)

@@ -72,15 +72,10 @@ def solve(work: Work) -> None:
         portal_b.open_portal_b(work)
         answers = portal_b.clinical_answers(facts)
         summary = clinical_summary(work, member, doc_title, facts)
-        decision = portal_b.submit_precert(work, member, answers, summary, attachments)
-        if decision["status"] != "Approved":
-            raise ScriptFailed(f"Keystone Mutual did not approve: {decision}")
-        work.notes["decision"] = decision["status"]
+        decision = portal_b.submit_approved_precert(work, member, answers, summary, attachments)
     if work.doing("record_decision"):
         work.need("decision")
-        ehr_steps.back_to_order(work)
         portal_b.record_approval(work, decision)
-        work.notes["recorded"] = decision["auth_number"]
     if work.doing("close_item"):
         work.need("recorded")  # the item closes on a recorded authorization only
         ehr_steps.back_to_order(work)

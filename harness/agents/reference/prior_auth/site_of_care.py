@@ -139,16 +139,11 @@ def solve(work: Work) -> None:
         facts = visit.get("facts") or {}
         answers = {"conservative_therapy_weeks": str(facts["prior_therapy_weeks"]),
                    "hospital_site_reason": SEVERE_REACTION}
-        decision = portal_b.submit_precert(work, member, answers, clinical_summary(work, member, visit, reaction),
-                                           attachments)
-        if decision["status"] != "Approved":
-            raise ScriptFailed(f"Keystone Mutual did not approve: {decision}")
-        work.notes["decision"] = decision["status"]
+        summary = clinical_summary(work, member, visit, reaction)
+        decision = portal_b.submit_approved_precert(work, member, answers, summary, attachments)
     if work.doing("record_decision"):
         work.need("decision")
-        ehr_steps.back_to_order(work)
         portal_b.record_approval(work, decision)
-        work.notes["recorded"] = decision["auth_number"]
     if work.doing("close_item"):
         work.need("recorded")  # the item closes on a recorded authorization only
         ehr_steps.back_to_order(work)
