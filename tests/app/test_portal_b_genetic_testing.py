@@ -9,10 +9,11 @@ from sqlalchemy import select
 
 from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.payer_portal_b import create_app
-from admindesk.envs.payer_portal_b.models import PrecertRequest, Provider, Subscriber
+from admindesk.envs.payer_portal_b.models import Provider
 from admindesk.envs.payer_portal_b.rules.genetic_testing import HEREDITARY_CRITERIA
 
 from .conftest import build_app
+from .test_portal_b_precert import request_form, requesters
 
 COUNSELING_PDF = render_pdf("Genetic counseling note", [("Patient", "Test")], "Pre-test counseling completed.")
 PEDIGREE_PDF = render_pdf("Pedigree", [("Patient", "Test")], "Mother: ovarian cancer at 52.")
@@ -30,30 +31,19 @@ def app(app_data_dir):
 def people(app):
     """An active subscriber with nothing on file and an organisation's NPI (a laboratory)."""
     with app.extensions["admindesk"].db.new_session() as session:
-        busy = set(session.scalars(select(PrecertRequest.subscriber_id)))
-        subscriber = next(s for s in session.scalars(select(Subscriber).order_by(Subscriber.subscriber_id))
-                          if s.termination is None and s.subscriber_id not in busy)
-        npi = session.scalars(select(Provider.npi).where(Provider.kind != "Individual").order_by(Provider.npi)).first()
-        session.expunge_all()
-    return {"subscriber": subscriber, "npi": npi}
+        lab = session.scalars(select(Provider.npi).where(Provider.kind != "Individual").order_by(Provider.npi)).first()
+    return {**requesters(app), "npi": lab}
 
 
 def genetic_request(people, **changes) -> dict:
     """BRCA1/BRCA2 analysis (81162) for a member whose mother had ovarian cancer, every answer met."""
-    subscriber = people["subscriber"]
-    form = {"subscriber_id": subscriber.subscriber_id, "subscriber_dob": subscriber.dob.strftime("%d-%b-%Y"),
-            "rendering_npi": people["npi"], "referring_npi": "", "place_of_service": "22", "urgency": "Standard",
-            "service_code": "81162", "units": "1", "diagnosis_codes": "Z80.41, Z80.3",
-            "start_date": "24-Nov-2026", "end_date": "22-Jan-2027", "conservative_therapy_weeks": "",
-            "red_flag_symptoms": "", "prior_imaging": "", "ahi": "", "spo2_rest": "", "hospital_site_reason": "",
-            **MET,
-            "clinical_summary": "Mother with ovarian cancer at 52; pre-test genetic counseling completed 10/29/2026.",
-            "contact_name": "Jordan Ellis", "contact_phone": "717-555-0100",
-            "document_type_1": "Clinical notes", "attachment_1": (io.BytesIO(COUNSELING_PDF), "counseling.pdf"),
-            "document_type_2": "Clinical notes", "attachment_2": (io.BytesIO(PEDIGREE_PDF), "pedigree.pdf"),
-            "document_type_3": "Other"}
-    form.update(changes)
-    return form
+    return request_form(people, **{
+        "service_code": "81162", "diagnosis_codes": "Z80.41, Z80.3", "start_date": "24-Nov-2026",
+        "end_date": "22-Jan-2027", "conservative_therapy_weeks": "", "red_flag_symptoms": "",
+        "hospital_site_reason": "", **MET,
+        "clinical_summary": "Mother with ovarian cancer at 52; pre-test genetic counseling completed 10/29/2026.",
+        "attachment_1": (io.BytesIO(COUNSELING_PDF), "counseling.pdf"),
+        "document_type_2": "Clinical notes", "attachment_2": (io.BytesIO(PEDIGREE_PDF), "pedigree.pdf"), **changes})
 
 
 def submit(client, people, **changes):

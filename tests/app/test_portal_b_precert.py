@@ -24,6 +24,10 @@ def app(app_data_dir):
 
 @pytest.fixture(scope="module")
 def people(app):
+    return requesters(app)
+
+
+def requesters(app) -> dict:
     """A subscriber with nothing on file, a terminated one, a provider NPI, and an on-file approval."""
     with app.extensions["admindesk"].db.new_session() as session:
         busy = set(session.scalars(select(PrecertRequest.subscriber_id)))

@@ -6,14 +6,13 @@ import io
 from datetime import date
 
 import pytest
-from sqlalchemy import select
 
 from admindesk.envs.common.documents.pdf import render_pdf
 from admindesk.envs.payer_portal_b import create_app
-from admindesk.envs.payer_portal_b.models import PrecertRequest, Provider, Subscriber
 from admindesk.envs.payer_portal_b.rules.site_of_care import site_of_care_problem
 
 from .conftest import build_app
+from .test_portal_b_precert import request_form, requesters
 
 NOTE_PDF = render_pdf("Rheumatology note", [("Patient", "Test")], "Fourteen weeks of methotrexate failed.")
 LAB_PDF = render_pdf("Quantiferon", [("Patient", "Test")], "Negative.")
@@ -27,30 +26,17 @@ def app(app_data_dir):
 @pytest.fixture(scope="module")
 def people(app):
     """An active subscriber with nothing on file and an individual provider's NPI."""
-    with app.extensions["admindesk"].db.new_session() as session:
-        busy = set(session.scalars(select(PrecertRequest.subscriber_id)))
-        subscriber = next(s for s in session.scalars(select(Subscriber).order_by(Subscriber.subscriber_id))
-                          if s.termination is None and s.subscriber_id not in busy)
-        npi = session.scalars(select(Provider.npi).where(Provider.kind == "Individual").order_by(Provider.npi)).first()
-        session.expunge_all()
-    return {"subscriber": subscriber, "npi": npi}
+    return requesters(app)
 
 
 def infusion_request(people, **changes) -> dict:
     """Infliximab 5 mg/kg at 80 kg (400 mg = 40 units of J1745, per 10 mg) that meets KM-RX-501."""
-    subscriber = people["subscriber"]
-    form = {"subscriber_id": subscriber.subscriber_id, "subscriber_dob": subscriber.dob.strftime("%d-%b-%Y"),
-            "rendering_npi": people["npi"], "referring_npi": "", "place_of_service": "22", "urgency": "Standard",
-            "service_code": "J1745", "units": "40", "diagnosis_codes": "M05.79",
-            "start_date": "01-Dec-2026", "end_date": "31-Jan-2027", "conservative_therapy_weeks": "14",
-            "red_flag_symptoms": "", "prior_imaging": "", "ahi": "", "spo2_rest": "", "hospital_site_reason": "",
-            "clinical_summary": "Seropositive rheumatoid arthritis after 14 weeks of methotrexate; TB screen negative.",
-            "contact_name": "Jordan Ellis", "contact_phone": "717-555-0100",
-            "document_type_1": "Clinical notes", "attachment_1": (io.BytesIO(NOTE_PDF), "note.pdf"),
-            "document_type_2": "Lab results", "attachment_2": (io.BytesIO(LAB_PDF), "tb.pdf"),
-            "document_type_3": "Other"}
-    form.update(changes)
-    return form
+    return request_form(people, **{
+        "service_code": "J1745", "units": "40", "diagnosis_codes": "M05.79", "end_date": "31-Jan-2027",
+        "conservative_therapy_weeks": "14", "red_flag_symptoms": "", "hospital_site_reason": "",
+        "clinical_summary": "Seropositive rheumatoid arthritis after 14 weeks of methotrexate; TB screen negative.",
+        "attachment_1": (io.BytesIO(NOTE_PDF), "note.pdf"),
+        "document_type_2": "Lab results", "attachment_2": (io.BytesIO(LAB_PDF), "tb.pdf"), **changes})
 
 
 def submit(client, people, **changes):
