@@ -4,37 +4,22 @@ the EHR's Denials item of a visit-limit denial can move the balance to the patie
 audit knows a miscounted accumulator from a reached limit."""
 from __future__ import annotations
 
-import importlib
 from datetime import date
 
 import pytest
 
-from admindesk.envs.common.factory import AppConfig
 from admindesk.envs.world import build_world
 from admindesk.envs.world.audit import audit_cases
 from admindesk.schema.task_model import load_tasks
 
-from .conftest import TEMPLATE_CACHE, TOKEN, FormClient
+from .conftest import case_clients
 
 REACHED_TASK, MISCOUNTED_TASK = "appeal-easy-09", "appeal-hard-15"
-HEADERS = {"X-Bench-Token": TOKEN}
 
 
 @pytest.fixture(scope="module")
 def clients(app_data_dir):
-    def make(name):
-        create_app = importlib.import_module(f"admindesk.envs.{name}").create_app
-        return FormClient(create_app(AppConfig(data_dir=app_data_dir / f"accumulator-{name}", token=TOKEN,
-                                               testing=True, cache_dir=TEMPLATE_CACHE)))
-    return {name: make(name) for name in ("ehr_web", "payer_portal_b")}
-
-
-def start(client, task_id: str) -> dict:
-    response = client.client.post("/_bench/reset", json={"task": task_id}, headers=HEADERS)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    client._token = None
-    client.login()
-    return client.snapshot()
+    return case_clients(app_data_dir / "accumulator", ("ehr_web", "payer_portal_b"))
 
 
 def task(task_id: str):
@@ -45,7 +30,7 @@ def inquire(portal, task_id: str) -> str:
     """An eligibility inquiry for the case's member on the denied visit's date; the result page's URL."""
     case = task(task_id).case
     [claim] = case.claims
-    snapshot = start(portal, task_id)
+    snapshot = portal.start_task(task_id)
     [member] = [s for s in snapshot["subscribers"] if s["dob"] == case.patient.dob.isoformat()
                 and s["last_name"] == case.patient.last_name]
     response = portal.post("/eligibility", {"subscriber_id": member["subscriber_id"],
@@ -79,7 +64,7 @@ def test_the_visits_page_lists_every_visit_applied_and_is_audited(clients):
 
 def test_a_member_without_a_visit_limit_sees_none_applied(clients):
     portal = clients["payer_portal_b"]
-    start(portal, "appeal-medium-13")  # a Keystone member with a paid knee injection, no therapy
+    portal.start_task("appeal-medium-13")  # a Keystone member with a paid knee injection, no therapy
     subscriber = portal.snapshot()["subscribers"][0]
     response = portal.post("/eligibility", {"subscriber_id": subscriber["subscriber_id"],
                                             "dob": date.fromisoformat(subscriber["dob"]).strftime("%d-%b-%Y"),
@@ -90,7 +75,7 @@ def test_a_member_without_a_visit_limit_sees_none_applied(clients):
 
 def test_the_denials_item_can_move_the_balance_to_the_patient(clients):
     ehr = clients["ehr_web"]
-    snapshot = start(ehr, REACHED_TASK)
+    snapshot = ehr.start_task(REACHED_TASK)
     patient = task(REACHED_TASK).case.patient
     [mrn] = [p["mrn"] for p in snapshot["patients"]
              if (p["last_name"], p["dob"]) == (patient.last_name, patient.dob.isoformat())]
