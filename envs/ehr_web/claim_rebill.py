@@ -4,7 +4,7 @@ code 1) to the coverage that is responsible.
 
 Rules (a refused bill writes nothing and says why):
 - Only a denied claim is billed to another payer, and only once: a second new claim for the
-  same denial is a duplicate.
+  same denial is a duplicate, and a balance already transferred to the patient is the patient's.
 - The coverage must be another payer's: to the same payer a change is a corrected claim and
   a dispute an appeal.
 - The coverage must be in force on the date of service as registration holds it (effective on
@@ -36,6 +36,9 @@ def bill_problem(session: Session, claim: Claim, coverage: Coverage, denied: boo
     """Why the denied `claim` cannot be billed to `coverage` as a new claim, or None."""
     if not denied:
         return f"Claim {claim.claim_number} is not denied; only a denied claim is billed to another payer."
+    if claim.transfer is not None:
+        return (f"Claim {claim.claim_number}'s balance was transferred to the patient on {claim.transfer.at:%m/%d/%Y}; "
+                "it is not billed to another payer as well.")
     earlier = session.scalar(select(Claim).where(Claim.billed_from == claim.claim_number))
     if earlier is not None:
         return (f"Claim {earlier.claim_number} already bills this service to {earlier.payer.name}; "

@@ -9,12 +9,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from admindesk.envs.common.factory import AppConfig
-from admindesk.envs.ehr_web import claim_rebill, create_app
+from admindesk.envs.ehr_web import claim_rebill
 from admindesk.schema.case_ids import case_values
 from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 
-from .conftest import TEMPLATE_CACHE, TOKEN, FormClient
+from .conftest import case_clients
 
 TASK = "appeal-medium-05"  # Cascade Summit denied CO-109; Keystone PPO responsible, an old Keystone HMO beside it
 
@@ -25,15 +24,16 @@ def ids():
     return case_values(task)["ids"]
 
 
+@pytest.fixture(scope="module")
+def clients(app_data_dir):
+    return case_clients(app_data_dir / "bill-other-payer", ("ehr_web",))
+
+
 @pytest.fixture
-def ehr(app_data_dir):
-    client = FormClient(create_app(AppConfig(data_dir=app_data_dir / "bill-other-payer", token=TOKEN, testing=True,
-                                             cache_dir=TEMPLATE_CACHE)))
-    response = client.client.post("/_bench/reset", json={"task": TASK}, headers={"X-Bench-Token": TOKEN})
-    assert response.status_code == 200, response.get_data(as_text=True)
-    client._token = None
-    client.login()
-    return client
+def ehr(clients):
+    """The EHR on a fresh reset to the task's case, signed in."""
+    clients["ehr_web"].start_task(TASK)
+    return clients["ehr_web"]
 
 
 def bill(ehr, ids, coverage_key: str, reason: str = "Cascade Summit's CO-109 letter names this plan."):
@@ -96,7 +96,7 @@ def _coverage(effective: date, termination: date | None, payer_id: str = "PYR-KM
 @pytest.mark.parametrize("effective, termination", [(date(2026, 9, 1), None), (date(2017, 3, 1), date(2020, 12, 31))])
 def test_a_coverage_not_registered_for_the_date_of_service_is_refused(effective, termination):
     no_earlier_bill = SimpleNamespace(scalar=lambda _stmt: None)
-    claim = SimpleNamespace(claim_number="CLM26-001", payer_id="PYR-CSH", service_date=date(2026, 8, 24))
+    claim = SimpleNamespace(claim_number="CLM26-001", payer_id="PYR-CSH", service_date=date(2026, 8, 24), transfer=None)
     problem = claim_rebill.bill_problem(no_earlier_bill, claim, _coverage(effective, termination), denied=True)
     assert problem and "does not include the date of service 08/24/2026" in problem
     assert claim_rebill.bill_problem(no_earlier_bill, claim, _coverage(date(2026, 7, 1), None), denied=True) is None

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.envs.common.factory import AppConfig
-from admindesk.envs.ehr_web import create_app
 from admindesk.schema.case_ids import case_values
 from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 
-from .conftest import TEMPLATE_CACHE, TOKEN, FormClient
+from .conftest import case_clients
 
 # CO-27 with a new coverage in force on the DOS; CO-27 with none registered on it; CO-109.
 REBILL_TASK, NO_COVERAGE_ON_DOS_TASK, WRONG_PAYER_TASK = "appeal-easy-07", "appeal-medium-01", "appeal-medium-05"
@@ -26,8 +24,7 @@ def ids():
 
 @pytest.fixture(scope="module")
 def ehr(app_data_dir):
-    return FormClient(create_app(AppConfig(data_dir=app_data_dir / "patient-transfer-ehr", token=TOKEN,
-                                           testing=True, cache_dir=TEMPLATE_CACHE)))
+    return case_clients(app_data_dir / "patient-transfer", ("ehr_web",))["ehr_web"]
 
 
 def transfer(ehr, claim: str, reason: str = "Payer eligibility: coverage ended before the DOS, ref EL-1."):
@@ -77,3 +74,14 @@ def test_a_co27_claim_billed_to_the_coverage_in_force_is_not_the_patients(ehr, i
     assert refused.status_code == 422 and f"billed to another payer on claim {new['claim_number']}" in \
         refused.get_data(as_text=True)
     assert ehr.snapshot()["balance_transfers"] == []
+
+
+def test_a_balance_moved_to_the_patient_is_not_billed_to_another_payer(ehr, ids):
+    ehr.start_task(REBILL_TASK)
+    case = ids[REBILL_TASK]
+    claim = case["claims"]["denied"]
+    assert transfer(ehr, claim).status_code == 302
+    billed = ehr.post(f"/claims/{claim}/bill-other-payer",
+                      {"coverage_id": case["coverages"]["new_plan"]["id"], "reason": "Northwind's coverage ended."})
+    assert billed.status_code == 422 and "transferred to the patient" in billed.get_data(as_text=True)
+    assert [c for c in ehr.snapshot()["claims"] if c["billed_from"] == claim] == []
