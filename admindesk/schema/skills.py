@@ -48,6 +48,7 @@ SKILLS: dict[str, str] = {
     # DME and the work queues.
     "supplier_packet": "fax a DME order packet to a contracted supplier and record its confirmation",
     "home_oxygen": "qualify home oxygen on its test (value, date, who performed it) and the Group II findings",
+    "equipment_replacement": "replace DME the patient already has: its useful lifetime counted from delivery, the incident documented, modifier RA",
     "inbasket_routing": "route an in-basket message or work item to the team that must act on it",
     # Any workflow: the right work is to file nothing.
     "stop_and_document": "recognise that nothing may be filed, file nothing, and write down why",

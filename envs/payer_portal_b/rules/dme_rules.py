@@ -20,6 +20,14 @@ Checked in order, first match decides:
    A PAP continued-coverage request skips the duplicate check (it continues an approved
    trial) and is decided on the trial's re-evaluation visit and adherence (dme_clinical.py),
    pended until the adherence report is attached.
+   A replacement (modifier RA) of equipment Keystone approved and the supplier delivered
+   skips the duplicate check and the qualifying test (the item qualified when first
+   approved). Its reasonable useful lifetime is 5 years from the delivery date (not the
+   order date): before it ends on the planned replacement delivery, only loss, theft or
+   irreparable damage from a specific incident is covered (wear and tear is repaired, not
+   replaced: "useful lifetime ended" is denied), pended until the police, fire or
+   insurance report or the supplier's statement of irreparable damage is attached; after
+   it, the new order needs a face-to-face evaluation within 6 months (rule 4).
 6. Pended: a document type the policy requires (besides the detailed written order,
    which the form itself requires) is not attached.
 7. Approved for the requirement's rental months (0 = purchase). A non-contracted supplier
@@ -55,6 +63,9 @@ SAME_OR_SIMILAR_YEARS = 5
 PAP_CONTINUED_MONTHS = 10  # the rest of the 13-month rental after the 3-month trial
 ADHERENCE_REPORT = "PAP adherence report"
 GROUP_II_NOTES = "Clinical notes"
+USEFUL_LIFETIME_YEARS = 5
+LIFETIME_ENDED = "Reasonable useful lifetime ended"
+INCIDENT_REPORT = "Loss, theft or damage report"
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,8 @@ class DmeSubmission:
     # oxygen_conditions, hematocrit, oxygen_test_date, oxygen_test_by, oxygen_test_state; continued coverage: device_setup_date, adherence_start, nights_4h.
     clinical: dict = field(default_factory=dict)
     request_kind: str = "Initial"
+    # A replacement: the delivery date of the item replaced (from Keystone's own request on file).
+    prior_delivered_on: date | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +101,30 @@ def requirement_text(requirement: DmeRequirement) -> str:
     if not requirement.test_field:
         return "No qualifying test value"
     return f"{TEST_LABELS[requirement.test_field]} {requirement.test_operator} {requirement.test_threshold:g}"
+
+
+def useful_lifetime_end(delivered: date) -> date:
+    """The day the equipment's reasonable useful lifetime ends: 5 years after its delivery."""
+    if delivered.month == 2 and delivered.day == 29:
+        return date(delivered.year + USEFUL_LIFETIME_YEARS, 3, 1)
+    return delivered.replace(year=delivered.year + USEFUL_LIFETIME_YEARS)
+
+
+def _replacement_decision(submission: DmeSubmission) -> DmeDecision | None:
+    """A replacement's lifetime and incident rule; None when the general checks decide."""
+    facts, delivered = submission.clinical, submission.prior_delivered_on
+    end = useful_lifetime_end(delivered)
+    if facts["replacement_date"] >= end:
+        return None
+    if facts["replacement_reason"] == LIFETIME_ENDED:
+        return DmeDecision("Denied", f"The reasonable useful lifetime of the equipment delivered on "
+                           f"{delivered.strftime(DATE_FORMAT)} runs until {end.strftime(DATE_FORMAT)}. Before then a "
+                           "replacement is covered only for loss, theft or irreparable damage from a specific "
+                           "incident; wear and tear is repaired, not replaced.")
+    if INCIDENT_REPORT not in submission.document_types:
+        return DmeDecision("Pended", f"Pended for documentation. Upload: {INCIDENT_REPORT} (the police, fire or "
+                           "insurance report, or the supplier's statement of irreparable damage).")
+    return None
 
 
 def same_or_similar_on_file(session: Session, submission: DmeSubmission,
@@ -129,7 +166,11 @@ def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber
                                "nightly usage download).")
         return DmeDecision("Approved", f"Adherence meets medical policy {policy.policy_number}; continued coverage "
                            f"approved for {PAP_CONTINUED_MONTHS} more rental months.", PAP_CONTINUED_MONTHS)
-    duplicate = same_or_similar_on_file(session, submission, requirement)
+    replacement = submission.request_kind == "Replacement"
+    decision = _replacement_decision(submission) if replacement else None
+    if decision is not None:
+        return decision
+    duplicate = None if replacement else same_or_similar_on_file(session, submission, requirement)
     if duplicate is not None:
         return DmeDecision("Duplicate", f"{duplicate} is already on file for this subscriber and the same or "
                            f"similar equipment (policy {requirement.policy_number}) within "
@@ -144,6 +185,12 @@ def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber
     if submission.face_to_face_date < earliest:
         return DmeDecision("Denied", f"The face-to-face evaluation on {submission.face_to_face_date.strftime(DATE_FORMAT)} "
                            "is more than 6 months before the order date.")
+    if replacement:
+        months = requirement.rental_months
+        term = f"a {months}-month rental" if months else "purchase"
+        return DmeDecision("Approved", f"Replacement ({submission.clinical['replacement_reason']}) meets medical "
+                           f"policy {policy.policy_number}; approved for {term}, billed with modifier RA.",
+                           approved_months=months)
     if requirement.test_field:
         value = submission.test_values.get(requirement.test_field)
         problem = _clinical_problem(requirement, submission, value)
