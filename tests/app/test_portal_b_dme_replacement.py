@@ -2,9 +2,10 @@
 the delivery of the item replaced; within it only an incident, documented, is covered; RA."""
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 import pytest
+from sqlalchemy import select
 
 from admindesk.envs.payer_portal_b import create_app
 from admindesk.envs.payer_portal_b.models import DmeRequest
@@ -23,12 +24,18 @@ def filed(client) -> list[dict]:
     return [r for r in client.snapshot()["dme_requests"] if r["source"] == "Portal"]
 
 
-def delivered_device(app, client, data, delivered: date | None) -> str:  # noqa: F811
-    """An approved CPAP request whose device the supplier delivered on `delivered`."""
-    assert submit_dme(client, data).status_code == 302
-    request_id = filed(client)[-1]["request_id"]
+def delivered_device(app, data, delivered: date | None) -> str:  # noqa: F811
+    """A CPAP approved before the portal's history (on file) that the supplier delivered on `delivered`."""
+    subscriber = data["subscriber"]
     with app.extensions["admindesk"].db.new_session() as session:
-        session.get(DmeRequest, request_id).delivered_on = delivered
+        request_id = f"KM-P-21-{len(list(session.scalars(select(DmeRequest)))) + 90000000}"
+        session.add(DmeRequest(
+            request_id=request_id, subscriber_id=subscriber.subscriber_id, patient_name=subscriber.full_name,
+            hcpcs_code="E0601", quantity=1, diagnosis_codes=["G47.33"], ordering_npi=data["npi"],
+            supplier_npi=data["supplier"], face_to_face_date=date(2021, 9, 20), order_date=date(2021, 10, 18),
+            ahi=24.6, status="Approved", decision_reason="Meets medical policy criteria.",
+            authorization_number="KMH21000001", submitted_by="", submitted_at=datetime(2021, 10, 18, 10),
+            source="On file", delivered_on=delivered))
         session.commit()
     return request_id
 
@@ -55,7 +62,7 @@ def replace(client, data, prior: str, **changes):  # noqa: F811
      "Denied", "more than 6 months before the order date"),
 ])
 def test_replacement_rule(app, client, data, delivered, changes, status, reason):  # noqa: F811
-    prior = delivered_device(app, client, data, delivered)
+    prior = delivered_device(app, data, delivered)
     response = replace(client, data, prior, **changes)
     assert response.status_code == 302, response.get_data(as_text=True)[:2000]
     item = filed(client)[-1]
@@ -66,13 +73,13 @@ def test_replacement_rule(app, client, data, delivered, changes, status, reason)
 
 
 def test_an_initial_request_for_the_same_item_is_a_duplicate(app, client, data):  # noqa: F811
-    delivered_device(app, client, data, date(2023, 5, 19))
-    assert submit_dme(client, data).status_code == 302
+    delivered_device(app, data, date(2023, 5, 19))
+    assert submit_dme(client, data, face_to_face_date="02-Nov-2026").status_code == 302
     assert filed(client)[-1]["status"] == "Duplicate"
 
 
 def test_replacement_refusals_write_nothing(app, client, data):  # noqa: F811
-    undelivered = delivered_device(app, client, data, None)
+    undelivered = delivered_device(app, data, None)
     before = client.snapshot()
     for prior, changes, message in [
         (undelivered, {}, "is not an approved, delivered DME request"),
@@ -93,6 +100,6 @@ def test_the_lifetime_counts_five_years_from_delivery():
 
 
 def test_the_request_page_shows_the_delivery(app, client, data):  # noqa: F811
-    prior = delivered_device(app, client, data, date(2022, 1, 10))
+    prior = delivered_device(app, data, date(2022, 1, 10))
     page = client.get(f"/dme/{prior}").get_data(as_text=True)
-    assert "Delivered (supplier&#39;s claim)" in page and "10-Jan-2022" in page
+    assert "Delivered (supplier's claim)" in page and "10-Jan-2022" in page

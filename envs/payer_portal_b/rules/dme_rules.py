@@ -4,8 +4,9 @@ Checked in order, first match decides:
 
 1. Duplicate (same or similar equipment): an Approved or Pended DME request, or a
    precertification on file, for the subscriber and a code of the same medical policy
-   (E0601 and E0470 are both PAP devices), dated within the equipment's 5-year reasonable
-   useful lifetime before the order date. An older one does not block a replacement.
+   (E0601 and E0470 are both PAP devices), dated (delivered, when the supplier delivered it)
+   within the equipment's 5-year reasonable useful lifetime before the order date. An older
+   one does not block a new request.
 2. Denied: coverage not active on the order date.
 3. Denied: no diagnosis code under the policy's covered diagnoses.
 4. Denied: the face-to-face evaluation is more than `face_to_face_days` (6 months)
@@ -40,7 +41,7 @@ import operator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
@@ -136,7 +137,7 @@ def same_or_similar_on_file(session: Session, submission: DmeSubmission,
     request = session.scalars(
         select(DmeRequest).where(DmeRequest.subscriber_id == submission.subscriber_id,
                                  DmeRequest.hcpcs_code.in_(similar), DmeRequest.status.in_(ACTIVE_STATUSES),
-                                 DmeRequest.order_date >= since)
+                                 func.coalesce(DmeRequest.delivered_on, DmeRequest.order_date) >= since)
         .order_by(DmeRequest.request_id)).first()
     if request is not None:
         return f"DME request {request.request_id} ({request.status}, {request.hcpcs_code})"
