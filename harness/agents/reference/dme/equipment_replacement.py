@@ -68,7 +68,7 @@ def find_earlier_item(work: Work) -> None:
     else:
         raise ScriptFailed(f"no approved {work.notes['code']} on file for member {work.notes['member']}")
     actor.click(f"main table.grid a:text-is('{work.notes['prior']}')")
-    delivered = portal_b.shown_date(actor.fact("Delivered (supplier's claim)"))
+    delivered = portal_b.shown_date(actor.fact("Delivered"))
     end = lifetime_end(delivered)
     planned = parse_us_date(work.need("planned"))
     work.notes.update(delivered=us_date(delivered), lifetime_end=us_date(end),
