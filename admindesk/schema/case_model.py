@@ -141,6 +141,9 @@ class DocumentFacts(CaseModel):
     test_date: date | None = None
     tested_by: str | None = None
     test_conditions: str | None = None
+    # A police, fire or insurance report (or a supplier's damage statement): when, and what it names.
+    incident_date: date | None = None
+    reported_item: str | None = None
     hba1c: float | None = Field(default=None, ge=3, le=20)
     insulin_injections_per_day: int | None = Field(default=None, ge=0)
     can_use_cane_safely: YesNo | None = None
@@ -180,6 +183,7 @@ class DocumentFacts(CaseModel):
 
 DocumentType = Literal["progress_note", "pt_note", "imaging_report", "sleep_study", "face_to_face",
                        "written_order", "lab_result", "medication_history", "addendum", "adherence_report", "oximetry_report",
+                       "incident_report",
                        "history_and_physical", "hospital_progress_note", "discharge_summary"]
 # Documents of a hospital stay: they belong to the case's admission (its inpatient encounter).
 HOSPITAL_DOCUMENTS = ("history_and_physical", "hospital_progress_note", "discharge_summary")
@@ -227,11 +231,15 @@ class RequestOnFileSpec(CaseModel):
     units: int | None = Field(default=None, ge=1)
     recorded: bool = Field(default=False, description="the desk already recorded this approval on the open order "
                                                       "(status, numbers, units, dates); a completed order's always is")
+    delivered: date | None = Field(default=None, description="DME: the day the supplier delivered the approved "
+                                                             "equipment (its useful lifetime counts from it)")
 
     @model_validator(mode="after")
     def _only_an_approval_is_recorded(self):
         if self.recorded and self.status != "Approved":
             raise ValueError("only an Approved request is `recorded` on the order")
+        if self.delivered is not None and self.status != "Approved":
+            raise ValueError("only an Approved request's equipment is `delivered`")
         return self
 
 

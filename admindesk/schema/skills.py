@@ -52,6 +52,7 @@ SKILLS: dict[str, str] = {
     "supplier_packet": "fax a DME order packet to a contracted supplier and record its confirmation",
     "home_oxygen": "qualify home oxygen on its test (value, date, who performed it) and the Group II findings",
     "mobility_bed": "qualify a hospital bed or wheelchair on the face-to-face note and the written order's rules",
+    "equipment_replacement": "replace DME the patient already has: its useful lifetime counted from delivery, the incident documented, modifier RA",
     "inbasket_routing": "route an in-basket message or work item to the team that must act on it",
     # Any workflow: the right work is to file nothing.
     "stop_and_document": "recognise that nothing may be filed, file nothing, and write down why",

@@ -61,7 +61,10 @@ PLACES_OF_SERVICE = options([("11", "11 - Office"), ("12", "12 - Home"), ("19", 
                              ("21", "21 - Inpatient hospital")])
 DOC_TYPE_CHOICES = options(DOCUMENT_TYPES)
 ATTACHMENT_SLOTS = 3
-REQUEST_KINDS = ("Initial", "Continued coverage")
+REQUEST_KINDS = ("Initial", "Continued coverage", "Replacement")
+# Why an item is replaced (Keystone's replacement rule, dme_rules.py): an incident, or the end of its lifetime.
+REPLACEMENT_REASONS = ("Loss", "Theft", "Irreparable damage (specific incident)", "Reasonable useful lifetime ended")
+REPLACEMENT_MODIFIER = "RA"
 
 
 def diagnosis_list(form, field) -> None:
@@ -366,7 +369,11 @@ class DmeForm(FlaskForm):
     bed_indication = SelectField("Hospital Bed: Qualifying Condition", choices=with_prompt(BED_INDICATIONS), default="")
     bed_position_changes = SelectField("Semi-Electric Bed: Body Position Changes", choices=with_prompt(POSITION_CHANGES),
                                        default="")
-    initial_request_id = StringField("Approved Trial DME Request ID (continued coverage)", [Optional(), Length(max=20)])
+    initial_request_id = StringField("Prior DME Request ID (continued coverage: the approved trial; replacement: "
+                                     "the item replaced)", [Optional(), Length(max=20)])
+    replacement_reason = SelectField("Replacement Reason", choices=with_prompt(REPLACEMENT_REASONS), default="")
+    replacement_date = PortalDateField("Planned Replacement Delivery (DD-MMM-YYYY)", [Optional()])
+    modifier = StringField("HCPCS Modifier", [Optional(), Length(max=2)])
     device_setup_date = PortalDateField("Device Setup Date (DD-MMM-YYYY)", [Optional()])
     adherence_start = PortalDateField("Adherence Period Start (DD-MMM-YYYY, 30 days)", [Optional()])
     nights_4h = IntegerField("Nights with 4+ Hours of Use in the Period",
@@ -385,6 +392,13 @@ class DmeForm(FlaskForm):
             raise ValidationError("The face-to-face evaluation must be on or before the order date.")
 
     def validate_request_kind(self, field) -> None:
+        if field.data == "Replacement":
+            if not (self.initial_request_id.data and self.replacement_reason.data and self.replacement_date.data):
+                raise ValidationError("A replacement request needs the DME request ID of the item replaced, the "
+                                      "replacement reason and the planned replacement delivery date.")
+            if (self.modifier.data or "").strip().upper() != REPLACEMENT_MODIFIER:
+                raise ValidationError(f"A replacement of the same item is billed with HCPCS modifier "
+                                      f"{REPLACEMENT_MODIFIER}: enter it in HCPCS Modifier.")
         if field.data == "Continued coverage" and not (self.initial_request_id.data and self.device_setup_date.data
                                                        and self.adherence_start.data and self.nights_4h.data is not None):
             raise ValidationError("A continued-coverage request needs the approved trial's DME request ID, the device "

@@ -381,11 +381,18 @@ class DmeRequest(Base):
     # Hospital bed: the qualifying condition and, for a semi-electric bed, the need for position changes (dme_bed.py).
     bed_indication: Mapped[str | None] = mapped_column(String(64))
     bed_position_changes: Mapped[str | None] = mapped_column(String(64))
-    # Continued coverage: the approved trial it continues, and the adherence download.
+    # Continued coverage: the approved trial it continues (and the adherence download); a replacement: the
+    # request of the item replaced.
     initial_request_id: Mapped[str | None] = mapped_column(String(20))
     device_setup_date: Mapped[date | None] = mapped_column(Date)
     adherence_start: Mapped[date | None] = mapped_column(Date)
     nights_4h: Mapped[int | None] = mapped_column(Integer)
+    # The supplier's delivery of the approved equipment (from its claim): the useful lifetime counts from it.
+    delivered_on: Mapped[date | None] = mapped_column(Date)
+    # A replacement: why, its planned delivery, and the HCPCS modifier it is billed with (RA).
+    replacement_reason: Mapped[str | None] = mapped_column(String(48))
+    replacement_date: Mapped[date | None] = mapped_column(Date)
+    modifier: Mapped[str | None] = mapped_column(String(2))
     # "Portal" for a request made here, "On file" for an authorization made before the portal's history.
     source: Mapped[str] = mapped_column(String(16), default="Portal")
 

@@ -13,7 +13,7 @@ from admindesk.envs.payer_portal_b.models import Attachment, PayerProfile
 
 DOCUMENT_TYPES = ("Clinical notes", "Imaging report", "Sleep study report", "Lab results",
                   "Letter of medical necessity", "Detailed written order", "PAP adherence report",
-                  "Oximetry or blood gas report", "Other")
+                  "Oximetry or blood gas report", "Loss, theft or damage report", "Other")
 
 
 def payer() -> PayerProfile:

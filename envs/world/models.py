@@ -420,6 +420,9 @@ class Authorization:
     deliberate_error: str | None = None
     requested_items: tuple[str, ...] = ()
     recorded: bool = False
+    # DME: the supplier's delivery of the approved equipment, and that supplier's NPI.
+    delivered_on: date | None = None
+    delivered_by: str | None = None
 
     @property
     def channel(self) -> str:

@@ -106,7 +106,7 @@ def test_a_note_without_the_ordered_code_does_not_name_it():
 
 
 @pytest.mark.parametrize("task_id, description, subject_type", [
-    ("dme-easy-01", "the note records the referral (a note exists)", "patient"),
+    ("dme-easy-03", "the note records the referral (a note exists)", "patient"),
     ("appeal-hard-12", "the note records the appeal (a claim, work-item or patient note exists)", "patient"),
     ("appeal-hard-12", "the note records the appeal (a claim, work-item or patient note exists)", "claim"),
 ])

@@ -4,8 +4,9 @@ Checked in order, first match decides:
 
 1. Duplicate (same or similar equipment): an Approved or Pended DME request, or a
    precertification on file, for the subscriber and a code of the same medical policy
-   (E0601 and E0470 are both PAP devices), dated within the equipment's 5-year reasonable
-   useful lifetime before the order date. An older one does not block a replacement.
+   (E0601 and E0470 are both PAP devices), dated (delivered, when the supplier delivered it)
+   within the equipment's 5-year reasonable useful lifetime before the order date. An older
+   one does not block a new request.
 2. Denied: coverage not active on the order date.
 3. Denied: no diagnosis code under the policy's covered diagnoses.
 4. Denied: the face-to-face evaluation is more than `face_to_face_days` (6 months)
@@ -22,6 +23,14 @@ Checked in order, first match decides:
    pended until the adherence report is attached.
    A hospital bed (`clinical_rule: bed`) needs its qualifying condition (and, semi-electric,
    the need for position changes): pended without them, denied when none is documented.
+   A replacement (modifier RA) of equipment Keystone approved and the supplier delivered
+   skips the duplicate check and the qualifying test (the item qualified when first
+   approved). Its reasonable useful lifetime is 5 years from the delivery date (not the
+   order date): before it ends on the planned replacement delivery, only loss, theft or
+   irreparable damage from a specific incident is covered (wear and tear is repaired, not
+   replaced: "useful lifetime ended" is denied), pended until the police, fire or
+   insurance report or the supplier's statement of irreparable damage is attached; after
+   it, the new order needs a face-to-face evaluation within 6 months (rule 4).
 6. Pended: a document type the policy requires (besides the detailed written order,
    which the form itself requires) is not attached.
 7. Approved for the requirement's rental months (0 = purchase). A non-contracted supplier
@@ -34,7 +43,7 @@ import operator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from admindesk.envs.common import clock
@@ -58,6 +67,9 @@ SAME_OR_SIMILAR_YEARS = 5
 PAP_CONTINUED_MONTHS = 10  # the rest of the 13-month rental after the 3-month trial
 ADHERENCE_REPORT = "PAP adherence report"
 GROUP_II_NOTES = "Clinical notes"
+USEFUL_LIFETIME_YEARS = 5
+LIFETIME_ENDED = "Reasonable useful lifetime ended"
+INCIDENT_REPORT = "Loss, theft or damage report"
 
 
 @dataclass(frozen=True)
@@ -76,6 +88,8 @@ class DmeSubmission:
     # hospital bed: bed_indication, bed_position_changes.
     clinical: dict = field(default_factory=dict)
     request_kind: str = "Initial"
+    # A replacement: the delivery date of the item replaced (from Keystone's own request on file).
+    prior_delivered_on: date | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +108,30 @@ def requirement_text(requirement: DmeRequirement) -> str:
     return f"{TEST_LABELS[requirement.test_field]} {requirement.test_operator} {requirement.test_threshold:g}"
 
 
+def useful_lifetime_end(delivered: date) -> date:
+    """The day the equipment's reasonable useful lifetime ends: 5 years after its delivery."""
+    if delivered.month == 2 and delivered.day == 29:
+        return date(delivered.year + USEFUL_LIFETIME_YEARS, 3, 1)
+    return delivered.replace(year=delivered.year + USEFUL_LIFETIME_YEARS)
+
+
+def _replacement_decision(submission: DmeSubmission) -> DmeDecision | None:
+    """A replacement's lifetime and incident rule; None when the general checks decide."""
+    facts, delivered = submission.clinical, submission.prior_delivered_on
+    end = useful_lifetime_end(delivered)
+    if facts["replacement_date"] >= end:
+        return None
+    if facts["replacement_reason"] == LIFETIME_ENDED:
+        return DmeDecision("Denied", f"The reasonable useful lifetime of the equipment delivered on "
+                           f"{delivered.strftime(DATE_FORMAT)} runs until {end.strftime(DATE_FORMAT)}. Before then a "
+                           "replacement is covered only for loss, theft or irreparable damage from a specific "
+                           "incident; wear and tear is repaired, not replaced.")
+    if INCIDENT_REPORT not in submission.document_types:
+        return DmeDecision("Pended", f"Pended for documentation. Upload: {INCIDENT_REPORT} (the police, fire or "
+                           "insurance report, or the supplier's statement of irreparable damage).")
+    return None
+
+
 def same_or_similar_on_file(session: Session, submission: DmeSubmission,
                             requirement: DmeRequirement) -> str | None:
     """The DME request or precertification on file that makes this one a duplicate, named."""
@@ -103,7 +141,7 @@ def same_or_similar_on_file(session: Session, submission: DmeSubmission,
     request = session.scalars(
         select(DmeRequest).where(DmeRequest.subscriber_id == submission.subscriber_id,
                                  DmeRequest.hcpcs_code.in_(similar), DmeRequest.status.in_(ACTIVE_STATUSES),
-                                 DmeRequest.order_date >= since)
+                                 func.coalesce(DmeRequest.delivered_on, DmeRequest.order_date) >= since)
         .order_by(DmeRequest.request_id)).first()
     if request is not None:
         return f"DME request {request.request_id} ({request.status}, {request.hcpcs_code})"
@@ -133,7 +171,11 @@ def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber
                                "nightly usage download).")
         return DmeDecision("Approved", f"Adherence meets medical policy {policy.policy_number}; continued coverage "
                            f"approved for {PAP_CONTINUED_MONTHS} more rental months.", PAP_CONTINUED_MONTHS)
-    duplicate = same_or_similar_on_file(session, submission, requirement)
+    replacement = submission.request_kind == "Replacement"
+    decision = _replacement_decision(submission) if replacement else None
+    if decision is not None:
+        return decision
+    duplicate = None if replacement else same_or_similar_on_file(session, submission, requirement)
     if duplicate is not None:
         return DmeDecision("Duplicate", f"{duplicate} is already on file for this subscriber and the same or "
                            f"similar equipment (policy {requirement.policy_number}) within "
@@ -148,6 +190,12 @@ def evaluate(session: Session, submission: DmeSubmission, subscriber: Subscriber
     if submission.face_to_face_date < earliest:
         return DmeDecision("Denied", f"The face-to-face evaluation on {submission.face_to_face_date.strftime(DATE_FORMAT)} "
                            "is more than 6 months before the order date.")
+    if replacement:
+        months = requirement.rental_months
+        term = f"a {months}-month rental" if months else "purchase"
+        return DmeDecision("Approved", f"Replacement ({submission.clinical['replacement_reason']}) meets medical "
+                           f"policy {policy.policy_number}; approved for {term}, billed with modifier RA.",
+                           approved_months=months)
     if requirement.clinical_rule == "bed":
         problem = bed_problem(submission.hcpcs_code, submission.clinical.get("bed_indication"),
                               submission.clinical.get("bed_position_changes"))

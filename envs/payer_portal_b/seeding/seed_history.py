@@ -54,14 +54,14 @@ def dme_on_file(world, auth, patient_name: str, decision_reason: str) -> m.DmeRe
 
     Its facts come from the order's chart documents: the face-to-face date, the sleep
     study's AHI and date, the resting and exertion SpO2. The supplier is the one that
-    billed the order's claim (unknown while the equipment is not billed yet).
+    billed the order's claim, or delivered the equipment (unknown while neither happened).
     """
     order = world.order(auth.order_id)
     facts: dict[str, str] = {}
     for document in world.documents:
         if document.order_id == order.id:
             facts.update(dict(document.facts))
-    billed_by = next((c.billing_npi for c in world.claims if c.order_id == order.id), None)
+    billed_by = next((c.billing_npi for c in world.claims if c.order_id == order.id), auth.delivered_by)
     approved = auth.status == "Approved"
     return m.DmeRequest(
         request_id=auth.case_number, subscriber_id=auth.member_id, patient_name=patient_name,
@@ -73,7 +73,8 @@ def dme_on_file(world, auth, patient_name: str, decision_reason: str) -> m.DmeRe
         spo2_rest=_percent(facts.get("spo2_rest")), spo2_exertion=_percent(facts.get("spo2_exertion")),
         sleep_test_date=_fact_date(facts, "study_date"), status=auth.status, decision_reason=decision_reason,
         authorization_number=auth.auth_number if approved else None, approved_months=None,
-        submitted_by="", submitted_at=datetime.combine(order.ordered_on, time(10, 0)), source="On file")
+        submitted_by="", submitted_at=datetime.combine(order.ordered_on, time(10, 0)), source="On file",
+        delivered_on=auth.delivered_on)
 
 
 def _fact_date(facts: dict[str, str], key: str) -> date | None:

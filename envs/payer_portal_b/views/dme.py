@@ -85,7 +85,9 @@ def _clinical_facts(form) -> dict:
             "nights_4h": form.nights_4h.data, "oxygen_test_date": form.oxygen_test_date.data,
             "oxygen_test_by": form.oxygen_test_by.data or None, "oxygen_test_state": form.oxygen_test_state.data or None,
             "bed_indication": form.bed_indication.data or None,
-            "bed_position_changes": form.bed_position_changes.data or None}
+            "bed_position_changes": form.bed_position_changes.data or None,
+            "replacement_reason": form.replacement_reason.data or None, "replacement_date": form.replacement_date.data,
+            "modifier": (form.modifier.data or "").strip().upper() or None}
 
 
 def _check_trial(form, subscriber, requirement) -> None:
@@ -98,6 +100,22 @@ def _check_trial(form, subscriber, requirement) -> None:
             or trial.request_kind != "Initial" or db().get(DmeRequirement, trial.hcpcs_code).clinical_rule != "pap":
         form.initial_request_id.errors.append(f"{trial_id or 'The request ID'} is not an approved initial PAP request "
                                               f"of subscriber {subscriber.subscriber_id}.")
+
+
+def _check_replaced(form, subscriber, requirement) -> DmeRequest | None:
+    """A replacement names an approved, delivered request of the same subscriber for equipment of
+    the same medical policy."""
+    prior_id = (form.initial_request_id.data or "").strip().upper()
+    prior = db().get(DmeRequest, prior_id) if prior_id else None
+    same_policy = prior is not None and (db().get(DmeRequirement, prior.hcpcs_code) or requirement).policy_number \
+        == requirement.policy_number
+    if prior is None or prior.subscriber_id != subscriber.subscriber_id or prior.status != "Approved" \
+            or not same_policy or prior.delivered_on is None:
+        form.initial_request_id.errors.append(f"{prior_id or 'The request ID'} is not an approved, delivered DME "
+                                              f"request of subscriber {subscriber.subscriber_id} for the same or "
+                                              f"similar equipment ({requirement.policy_number}).")
+        return None
+    return prior
 
 
 def _render_form(form, fax_policy=None, status=200):
@@ -132,6 +150,9 @@ def new():
         form.written_order.errors = ["Attach the detailed written order (PDF)."]
     if form.request_kind.data == "Continued coverage" and requirement is not None and subscriber is not None:
         _check_trial(form, subscriber, requirement)
+    replaced = None
+    if form.request_kind.data == "Replacement" and requirement is not None and subscriber is not None:
+        replaced = _check_replaced(form, subscriber, requirement)
     if not valid or has_errors(form):
         describe(action="submit_dme_rejected", record_type="dme_request", fax_only=fax_policy is not None)
         return _render_form(form, fax_policy, 422)
@@ -142,7 +163,7 @@ def new():
         test_values={"ahi": float(form.ahi.data) if form.ahi.data is not None else None,
                      "spo2_rest": form.spo2_rest.data},
         document_types=frozenset(kind for kind, _ in uploads), clinical=_clinical_facts(form),
-        request_kind=form.request_kind.data)
+        request_kind=form.request_kind.data, prior_delivered_on=replaced.delivered_on if replaced else None)
     decision = evaluate(session, submission, subscriber, requirement)
     item = DmeRequest(
         request_id=next_dme_request_id(session), subscriber_id=subscriber.subscriber_id,

@@ -346,6 +346,7 @@ class _Builder:
             end = spec.end or start + timedelta(days=90)
             if end < start:
                 self._fail(f"payer_history.requests.{index}.end", "is before the start")
+            delivered_by = self._delivery(f"payer_history.requests.{index}", spec, start, end)
             # A pend asks for what the service needs, as the world's pends and the payer's letter do.
             rule = service_rule(order.code)
             requested = (rule.records_needed,) if spec.status == "Pended" and rule is not None else ()
@@ -353,12 +354,25 @@ class _Builder:
                 auth_number=self.ids.auth_number(payer.payer_code, order.ordered_on, index), payer_id=payer.id,
                 member_id=coverage.member_id, mrn=patient.mrn, code=order.code, units=spec.units or order.units,
                 start=start, end=end, status=spec.status, order_id=order.id, case_number=self.ids.case_number(payer.portal, order.ordered_on, index),
-                requested_items=requested, recorded=spec.recorded)
+                requested_items=requested, recorded=spec.recorded, delivered_on=spec.delivered,
+                delivered_by=delivered_by)
             if spec.status == "Denied":
                 auth = self._denial(f"payer_history.requests.{index}", auth, order, coverage, payer, docs)
             self.auth_by_key[spec.key] = auth
             auths.append(auth)
         return auths
+
+    def _delivery(self, field: str, spec, start, end) -> str | None:
+        """The NPI of the supplier that delivered approved equipment (the order's supplier), within the
+        approval's dates."""
+        if spec.delivered is None:
+            return None
+        supplier = next(o.supplier for o in self.case.orders if o.key == spec.order)
+        if supplier is None:
+            self._fail(f"{field}.order", "delivered equipment names its order's supplier")
+        if not start <= spec.delivered <= end:
+            self._fail(f"{field}.delivered", "is outside the approval's dates")
+        return self.world.supplier(supplier).npi
 
     def _admission_encounter(self, field: str, attending, facility, dx: tuple[str, ...], spec) -> Encounter:
         """The case's inpatient stay as an encounter: admitted on its order's day, at an inpatient

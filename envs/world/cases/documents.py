@@ -41,6 +41,8 @@ FACT_SENTENCES = {
     "test_date": "Test date: {}.",
     "tested_by": "Test performed by: {}.",
     "test_conditions": "Testing conditions: {}.",
+    "incident_date": "Date of incident: {}.",
+    "reported_item": "Property reported: {}.",
     "hba1c": "Hemoglobin A1c {}.",
     "insulin_injections_per_day": "Insulin injections per day: {}.",
     "can_use_cane_safely": "Can use a cane safely: {}.",
@@ -71,6 +73,7 @@ DEFAULT_TITLES = {
     "face_to_face": "Face-to-face evaluation", "written_order": "Standard written order",
     "lab_result": "Laboratory result", "medication_history": "Medication history",
     "adherence_report": "PAP adherence report", "oximetry_report": "Oximetry report",
+    "incident_report": "Incident report",
     "history_and_physical": "Admission history and physical", "hospital_progress_note": "Hospital progress note",
     "discharge_summary": "Discharge summary",
 }

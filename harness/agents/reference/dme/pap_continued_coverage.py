@@ -97,14 +97,8 @@ def fill_request(work: Work, suppliers: dict[str, dict]) -> None:
     supplier = suppliers[work.case["orders"][0]["supplier"]]["name"]
     dme_steps.to_tab(work, int(work.need("portal_b_tab")))
     actor.click("nav a[href='/dme/new']")
-    actor.fill("input[name=subscriber_id]", notes["member"])
-    actor.fill("input[name=subscriber_dob]", portal_b.portal_b_date(date.fromisoformat(work.patient["dob"])))
-    actor.fill("input[name=hcpcs_code]", notes["code"])
-    actor.fill("input[name=diagnosis_codes]", notes["diagnoses"])
-    actor.fill("input[name=ordering_npi]", notes["provider_npi"])
-    actor.select_containing("select[name=supplier_npi]", supplier + " (NPI")
-    actor.fill("input[name=face_to_face_date]", portal_b.portal_b_date(dme_steps.document_date(work, "followup")))
-    actor.fill("input[name=order_date]", portal_b.portal_b_date(dme_steps.document_date(work, "wo")))
+    portal_b_request.fill_member_and_order(work, supplier, dme_steps.document_date(work, "followup"),
+                                           dme_steps.document_date(work, "wo"))
     actor.select_option("select[name=request_kind]", "Continued coverage")
     actor.fill("input[name=initial_request_id]", trial)
     setup = parse_us_date(notes["setup"])

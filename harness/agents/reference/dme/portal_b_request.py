@@ -82,6 +82,19 @@ def choose_supplier(work: Work, suppliers: dict[str, dict]) -> None:
         f"{category} supplier"))
 
 
+def fill_member_and_order(work: Work, supplier: str, face_to_face: date, order_date: date) -> None:
+    """The DME request form's member, item, ordering provider, supplier and visit/order dates."""
+    actor, notes = work.actor, work.notes
+    actor.fill("input[name=subscriber_id]", notes["member"])
+    actor.fill("input[name=subscriber_dob]", portal_b.portal_b_date(date.fromisoformat(work.patient["dob"])))
+    actor.fill("input[name=hcpcs_code]", notes["code"])
+    actor.fill("input[name=diagnosis_codes]", notes["diagnoses"])
+    actor.fill("input[name=ordering_npi]", notes["provider_npi"])
+    actor.select_containing("select[name=supplier_npi]", supplier + " (NPI")
+    actor.fill("input[name=face_to_face_date]", portal_b.portal_b_date(face_to_face))
+    actor.fill("input[name=order_date]", portal_b.portal_b_date(order_date))
+
+
 def fill_request(work: Work) -> None:
     """The DME request's fields, typed from the chart."""
     actor, notes = work.actor, work.notes
