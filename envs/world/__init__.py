@@ -66,7 +66,7 @@ def generate_world(seed: int = DEFAULT_SEED) -> World:
     providers = build_providers(fake, rng, ids)
     suppliers = build_suppliers(fake, rng, ids)
 
-    patients = build_patients(fake, rng, anchor)
+    patients = build_patients(fake, rng, anchor, frozenset((p.first_name, p.last_name) for p in providers))
     coverage_builder = CoverageBuilder(fake, rng, plans, anchor)
     for patient in patients:
         coverage_builder.add_patient(patient)

@@ -22,8 +22,13 @@ def _weighted(rng: random.Random, pairs) -> str:
     return rng.choices(values, weights)[0]
 
 
-def build_patients(fake: Faker, rng: random.Random, anchor: date) -> tuple[Patient, ...]:
-    """Synthetic adults aged 19-92, about a third of them 65 or older."""
+def build_patients(fake: Faker, rng: random.Random, anchor: date,
+                   clinician_names: frozenset[tuple[str, str]] = frozenset()) -> tuple[Patient, ...]:
+    """Synthetic adults aged 19-92, about a third of them 65 or older.
+
+    No patient shares a clinician's name: a note naming the clinician would read as naming
+    another patient (the wrong-patient guards look for other patients' names).
+    """
     patients = []
     mrn_number = 1000000
     for _ in range(PATIENT_COUNT):
@@ -31,6 +36,8 @@ def build_patients(fake: Faker, rng: random.Random, anchor: date) -> tuple[Patie
         sex = rng.choice("FM")
         first = fake.first_name_female() if sex == "F" else fake.first_name_male()
         last = fake.last_name()
+        if (first, last) in clinician_names:
+            last = _other_last_name(mrn_number, last)
         age = rng.randrange(66, 93) if rng.random() < 0.33 else rng.randrange(19, 65)
         dob = anchor - timedelta(days=age * 365 + rng.randrange(0, 365))
         city, zip_code = rng.choice(CITIES)
@@ -42,6 +49,17 @@ def build_patients(fake: Faker, rng: random.Random, anchor: date) -> tuple[Patie
             language=_weighted(rng, _LANGUAGES),
         ))
     return tuple(patients)
+
+
+def _other_last_name(mrn_number: int, taken: str) -> str:
+    """A last name other than `taken`, from a Faker of the patient's own: the world's shared
+    random streams draw exactly as they would without the clash, so no other patient changes."""
+    own = Faker("en_US")
+    own.seed_instance(mrn_number)
+    last = own.last_name()
+    while last == taken:
+        last = own.last_name()
+    return last
 
 
 def age_on(patient: Patient, day: date) -> int:

@@ -32,6 +32,13 @@ def test_other_seed_gives_other_world():
     assert generate_world(7).patients != build_world().patients
 
 
+def test_no_patient_shares_a_clinicians_name(world):
+    # Seed 20261129 drew a patient named as its oncologist; a note naming the doctor then read as
+    # naming another patient.
+    clinicians = {(p.first_name, p.last_name) for p in world.providers}
+    assert not [p.mrn for p in world.patients if (p.first_name, p.last_name) in clinicians]
+
+
 def test_counts(world):
     assert len(world.patients) >= 320
     assert len(world.payers) >= 6
