@@ -110,3 +110,10 @@ def test_other_codes_are_not_held_to_the_visit_limit(portal):
     item = request(portal, member, service_code="72148", units="1", diagnosis_codes="M54.50",
                    conservative_therapy_weeks="8", red_flag_symptoms="No")
     assert "hard limit" not in item["decision_reason"] and item["status"] != "Not Required"
+
+
+def test_the_requirement_lookup_points_therapy_codes_to_the_visit_limit(portal):
+    portal.start_task(SOFT_TASK)
+    page = portal.get("/precertification/requirements?code=97110").get_data(as_text=True)
+    assert "not required while visits remain" in page and "KM-REHAB-801" in page and "Benefit Accumulators" in page
+    assert "KM-REHAB-801" not in portal.get("/precertification/requirements?code=99213").get_data(as_text=True)

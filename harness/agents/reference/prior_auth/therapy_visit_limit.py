@@ -88,8 +88,8 @@ def solve_request(work: Work, member: str, reeval: dict, plan: dict, count: str)
             raise ScriptFailed("no plan of care read: the request cannot say how many visits")
         portal_b.open_portal_b(work)
         summary = (f"{work.patient_name}, DOB {us_date(work.patient['dob'])}, member {member}. Outpatient physical "
-                   f"therapy for {work.notes['diagnoses']}, ordered by {work.notes['provider']}. The plan's visit limit "
-                   f"is used ({count}; soft limit, policy KM-REHAB-801). {title} of {us_date(reeval['date'])}: "
+                   f"therapy for {work.notes['diagnoses']}, ordered by {work.notes['provider']}. The plan's visit "
+                   f"limit is used ({count}; soft limit, policy KM-REHAB-801). {title} of {us_date(reeval['date'])}: "
                    f"{' '.join(reeval['narrative'].split())} Requesting {plan['visits']} further visits, "
                    f"{plan['frequency']}, {us(plan['first'])} to {us(plan['last'])}.")
         decision = portal_b.submit_approved_precert(
@@ -103,11 +103,11 @@ def solve_request(work: Work, member: str, reeval: dict, plan: dict, count: str)
         ehr_steps.back_to_order(work)
         ehr_steps.add_order_comment(
             work, f"Therapy visit limit used: {count}, and the member's group has a soft limit, so further visits "
-                  f"need Keystone precertification (KM-REHAB-801). Requested online the {plan.get('visits', '')} visits "
-                  f"the {title} of {us_date(reeval['date'])} plans (not the order's {work.notes['units']}) with that "
-                  f"re-evaluation attached. Approved: auth {decision.get('auth_number', '')}, reference "
-                  f"{decision.get('reference', '')}, {decision.get('units', '')} visit(s), {decision.get('start', '')} to "
-                  f"{decision.get('end', '')}.")
+                  f"need Keystone precertification (KM-REHAB-801). Requested online the {plan.get('visits', '')} "
+                  f"visits the {title} of {us_date(reeval['date'])} plans (not the order's {work.notes['units']}) "
+                  f"with that re-evaluation attached. Approved: auth {decision.get('auth_number', '')}, reference "
+                  f"{decision.get('reference', '')}, {decision.get('units', '')} visit(s), {decision.get('start', '')} "
+                  f"to {decision.get('end', '')}.")
         ehr_steps.set_work_item(work, "Auth Obtained")
     work.finish(f"Keystone Mutual approved {decision.get('units', 'no')} further therapy visits past the plan's soft "
                 f"limit ({count}): authorization {decision.get('auth_number', 'none')} recorded on order "
@@ -116,8 +116,8 @@ def solve_request(work: Work, member: str, reeval: dict, plan: dict, count: str)
 
 def solve_stop(work: Work, count: str) -> None:
     """Past a hard limit: nothing filed, the ordering provider told, a comment, the item held."""
-    why = (f"{count} (visits at other clinics included), and the member's group has a hard limit: visits past it are "
-           "not covered and Keystone does not precertify them")
+    why = (f"{count} (visits at other clinics included), and the member's group has a hard limit: visits past it "
+           "are not covered and Keystone does not precertify them")
     if work.doing("notify_provider"):
         work.need("order_id")
         ehr_steps.send_staff_message(
