@@ -65,6 +65,27 @@ class PayerRecordSpec(CaseModel):
     termination: date | None = None
 
 
+class TherapyBenefitSpec(CaseModel):
+    """A member's outpatient therapy visit limit as the payer's benefit accumulator shows it, before
+    any claim is denied: `visits_allowed` per benefit period (a year from `period_start`), the visits
+    applied so far (`counted`, every one in the period, none after the task's day), and whether the
+    group's limit is `soft` (visits past it can be precertified) or `hard` (not covered at all)."""
+
+    benefit: str = "Outpatient rehabilitation (PT/OT/ST combined)"
+    visits_allowed: int = Field(ge=1)
+    period_start: date
+    limit: Literal["soft", "hard"]
+    counted: list["CountedVisitSpec"] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_visit_a_day_within_the_period(self):
+        days = [v.service_date for v in self.counted]
+        end = self.period_start.replace(year=self.period_start.year + 1)
+        if len(set(days)) != len(days) or any(not self.period_start <= day < end for day in days):
+            raise ValueError("counted: one visit a date of service, each within the benefit period")
+        return self
+
+
 class CoverageSpec(CaseModel):
     """An enrollment as the EHR records it; `at_payer` overrides what the payer holds."""
 
@@ -80,6 +101,8 @@ class CoverageSpec(CaseModel):
     at_payer: PayerRecordSpec | None = None
     pcp: str | None = Field(default=None, description="the member's primary care physician of record (a clinician's "
                                                        "NPI or a specialty), as the payer and the EHR hold it")
+    therapy_benefit: TherapyBenefitSpec | None = Field(default=None, description="the therapy visit limit and the "
+                                                       "visits applied so far, as the payer's accumulator shows them")
 
 
 class OrderSpec(CaseModel):
@@ -168,6 +191,10 @@ class DocumentFacts(CaseModel):
     iv_medications: str | None = None
     response_to_treatment: str | None = None
     discharge_plan: str | None = None
+    # A therapy re-evaluation: the visits of the benefit period through its date (the payer's accumulator
+    # counts the same), and the further visits its plan of care asks for.
+    therapy_visits_used: int | None = Field(default=None, ge=0)
+    visits_planned: int | None = Field(default=None, ge=1)
     # A PAP adherence report (the supplier's download): the set-up night and each night's minutes of use since.
     device_setup_date: date | None = None
     nightly_minutes: list[int] | None = Field(default=None, min_length=1, max_length=400)

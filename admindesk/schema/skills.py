@@ -27,6 +27,8 @@ SKILLS: dict[str, str] = {
     "site_of_care": "move a service to the site of care the payer's policy requires",
     "home_sleep_first": "work an in-lab sleep study under a policy that wants a home sleep test first",
     "genetic_testing": "request a germline genetic test on the payer's criteria: counseling, history, the performing lab",
+    "therapy_limit": "work therapy visits ordered past the plan's visit limit: the payer's count and the limit's type "
+                     "decide between requesting the plan of care's further visits and filing nothing",
     "concurrent_review": "send clinical updates for a stay or course under concurrent review",
     "preservice_appeal": "appeal a denied authorization before the service",
     "referral": "obtain or record a referral the plan requires",

@@ -86,6 +86,8 @@ class BenefitAccumulator(Base):
     period_start: Mapped[date] = mapped_column(Date)
     period_end: Mapped[date] = mapped_column(Date)
     visits_allowed: Mapped[int] = mapped_column(Integer)
+    # "Hard": visits past the limit are not covered; "Soft": they can be precertified (KM-REHAB-801).
+    limit_type: Mapped[str] = mapped_column(String(8), default="Hard")
 
     visits: Mapped[list[AccumulatorVisit]] = relationship(order_by="AccumulatorVisit.service_date.desc()",
                                                           viewonly=True)

@@ -71,6 +71,8 @@ KINDS = {
     "benefit_limit_miscounted": "a CARC 119 visit-limit denial whose accumulator is missing, counts the denied "
                                 "visit's date, or whose visits in the period (distinct dates) do not reach the "
                                 "limit unless labelled payer_error (and a labelled one that does reach it)",
+    "therapy_visits_inconsistent": "a therapy visit accumulator with a visit after today, or a chart note whose "
+                                   "count of the period's visits is not the accumulator's through its date",
     "appeal_deadline_mismatch": "a remittance appeal deadline that is not the payer's appeal window",
     "dated_after_today": "a claim serviced or submitted, or a remittance paid, after today (a task's `now`)",
     "fax_request_before_order": "a request in the fax history faxed before the order it requests",
@@ -312,6 +314,26 @@ def _audit_benefit_limit(claim: Claim, report: AuditReport, family: str) -> None
                    f"{detail} ({accumulator.visits_in_period()} of {accumulator.visits_allowed})")
 
 
+def _audit_therapy_benefits(world: World, report: AuditReport, today: date) -> None:
+    """A member's therapy visits applied so far are all before today, and a chart note that counts
+    the period's visits (`therapy_visits_used`) counts the accumulator's visits through its date."""
+    for coverage in world.coverages:
+        accumulator = coverage.therapy_accumulator
+        if accumulator is None:
+            continue
+        if any(visit.on > today for visit in accumulator.counted):
+            report.add("therapy_visits_inconsistent", "therapy", coverage.id, f"a visit applied after {today}")
+        for doc in world.documents:
+            stated = doc.fact("therapy_visits_used")
+            if doc.mrn != coverage.mrn or stated is None:
+                continue
+            counted = len({v.on for v in accumulator.counted
+                           if accumulator.period_start <= v.on <= min(doc.date, accumulator.period_end)})
+            if int(stated) != counted:
+                report.add("therapy_visits_inconsistent", "therapy", doc.id,
+                           f"the note counts {stated} visits, the accumulator {counted} through {doc.date}")
+
+
 def _has_paid_original(duplicate: Claim, original: Claim | None) -> bool:
     return (original is not None and original.claim_number != duplicate.claim_number
             and original.paid_amount > 0 and original.submitted_on < duplicate.submitted_on
@@ -345,6 +367,7 @@ def audit_world(world: World, today: date | None = None) -> AuditReport:
     _audit_fax_history(world, report)
     _audit_claims(world, report, facts, today or WORLD_ANCHOR.date())
     audit_inpatient(world, report, today or WORLD_ANCHOR.date())
+    _audit_therapy_benefits(world, report, today or WORLD_ANCHOR.date())
     return report
 
 

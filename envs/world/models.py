@@ -84,6 +84,8 @@ class Coverage:
     termination: date | None
     # The primary care physician of record the plan holds (an HMO's referrals come from them).
     pcp_npi: str | None = None
+    # The outpatient therapy visit limit and the visits applied so far, as the payer counts them.
+    therapy_accumulator: BenefitAccumulator | None = None
 
     def active_on(self, day: date) -> bool:
         return self.effective <= day and (self.termination is None or day <= self.termination)
@@ -308,8 +310,10 @@ class CountedVisit:
 @dataclass(**_FROZEN)
 class BenefitAccumulator:
     """A member's visit limit as the payer counts it (period `period_start`..`period_end`) and
-    the visits it applied before the claim it denied as over the limit (CARC 119).
-    `payer_error`: on purpose, some counted visits do not belong in the period's count."""
+    the visits it applied before the claim it denied as over the limit (CARC 119), or, on a
+    coverage, so far. `payer_error`: on purpose, some counted visits do not belong in the period's
+    count. `limit_type`: "Hard" (visits past the limit are not covered) or "Soft" (they can be
+    precertified)."""
 
     benefit: str
     visits_allowed: int
@@ -317,6 +321,7 @@ class BenefitAccumulator:
     period_end: date
     counted: tuple[CountedVisit, ...]
     payer_error: bool
+    limit_type: str = "Hard"
 
     def visits_in_period(self) -> int:
         """The distinct dates of service counted that fall in the benefit period."""

@@ -10,7 +10,7 @@ import pytest
 from admindesk.envs.world import WORLD_ANCHOR, build_world
 from admindesk.envs.world.audit import KINDS, audit_world, format_report, main
 from admindesk.envs.world.faxes import answered_order, faxed_request
-from admindesk.envs.world.models import Adjustment, InpatientNotice, Recoupment
+from admindesk.envs.world.models import Adjustment, BenefitAccumulator, CountedVisit, InpatientNotice, Recoupment
 from admindesk.envs.world.review_rules import MET, NOT_MET, review
 from tests.cases.examples import TASKS_DIR
 
@@ -128,6 +128,16 @@ def _inject(world, kind):
         bad = _with_first_line_adjustment(claim, Adjustment(group="PR", carc="119", rarc=None,
                                                             amount=claim.lines[0].charge))
         return _swap(world, "claims", claim, bad), claim.claim_number
+    if kind == "therapy_visits_inconsistent":
+        # A therapy visit applied to a Keystone member's limit a week from now.
+        coverage = next(c for c in world.coverages if c.payer_id == "PYR-KMH")
+        later = WORLD_ANCHOR.date() + timedelta(days=7)
+        accumulator = BenefitAccumulator(benefit="Outpatient rehabilitation", visits_allowed=20,
+                                         period_start=later.replace(month=1, day=1),
+                                         period_end=later.replace(month=12, day=31),
+                                         counted=(CountedVisit(on=later, code="97110", provider="Clinic"),),
+                                         payer_error=False, limit_type="Soft")
+        return _swap(world, "coverages", coverage, replace(coverage, therapy_accumulator=accumulator)), coverage.id
     if kind == "appeal_deadline_mismatch":
         remit = world.remittances[0]
         bad = replace(remit, appeal_deadline=remit.appeal_deadline + timedelta(days=30))

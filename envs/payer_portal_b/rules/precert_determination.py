@@ -5,7 +5,10 @@ The outcome of a request is a pure function of what was submitted and what is on
 1. Duplicate: an Approved or Pended request for the same subscriber and service code
    whose dates overlap is already on file; the new request is recorded as "Duplicate".
 2. Denied: the subscriber's coverage is not active on the first date of service.
-3. Not Required: no medical policy governs the code.
+3. Therapy visit limit (rules/therapy_limit.py): a therapy code with visits remaining in the
+   member's benefit period is Not Required; past a hard limit it is Denied; past a soft limit
+   policy KM-REHAB-801 governs it (its cap of visits and days). Otherwise Not Required: no
+   medical policy governs the code.
 4. Denied: none of the diagnosis codes falls under the policy's covered diagnoses
    (prefix match, so "M51" covers "M51.26").
 5. The policy's clinical rules are alternatives; each is a list of conditions on the
@@ -32,6 +35,7 @@ from admindesk.envs.payer_portal_b.models import MedicalPolicy, PolicyCode, Prec
 from admindesk.envs.payer_portal_b.rules.genetic_testing import HEREDITARY_CRITERIA
 from admindesk.envs.payer_portal_b.rules.precert_rules import unit_limit
 from admindesk.envs.payer_portal_b.rules.site_of_care import site_of_care_problem
+from admindesk.envs.payer_portal_b.rules.therapy_limit import VISIT_LIMIT_POLICY, visit_limit
 
 ACTIVE_STATUSES = ("Approved", "Pended")
 # The answer lists a policy condition names (`one_of:` in data/policies.yaml).
@@ -135,6 +139,18 @@ def determine(session: Session, submission: Submission, subscriber: Subscriber,
         return Determination("Denied", "Subscriber coverage is not active on the date of service "
                              f"{submission.start_date.strftime(DATE_FORMAT)}.")
     policy = policy_for_code(session, submission.service_code)
+    limit = None if policy else visit_limit(session, submission.subscriber_id, submission.service_code,
+                                            submission.start_date)
+    if limit is not None:
+        if not limit.reached:
+            return Determination("Not Required", f"{limit.allowed - limit.applied} of {limit.allowed} therapy visits "
+                                 f"remain in the benefit period {limit.period}; precertification is required only for "
+                                 f"visits past the limit ({VISIT_LIMIT_POLICY}). Keep this reference number.")
+        if limit.limit_type != "Soft":
+            return Determination("Denied", f"The benefit period {limit.period} allows {limit.allowed} therapy visits "
+                                 f"and {limit.applied} are applied. The member's group has a hard limit: visits past "
+                                 f"it are not covered and cannot be precertified ({VISIT_LIMIT_POLICY}).")
+        policy = session.get(MedicalPolicy, VISIT_LIMIT_POLICY)
     if policy is None:
         return Determination("Not Required", f"Precertification is not required for {submission.service_code}. "
                              "Keep this reference number for your records.")
@@ -157,6 +173,7 @@ def determine(session: Session, submission: Submission, subscriber: Subscriber,
     if missing_docs:
         return Determination("Pended", f"Pended for documentation. Upload: {', '.join(missing_docs)}.")
     last_day = min(submission.end_date, submission.start_date + timedelta(days=policy.approval_days - 1))
+    most = policy.max_units if limit else unit_limit(session, submission.service_code)[0]
     return Determination("Approved", f"Meets medical policy {policy.policy_number} criteria.",
-                         approved_units=min(submission.units, unit_limit(session, submission.service_code)[0]),
+                         approved_units=min(submission.units, most),
                          approved_start=submission.start_date, approved_end=last_day)

@@ -214,14 +214,16 @@ def _seed_recoveries(session: Session, world, payer_id: str) -> None:
 
 
 def _seed_accumulators(session: Session, world, payer_id: str) -> None:
-    """The visit-limit accumulator behind each claim this payer denied as over the limit."""
-    for claim in world.claims:
-        accumulator = claim.benefit_accumulator
-        if claim.payer_id != payer_id or accumulator is None:
+    """The visit-limit accumulator behind each claim this payer denied as over the limit, and each
+    member's therapy visits applied so far."""
+    held = [(claim.member_id, claim.benefit_accumulator) for claim in world.claims if claim.payer_id == payer_id]
+    held += [(c.member_id, c.therapy_accumulator) for c in world.coverages if c.payer_id == payer_id]
+    for member_id, accumulator in held:
+        if accumulator is None:
             continue
-        row = BenefitAccumulator(subscriber_id=claim.member_id, benefit=accumulator.benefit,
+        row = BenefitAccumulator(subscriber_id=member_id, benefit=accumulator.benefit,
                                  period_start=accumulator.period_start, period_end=accumulator.period_end,
-                                 visits_allowed=accumulator.visits_allowed)
+                                 visits_allowed=accumulator.visits_allowed, limit_type=accumulator.limit_type)
         session.add(row)
         session.flush()
         session.add_all(AccumulatorVisit(accumulator_id=row.id, service_date=visit.on, code=visit.code,

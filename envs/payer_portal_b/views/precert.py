@@ -10,7 +10,7 @@ from admindesk.envs.common.pagination import apply_sort, paginate
 from admindesk.envs.common.web import db, get_or_404
 from admindesk.envs.payer_portal_b.forms import AdditionalInfoForm, PrecertForm, RequirementLookupForm
 from admindesk.envs.payer_portal_b.forms_workflow import ChangeForm, PeerToPeerForm, PeerToPeerOutcomeForm, WithdrawForm
-from admindesk.envs.payer_portal_b.models import Appeal, PrecertRequest, ProcedureCode, Provider
+from admindesk.envs.payer_portal_b.models import Appeal, MedicalPolicy, PrecertRequest, ProcedureCode, Provider
 from admindesk.envs.payer_portal_b.portal import (
     attachment_response,
     attachments_of,
@@ -23,6 +23,7 @@ from admindesk.envs.payer_portal_b.precert_service import add_information, submi
 from admindesk.envs.payer_portal_b.rules.precert_determination import policy_for_code
 from admindesk.envs.payer_portal_b.rules.precert_rules import slot_choices
 from admindesk.envs.payer_portal_b.rules.site_of_care import site_of_care_policy
+from admindesk.envs.payer_portal_b.rules.therapy_limit import THERAPY_CODES, VISIT_LIMIT_POLICY
 from admindesk.envs.payer_portal_b.workflow_models import PeerToPeer, PrecertEvent, PrecertLine
 
 precert = Blueprint("precert", __name__, url_prefix="/precertification")
@@ -37,7 +38,7 @@ SORT_COLUMNS = {"reference": PrecertRequest.reference_number, "subscriber": Prec
 def requirements():
     """Is precertification required for a code, and may it be requested online?"""
     form = RequirementLookupForm(request.args)
-    code = policy = site_policy = None
+    code = policy = site_policy = visit_limit_policy = None
     if request.args and form.validate():
         code = db().get(ProcedureCode, form.code.data.strip().upper())
         if code is None:
@@ -45,11 +46,13 @@ def requirements():
         else:
             policy = policy_for_code(db(), code.code)
             site_policy = site_of_care_policy(db(), code.code)
+            if code.code in THERAPY_CODES:
+                visit_limit_policy = db().get(MedicalPolicy, VISIT_LIMIT_POLICY)
     describe(record_type="service_code", record_id=code.code if code else None, tab="requirements",
              fax_only=bool(policy and policy.fax_only))
     status = 422 if form.errors else 200
     return render_template("precert_requirements.html", form=form, code=code, policy=policy,
-                           site_policy=site_policy, payer=payer()), status
+                           site_policy=site_policy, visit_limit_policy=visit_limit_policy, payer=payer()), status
 
 
 @precert.route("/new", methods=["GET", "POST"])

@@ -47,6 +47,7 @@ from admindesk.envs.world.world import World
 from admindesk.schema.case_model import HOSPITAL_DOCUMENTS, Case
 
 # Document types written during a visit: they share the visit's encounter.
+KEYSTONE_PAYER = "PYR-KMH"
 VISIT_DOCUMENTS = frozenset({"progress_note", "face_to_face", "written_order"})
 
 
@@ -203,7 +204,8 @@ class _Builder:
                 member_id=spec.member_id or self.ids.member_id(spec.payer, index),
                 group_number=self.ids.group_number(plan.group_prefix), subscriber_name=subscriber,
                 relationship=spec.relationship, effective=spec.effective, termination=spec.termination,
-                pcp_npi=self._pcp(f"{field}.pcp", spec.pcp))
+                pcp_npi=self._pcp(f"{field}.pcp", spec.pcp),
+                therapy_accumulator=self._therapy_accumulator(f"{field}.therapy_benefit", spec))
             chart.append(coverage)
             at_payer = spec.at_payer.model_dump(exclude_unset=True) if spec.at_payer else {}
             for name, member_id in (("member_id", spec.member_id), ("at_payer.member_id", at_payer.get("member_id"))):
@@ -216,7 +218,8 @@ class _Builder:
         for offset, alike in enumerate(patients[1:], start=len(chart)):
             coverage = replace(primary, id=self.ids.coverage(offset), mrn=alike.mrn, rank=1,
                                member_id=self.ids.member_id(primary_spec.payer, offset),
-                               subscriber_name=alike.full_name, relationship="Self", termination=None)
+                               subscriber_name=alike.full_name, relationship="Self", termination=None,
+                               therapy_accumulator=None)
             chart.append(coverage)
             payer.append(coverage)
         return chart, payer
@@ -509,6 +512,23 @@ class _Builder:
                     payer_error=notice.payer_error))
             results.append((claim, remittance))
         return results
+
+    def _therapy_accumulator(self, field: str, spec) -> BenefitAccumulator | None:
+        """The coverage's therapy visit accumulator; only Keystone's portal shows one."""
+        benefit = spec.therapy_benefit
+        if benefit is None:
+            return None
+        if spec.payer != KEYSTONE_PAYER:
+            self._fail(field, f"only {KEYSTONE_PAYER}'s portal shows a visit accumulator")
+        # This practice's visits were rendered where the case's therapy is ordered.
+        practice = self.world.facility(self.case.orders[0].facility).name if self.case.orders else "Outside provider"
+        start = benefit.period_start
+        return BenefitAccumulator(
+            benefit=benefit.benefit, visits_allowed=benefit.visits_allowed, period_start=start,
+            period_end=start.replace(year=start.year + 1) - timedelta(days=1),
+            counted=tuple(CountedVisit(on=v.service_date, code=v.code, provider=v.provider or practice)
+                          for v in benefit.counted),
+            payer_error=False, limit_type=benefit.limit.capitalize())
 
     def _benefit_limits(self, billed: list[tuple[Claim, Remittance | None]]) -> list[tuple[Claim, Remittance | None]]:
         """Each claim denied over a visit limit, with the payer's accumulator of that limit."""

@@ -64,6 +64,8 @@ FACT_SENTENCES = {
     "iv_medications": "IV medications: {}.",
     "response_to_treatment": "Response to treatment: {}.",
     "discharge_plan": "Discharge plan: {}.",
+    "therapy_visits_used": "Therapy visits used this benefit period, including today: {}.",
+    "visits_planned": "Plan of care: {} further visits.",
 }
 PERCENT_FACTS = frozenset({"spo2_rest", "spo2_exertion", "spo2_on_oxygen", "hba1c"})
 

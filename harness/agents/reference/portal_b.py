@@ -23,9 +23,9 @@ def ehr_date(shown: str) -> str:
 
 
 def submit_approved_precert(work: Work, member_id: str, answers: dict[str, str], summary: str,
-                            attachments: list[tuple[str, str]]) -> dict[str, str]:
+                            attachments: list[tuple[str, str]], **dates_and_units) -> dict[str, str]:
     """`submit_precert`, ScriptFailed unless Keystone approved; work.notes["decision"] says so."""
-    decision = submit_precert(work, member_id, answers, summary, attachments)
+    decision = submit_precert(work, member_id, answers, summary, attachments, **dates_and_units)
     if decision["status"] != "Approved":
         raise ScriptFailed(f"Keystone Mutual did not approve: {decision}")
     work.notes["decision"] = decision["status"]
@@ -90,10 +90,25 @@ def clinical_answers(facts: dict) -> dict[str, str]:
     return answers
 
 
+def read_accumulator(work: Work, member_id: str, service_day: date) -> dict:
+    """Keystone's eligibility for the date of service, then its Benefit Accumulators: the benefit
+    period, the visits allowed, the limit's type (Hard, Soft) and the dates of the visits applied."""
+    check_eligibility(work, member_id, service_day)
+    actor = work.actor
+    actor.click("main a:has-text('View Visits Applied')")
+    start, end = (shown_date(part.strip()) for part in actor.fact("Benefit Period").split(" - "))
+    rows = work.env.page_locator("main table.grid tbody tr").all()
+    applied = [shown_date(row.locator("td").nth(1).inner_text()) for row in rows]
+    return {"start": start, "end": end, "allowed": int(actor.fact("Visits Allowed")), "applied": applied,
+            "limit_type": actor.fact("Limit Type").split(" limit", 1)[0].strip()}
+
+
 def submit_precert(work: Work, member_id: str, answers: dict[str, str], summary: str,
-                   attachments: list[tuple[str, str]]) -> dict[str, str]:
+                   attachments: list[tuple[str, str]], *, units: str | None = None,
+                   last_day: date | None = None) -> dict[str, str]:
     """Fill and submit a precertification request with (file name, document type)
-    attachments; returns the determination as shown."""
+    attachments; returns the determination as shown. Units default to the order's, the last
+    date to REQUESTED_DAYS after the planned date."""
     actor, notes = work.actor, work.notes
     actor.click("nav a[href='/precertification/new']")
     planned = parse_us_date(work.need("planned"))
@@ -103,10 +118,10 @@ def submit_precert(work: Work, member_id: str, answers: dict[str, str], summary:
     actor.fill("input[name=referring_npi]", notes["provider_npi"])
     actor.select_by_value("select[name=place_of_service]", notes["place_of_service"])
     actor.fill("input[name=service_code]", notes["code"])
-    actor.fill("input[name=units]", notes["units"])
+    actor.fill("input[name=units]", units or notes["units"])
     actor.fill("input[name=diagnosis_codes]", notes["diagnoses"])
     actor.fill("input[name=start_date]", portal_b_date(planned))
-    actor.fill("input[name=end_date]", portal_b_date(planned + timedelta(days=REQUESTED_DAYS - 1)))
+    actor.fill("input[name=end_date]", portal_b_date(last_day or planned + timedelta(days=REQUESTED_DAYS - 1)))
     for field, value in answers.items():
         if actor.read(f"[name={field}]").evaluate("e => e.tagName") == "SELECT":
             actor.select_option(f"select[name={field}]", value)

@@ -41,13 +41,7 @@ def read_accumulator(work: Work) -> dict:
     """Keystone's eligibility on the date of service, then its Benefit Accumulators."""
     member_id, service_date = work.need("member_id"), work.need("service_date")
     portal_b.open_portal_b(work)
-    portal_b.check_eligibility(work, member_id, parse_us_date(service_date))
-    actor = work.actor
-    actor.click("main a:has-text('View Visits Applied')")
-    start, end = (portal_b.shown_date(part.strip()) for part in actor.fact("Benefit Period").split(" - "))
-    rows = work.env.page_locator("main table.grid tbody tr").all()
-    applied = [portal_b.shown_date(row.locator("td").nth(1).inner_text()) for row in rows]
-    return {"start": start, "end": end, "allowed": int(actor.fact("Visits Allowed")), "applied": applied}
+    return portal_b.read_accumulator(work, member_id, parse_us_date(service_date))
 
 
 def us(day: date) -> str:
