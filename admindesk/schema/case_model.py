@@ -119,6 +119,15 @@ class DocumentFacts(CaseModel):
     nsaid_trial: str | None = None
     red_flags: str | None = None
     prior_imaging_date: date | None = None
+    # A therapy record's own dates (first and last visit) and the body site treated: the weeks of
+    # therapy a payer counts are computed from these, not from a note's summary of them.
+    therapy_site: str | None = None
+    therapy_first_visit: date | None = None
+    therapy_last_visit: date | None = None
+    # An imaging report's study and what it shows (e.g. a radiographic osteoarthritis grade).
+    imaging_study: str | None = None
+    imaging_findings: str | None = None
+    joint_injection: str | None = None
     mcmurray_test: Literal["positive", "negative"] | None = None
     symptom_duration_months: int | None = Field(default=None, ge=0)
     focal_neurologic_deficit: str | None = None

@@ -27,6 +27,7 @@ SKILLS: dict[str, str] = {
     "site_of_care": "move a service to the site of care the payer's policy requires",
     "home_sleep_first": "work an in-lab sleep study under a policy that wants a home sleep test first",
     "genetic_testing": "request a germline genetic test on the payer's criteria: counseling, history, the performing lab",
+    "conservative_care": "request elective surgery on the payer's conservative-care criteria, weeks counted from the therapy record",
     "concurrent_review": "send clinical updates for a stay or course under concurrent review",
     "preservice_appeal": "appeal a denied authorization before the service",
     "referral": "obtain or record a referral the plan requires",
