@@ -142,6 +142,15 @@ class DocumentFacts(CaseModel):
     nsaid_trial: str | None = None
     red_flags: str | None = None
     prior_imaging_date: date | None = None
+    # A therapy record's own dates (first and last visit) and the body site treated: the weeks of
+    # therapy a payer counts are computed from these, not from a note's summary of them.
+    therapy_site: str | None = None
+    therapy_first_visit: date | None = None
+    therapy_last_visit: date | None = None
+    # An imaging report's study and what it shows (e.g. a radiographic osteoarthritis grade).
+    imaging_study: str | None = None
+    imaging_findings: str | None = None
+    joint_injection: str | None = None
     mcmurray_test: Literal["positive", "negative"] | None = None
     symptom_duration_months: int | None = Field(default=None, ge=0)
     focal_neurologic_deficit: str | None = None
@@ -205,6 +214,10 @@ class DocumentFacts(CaseModel):
             raise ValueError("nightly_minutes are minutes of use in one night, 0 to 1440")
         if (self.nightly_minutes is None) != (self.device_setup_date is None):
             raise ValueError("an adherence report gives both device_setup_date and nightly_minutes")
+        if (self.therapy_first_visit is None) != (self.therapy_last_visit is None):
+            raise ValueError("a therapy record gives both therapy_first_visit and therapy_last_visit")
+        if self.therapy_first_visit is not None and self.therapy_first_visit > self.therapy_last_visit:
+            raise ValueError("a therapy record's therapy_first_visit is on or before its therapy_last_visit")
         return self
 
 
@@ -244,6 +257,9 @@ class DocumentSpec(CaseModel):
                 raise ValueError("an oximetry report gives its SpO2 and its test_date, tested_by and test_conditions")
             if facts.test_date > self.date:
                 raise ValueError("an oximetry report's test_date is on or before the report's date")
+        # A therapy record is written after the visits it counts (the weeks are computed from them).
+        if self.facts.therapy_last_visit is not None and self.facts.therapy_last_visit > self.date:
+            raise ValueError("a therapy record's therapy_last_visit is on or before the record's date")
         return self
 
 

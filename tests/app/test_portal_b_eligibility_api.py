@@ -103,7 +103,7 @@ def by_api(client: FormClient, task_id: str, member: str, dob: date, service_dat
 PARITY = [
     pytest.param("pa-easy-01", "planned", "Active", id="active-on-the-planned-date"),
     pytest.param("pa-easy-01", None, "Active", id="no-date-is-today"),
-    pytest.param("pa-hard-10", "planned", "Inactive", id="termed-coverage"),
+    pytest.param("pa-hard-11", "planned", "Inactive", id="termed-coverage"),
 ]
 
 
@@ -126,8 +126,8 @@ def test_api_leaves_the_row_and_audit_the_form_leaves(client, task_id, when, res
 
 
 def test_the_answer_carries_the_coverage_period_and_benefit_summary(client):
-    member, dob, planned = keystone_member("pa-hard-10")
-    _, rows, _, answer = by_api(client, "pa-hard-10", member, dob, planned)
+    member, dob, planned = keystone_member("pa-hard-11")
+    _, rows, _, answer = by_api(client, "pa-hard-11", member, dob, planned)
     subscriber = next(s for s in rows["subscribers"] if s["subscriber_id"] == member)
     plan = next(p for p in rows["plans"] if p["plan_id"] == subscriber["plan_id"])
     contained = {resource.id: resource for resource in answer.contained}

@@ -269,7 +269,7 @@ def test_parity_covers_every_table_a_request_writes(client, npi):
 SCENARIOS = [
     pytest.param("pa-easy-01", {}, "Approved", ["A1"], "complete", id="approve"),
     pytest.param("pa-easy-04", {"documents": ()}, "Pended", ["A4"], "queued", id="pend-for-documents"),
-    pytest.param("pa-hard-10", {}, "Denied", ["A3"], "complete", id="deny-coverage-ended"),
+    pytest.param("pa-hard-11", {}, "Denied", ["A3"], "complete", id="deny-coverage-ended"),
     pytest.param("pa-hard-18", {}, "Denied", ["A3"], "complete", id="deny-criteria-not-met"),
     pytest.param("pa-easy-18", {}, "Duplicate", [""], "complete", id="duplicate-on-file"),
     # Cervical MRI for a lumbar diagnosis: line 2 is not covered by its policy.

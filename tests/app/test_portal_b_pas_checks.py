@@ -170,7 +170,7 @@ def test_coverage_requirements_from_the_medical_policies(episode):
 
 
 def test_coverage_requirements_for_an_ended_coverage_and_a_stranger(app):
-    client, headers, order = start(app, "pa-hard-10")
+    client, headers, order = start(app, "pa-hard-11")
     member = {"subscriberId": order.subscriber_id, "birthDate": order.dob.isoformat(),
               "serviceDate": order.start.isoformat()}
     _, answer = lookup(client, headers, "72148", **member)

@@ -2,7 +2,7 @@
 and typed into another, rubric checks judged by a model judge over loopback HTTP; and a
 PDF uploaded with BrowserGym's own `upload_file` action, stored by the app.
 
-pa-easy-15 (template prior_auth/request_on_file): the request is already approved at the
+pa-easy-17 (template prior_auth/request_on_file): the request is already approved at the
 payer. The EHR order holds the payer's case number; portal A, in a second tab, shows the
 decision; it is copied onto the order, the order gets a comment, the work item is closed
 and nothing is filed.
@@ -26,10 +26,10 @@ from tests.unit.protocol_servers import ProtocolServer, chat_completion, json_re
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-TASK = "browsergym/admindesk.pa-easy-15"
+TASK = "browsergym/admindesk.pa-easy-17"
 CHAT = "/v1/chat/completions"
 RATIONALE = "The text gives the approval on file, its number and dates, and no resubmission."
-PATIENT, DOB = "Abernathy, Celeste", "02/28/1971"
+PATIENT, DOB = "Brzezinski, Yolanda", "04/22/1958"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -73,17 +73,17 @@ def look_up_on_portal_a(steps: BrowserGymSteps, portal_url: str, case_number: st
             "units": steps.fact("Approved units"), "start": start.strip(), "end": end.strip()}
 
 
-def test_pa_easy_15_in_two_tabs_scores_1_with_a_judge_and_an_immediate_answer_scores_0(passing_judge):
+def test_pa_easy_17_in_two_tabs_scores_1_with_a_judge_and_an_immediate_answer_scores_0(passing_judge):
     server, judge = passing_judge
     env = gymnasium.make(TASK, task_kwargs={"judge": judge})
     steps = BrowserGymSteps(env)
     try:
         obs, info = env.reset()
-        assert "Celeste Abernathy" in obs["goal"]
+        assert "Yolanda Brzezinski" in obs["goal"]
         open_order(steps)
         case_number = steps.page.locator("input[name=reference_number]").input_value()
         payer = steps.fact("Billing coverage").split(" (")[0]
-        assert case_number and payer == "Northwind Health Plan"
+        assert case_number and payer == "Atlas Choice Health"
 
         decision = look_up_on_portal_a(steps, info["task_info"]["apps"]["payer_portal_a"], case_number)
         assert decision["status"] == "Approved" and decision["auth_number"]
@@ -129,7 +129,7 @@ def test_pa_easy_15_in_two_tabs_scores_1_with_a_judge_and_an_immediate_answer_sc
 
 
 def test_a_pdf_uploaded_with_upload_file_is_stored_in_the_chart(tmp_path):
-    pdf = tmp_path / "outside-records-abernathy.pdf"
+    pdf = tmp_path / "outside-records-brzezinski.pdf"
     pdf.write_bytes(render_pdf("Outside records", [("Patient", PATIENT), ("DOB", DOB)],
                                "Lumbar spine X-ray, 10/02/2026: degenerative changes at L4-L5."))
     env = gymnasium.make(TASK)

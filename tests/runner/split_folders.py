@@ -34,6 +34,6 @@ def write_split(folder: Path, name: str, task_files: dict[str, Path], *, seed: i
 
 
 def write_public_copy_split(folder: Path, name: str = "t-1", **options) -> Path:
-    """A one-task split: public pa-easy-15 as `pa-easy-15@<name>`."""
-    return write_split(folder, name, {f"pa-easy-15@{name}": TASKS_ROOT / "prior_auth" / "pa-easy-15.yaml"},
+    """A one-task split: public pa-easy-17 as `pa-easy-17@<name>`."""
+    return write_split(folder, name, {f"pa-easy-17@{name}": TASKS_ROOT / "prior_auth" / "pa-easy-17.yaml"},
                        **options)

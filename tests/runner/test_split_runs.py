@@ -21,7 +21,7 @@ from admindesk.harness.task_tools.folders import PUBLIC_SPLIT_RECORD, TaskFolder
 from admindesk.schema.case_ids import CaseIds
 from tests.runner.split_folders import write_public_copy_split
 
-TASK_ID = "pa-easy-15@t-1"
+TASK_ID = "pa-easy-17@t-1"
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def test_the_split_record_of_the_public_suite_a_split_and_a_private_seed(split_d
 def test_a_task_file_edited_after_generation_is_refused(split_dir):
     edited = split_dir / "prior_auth" / f"{TASK_ID}.yaml"
     edited.write_text(edited.read_text().replace("max_steps: 80", "max_steps: 81"))
-    with pytest.raises(TaskFolderError, match=r"not the ones split.json lists \(edited: pa-easy-15@t-1\)"):
+    with pytest.raises(TaskFolderError, match=r"not the ones split.json lists \(edited: pa-easy-17@t-1\)"):
         split_record(split_dir)
 
 
@@ -124,7 +124,7 @@ def test_services_start_every_app_on_the_tasks_dir(split_dir):
         services.reset_all(task=TASK_ID)
         patients = services.snapshot_all()["ehr_web"]["patients"]
         mrn = CaseIds(TASK_ID).mrn(0)
-        assert [(p["first_name"], p["last_name"]) for p in patients if p["mrn"] == mrn] == [("Celeste", "Abernathy")]
+        assert [(p["first_name"], p["last_name"]) for p in patients if p["mrn"] == mrn] == [("Yolanda", "Brzezinski")]
     with Services(apps=["ehr_web"]) as public:
         with pytest.raises(ServiceError, match="unknown task"):
             public.reset_all(task=TASK_ID)

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from admindesk.envs.payer_portal_a.policy import load_policy
-from admindesk.harness.agents.reference.prior_auth.sleep_home_first import in_lab_reason
+from admindesk.harness.agents.reference.prior_auth.clinical_criteria.sleep_home_first import in_lab_reason
 from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 
 TEMPLATE = "prior_auth/sleep_home_first"

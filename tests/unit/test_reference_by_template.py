@@ -1,4 +1,5 @@
-"""A template's reference solution is found by its name: `reference/<workflow>/<name>.py`."""
+"""A template's reference solution is found by its name: `reference/<workflow>/<name>.py`, or
+`reference/<workflow>/<group>/<name>.py` in a subfolder of its workflow."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,7 +22,12 @@ def test_every_template_has_a_solution(template):
     assert callable(solution_of_template(template))
 
 
-@pytest.mark.parametrize("template", ["dme/no_such_template", "no_workflow/supplier_packet", "dme/steps",
+def test_a_solution_in_a_workflow_subfolder_is_found():
+    solve = solution_of_template("prior_auth/site_of_care")
+    assert solve.__module__.endswith(".prior_auth.clinical_criteria.site_of_care")
+
+
+@pytest.mark.parametrize("template", ["dme/no_such_template", "prior_auth/clinical_criteria", "no_workflow/supplier_packet", "dme/steps",
                                       "../dme/supplier_packet", "", "dme"])
 def test_a_name_without_a_solution_is_a_lookup_error(template):
     with pytest.raises(LookupError, match="no reference solution for template"):

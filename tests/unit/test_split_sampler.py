@@ -49,8 +49,8 @@ def test_oxygen_traps_stay_on_their_side(rows, world, seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_terminated_coverage_stays_terminated_on_the_service_date(rows, world, seed):
-    # pa-hard-10: both payers ended the coverages before the planned surgery.
-    case = drawn(rows, world, "pa-hard-10", seed).case
+    # pa-hard-11: both payers ended the coverages before the planned surgery.
+    case = drawn(rows, world, "pa-hard-11", seed).case
     planned = date.fromisoformat(case["orders"][0]["planned_date"])
     ends = [date.fromisoformat(c["at_payer"]["termination"]) for c in case["coverages"]]
     assert len(ends) == 2 and all(end < planned for end in ends)

@@ -1,7 +1,8 @@
 """The `reference` agent: one scripted solution per task template, parametrised by the
 task's case, acting only through `Env.step` (see work.py). Template "workflow/name" is
-solved by module `reference/<workflow>/<name>.py`; gestures several workflows share sit
-beside this file, a workflow's own beside its solutions.
+solved by module `reference/<workflow>/<name>.py` or `reference/<workflow>/<group>/<name>.py`
+(a subfolder groups one kind of work); gestures several workflows share sit beside this file,
+a workflow's own beside its solutions.
 
 `make_agent("reference", skip="<subtask id>")` leaves one subtask's actions out (ablation);
 `route="<name>"` takes another route the task credits, where the solution offers one (its
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import pkgutil
 
 from admindesk.harness.agents.reference.api_work import ApiWork
 from admindesk.harness.agents.reference.work import SkippedPhase, Work
@@ -22,17 +24,28 @@ PACKAGE = "admindesk.harness.agents.reference"
 
 def solution_of_template(template: str):
     """The `solve` function of template "workflow/name": module `<workflow>/<name>.py` of this
-    package. LookupError when the template has no solution yet."""
+    package, or `<workflow>/<group>/<name>.py` in one of the workflow's subfolders (templates
+    grouped by kind of work, so that no folder outgrows the layout's limit). LookupError when
+    the template has no solution yet."""
     workflow, _, name = template.partition("/")
-    module = f"{PACKAGE}.{workflow}.{name}"
-    try:
-        found = workflow.isidentifier() and name.isidentifier() and importlib.util.find_spec(module)
-    except ModuleNotFoundError:  # no such workflow folder
-        found = None
-    solve = getattr(importlib.import_module(module), "solve", None) if found else None
+    module = _solution_module(workflow, name) if workflow.isidentifier() and name.isidentifier() else None
+    solve = getattr(importlib.import_module(module), "solve", None) if module else None
     if solve is None:
-        raise LookupError(f"no reference solution for template {template!r} (no solve() in {module})")
+        raise LookupError(f"no reference solution for template {template!r} (no solve() in "
+                          f"{PACKAGE}.{workflow}[.<group>].{name})")
     return solve
+
+
+def _solution_module(workflow: str, name: str) -> str | None:
+    try:
+        package = importlib.import_module(f"{PACKAGE}.{workflow}")
+    except ModuleNotFoundError:  # no such workflow folder
+        return None
+    groups = [info.name for info in pkgutil.iter_modules(package.__path__) if info.ispkg]
+    for module in [f"{package.__name__}.{name}", *(f"{package.__name__}.{group}.{name}" for group in groups)]:
+        if importlib.util.find_spec(module):
+            return module
+    return None
 
 
 def solution_for(task: Task):
