@@ -224,7 +224,8 @@ class DocumentFacts(CaseModel):
 DocumentType = Literal["progress_note", "pt_note", "imaging_report", "sleep_study", "face_to_face",
                        "written_order", "lab_result", "medication_history", "addendum", "adherence_report", "oximetry_report",
                        "incident_report",
-                       "history_and_physical", "hospital_progress_note", "discharge_summary"]
+                       "history_and_physical", "hospital_progress_note", "discharge_summary",
+                       "clearinghouse_report"]
 # Documents of a hospital stay: they belong to the case's admission (its inpatient encounter).
 HOSPITAL_DOCUMENTS = ("history_and_physical", "hospital_progress_note", "discharge_summary")
 
@@ -468,6 +469,19 @@ class BenefitLimitSpec(CaseModel):
         return self
 
 
+class ClaimSubmissionSpec(CaseModel):
+    """One transmission of the claim through the clearinghouse, with the acknowledgement report
+    that came back (case document `report`, of type clearinghouse_report, dated the transmission
+    day). The clearinghouse accepts every file it can read (999); `rejection` is the payer front
+    end's 277CA rejection (status category:code and its text): a rejected claim never reached
+    adjudication, so its report proves no filing. Without it the payer accepted the claim."""
+
+    report: Key
+    transmitted_on: date
+    rejection: str | None = Field(default=None, min_length=1)
+    note: str | None = Field(default=None, min_length=1, description="why the desk transmitted it (resubmission)")
+
+
 class ClaimSpec(CaseModel):
     """A claim as the payer adjudicated it. `auth` names a request on file whose number
     the claim carries; leave it out for a claim sent without one."""
@@ -492,6 +506,19 @@ class ClaimSpec(CaseModel):
     eligibility_error: bool = False
     # The payer denied the claim's visit as over the plan's visit limit (CARC 119).
     benefit_limit: BenefitLimitSpec | None = None
+    # The claim's clearinghouse history, oldest first; the last transmission is the one the payer
+    # received (`submitted_on`), so the payer accepted it.
+    submissions: list[ClaimSubmissionSpec] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _submissions_end_with_the_received_claim(self):
+        days = [s.transmitted_on for s in self.submissions]
+        if days != sorted(days) or (days and days[0] < self.service_date):
+            raise ValueError("submissions: oldest first, none before the service date")
+        if self.submissions and (days[-1] != self.submitted_on or self.submissions[-1].rejection is not None):
+            raise ValueError("submissions: the last one is the claim the payer received (transmitted_on is "
+                             "submitted_on) and accepted (no rejection)")
+        return self
 
     @model_validator(mode="after")
     def _only_paid_claims_are_reviewed_for_payment(self):
@@ -585,10 +612,30 @@ class Case(CaseModel):
         _refer("claims", "auth", self.claims, requests)
         _refer("faxes", "about", self.faxes, requests)
         _refer("faxes", "order", self.faxes, orders)
+        _reports_are_their_submissions(self)
         _appeals_follow_their_claims(self.payer_history.appeals, {c.key: c for c in self.claims})
         _recoupments_name_an_earlier_claim(self.claims)
         _admission_holds_its_documents(self)
         return self
+
+
+def _reports_are_their_submissions(case: Case) -> None:
+    """Each claim submission's report is a clearinghouse_report of the case dated its transmission,
+    and each such report is one submission's."""
+    reports = {d.key: d for d in case.documents if d.type == "clearinghouse_report"}
+    named = []
+    for c_index, claim in enumerate(case.claims):
+        for s_index, submission in enumerate(claim.submissions):
+            field = f"claims.{c_index}.submissions.{s_index}.report"
+            doc = reports.get(submission.report)
+            if doc is None:
+                raise ValueError(f"{field}: no clearinghouse_report document {submission.report!r} in this case")
+            if doc.date != submission.transmitted_on:
+                raise ValueError(f"{field}: the report is dated its transmission day, {submission.transmitted_on}")
+            named.append(submission.report)
+    for key in reports:
+        if named.count(key) != 1:
+            raise ValueError(f"documents: the clearinghouse report {key!r} is the report of exactly one claim submission")
 
 
 def _admission_holds_its_documents(case: Case) -> None:

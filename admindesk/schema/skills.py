@@ -49,6 +49,8 @@ SKILLS: dict[str, str] = {
                       "decides between billing the coverage in force, the patient, or a reconsideration",
     "benefit_limit": "work a visit-limit denial (CARC 119): the payer's count against the practice's visits decides "
                      "between billing the member and asking the payer to reprocess",
+    "timely_filing": "work a timely filing denial (CO-29): the payer's filing limit against the claim's clearinghouse "
+                     "history decides between a reconsideration with the acceptance report and a write-off",
     "cob": "coordination of benefits: work the secondary coverage or carry the primary's payment",
     "other_payer": "bill a claim the payer denied as not its responsibility (CO-109) to the payer responsible",
     # DME and the work queues.

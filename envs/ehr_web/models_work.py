@@ -39,6 +39,8 @@ class Claim(Base):
     remittance: Mapped[Remittance | None] = relationship(viewonly=True)
     transfer: Mapped[BalanceTransfer | None] = relationship(
         primaryjoin="Claim.claim_number == foreign(BalanceTransfer.claim_number)", uselist=False, viewonly=True)
+    submissions: Mapped[list[ClaimSubmission]] = relationship(order_by="ClaimSubmission.transmitted_on",
+                                                              viewonly=True)
 
     @property
     def balance(self) -> float:
@@ -79,6 +81,25 @@ class ClaimAdjustment(Base):
     carc_code: Mapped[str] = mapped_column(String(8))
     rarc_code: Mapped[str | None] = mapped_column(String(8))
     amount: Mapped[float] = mapped_column(Float)
+
+
+class ClaimSubmission(Base):
+    """One transmission of the claim through the clearinghouse: the batch, the clearinghouse's file
+    acknowledgement (999), the payer's claim acknowledgement (277CA, Accepted with its claim control
+    number or Rejected with the status) and the acknowledgement report filed in the chart."""
+
+    __tablename__ = "claim_submissions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    claim_number: Mapped[str] = mapped_column(ForeignKey("claims.claim_number"), index=True)
+    transmitted_on: Mapped[date] = mapped_column(Date)
+    batch_id: Mapped[str] = mapped_column(String(24))
+    clearinghouse_status: Mapped[str] = mapped_column(String(16))
+    payer_status: Mapped[str] = mapped_column(String(16))
+    payer_control_number: Mapped[str | None] = mapped_column(String(24))
+    status_detail: Mapped[str | None] = mapped_column(String(256))
+    note: Mapped[str | None] = mapped_column(String(256))
+    report_document_id: Mapped[str] = mapped_column(ForeignKey("documents.id"))
 
 
 class Remittance(Base):

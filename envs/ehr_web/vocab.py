@@ -75,6 +75,7 @@ DOCUMENT_KINDS = {
     "lab_result": "Lab Result", "pt_note": "PT Note", "medication_history": "Medication History",
     "sleep_study": "Sleep Study", "adherence_report": "PAP Adherence Report",
     "oximetry_report": "Oximetry Report", "incident_report": "Incident Report",
+    "clearinghouse_report": "Clearinghouse Report",
 }
 # Types a user may pick when uploading a PDF into the chart.
 UPLOAD_KINDS = ("Payer Letter", "Authorization Approval", "Denial Letter", "Outside Records",

@@ -294,6 +294,10 @@ class Claim(Base):
     rendering_npi: Mapped[str] = mapped_column(String(10))
     facility_name: Mapped[str] = mapped_column(String(160))
     submitted_on: Mapped[date] = mapped_column(Date)
+    # The day the payer's front end first accepted (277CA) a transmission of this claim: earlier than
+    # `submitted_on` when the claims system lost or mis-dated it. None: no front-end record kept
+    # (the claim as received is taken as its first acceptance).
+    first_accepted_on: Mapped[date | None] = mapped_column(Date)
     total_charge: Mapped[float] = mapped_column(Float)
     paid_amount: Mapped[float] = mapped_column(Float)
     status: Mapped[str] = mapped_column(String(24))

@@ -89,6 +89,9 @@ def manual(payer: Payer) -> list[ManualChapter]:
         ManualChapter(2, "Retro authorization", (rules.retro_rule_text(),)),
         ManualChapter(3, "Claims", (
             f"Timely filing limit: {rules.claim_filing_days} days from the date of service.",
+            f"Proof of timely filing: the clearinghouse acknowledgement (277CA) showing {payer.name} accepted the "
+            "claim within the limit, with its payer claim control number. A claim rejected at the front end was "
+            "never received: its rejection report does not establish a filing date.",
             f"Corrected claims: {rules.corrected_claim_days} days from the original remittance.")),
         ManualChapter(4, "Appeals", (
             f"Level 1 appeals within {payer.timely_appeal_days} days of the remittance; decisions within "

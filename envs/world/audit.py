@@ -73,6 +73,10 @@ KINDS = {
                                 "limit unless labelled payer_error (and a labelled one that does reach it)",
     "therapy_visits_inconsistent": "a therapy visit accumulator with a visit after today, or a chart note whose "
                                    "count of the period's visits is not the accumulator's through its date",
+    "clearinghouse_history_mismatch": "a claim's clearinghouse history with a transmission before the date of "
+                                      "service, a report that is not a clearinghouse report in the patient's chart "
+                                      "dated its transmission, or a last transmission that is not the accepted "
+                                      "claim the payer received (its submitted date)",
     "appeal_deadline_mismatch": "a remittance appeal deadline that is not the payer's appeal window",
     "dated_after_today": "a claim serviced or submitted, or a remittance paid, after today (a task's `now`)",
     "fax_request_before_order": "a request in the fax history faxed before the order it requests",
@@ -265,6 +269,8 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
             _audit_recoupment(claim, claims.get(claim.recoupment.duplicate_of), report, family)
         if "119" in carcs or claim.benefit_accumulator is not None:
             _audit_benefit_limit(claim, report, family)
+        if claim.submissions:
+            _audit_submissions(world, claim, report, family)
         remittance = world.remittance_for(claim.claim_number)
         if remittance and remittance.appeal_deadline != remittance.paid_on + timedelta(days=payer.timely_appeal_days):
             report.add("appeal_deadline_mismatch", family, record,
@@ -332,6 +338,21 @@ def _audit_therapy_benefits(world: World, report: AuditReport, today: date) -> N
             if int(stated) != counted:
                 report.add("therapy_visits_inconsistent", "therapy", doc.id,
                            f"the note counts {stated} visits, the accumulator {counted} through {doc.date}")
+
+
+def _audit_submissions(world: World, claim: Claim, report: AuditReport, family: str) -> None:
+    """The clearinghouse history ends with the claim the payer received; each report is in the chart."""
+    documents = {d.id: d for d in world.documents_for(claim.mrn)}
+    last = claim.submissions[-1]
+    problems = [f"transmitted {s.transmitted_on} before the service" for s in claim.submissions
+                if s.transmitted_on < claim.service_date]
+    problems += [f"report {s.report_document_id} is not its clearinghouse report" for s in claim.submissions
+                 if (doc := documents.get(s.report_document_id)) is None or doc.kind != "clearinghouse_report"
+                 or doc.date != s.transmitted_on]
+    if last.transmitted_on != claim.submitted_on or last.rejection:
+        problems.append(f"the last transmission ({last.transmitted_on}, {last.payer_status}) is not the received claim")
+    for problem in problems:
+        report.add("clearinghouse_history_mismatch", family, claim.claim_number, problem)
 
 
 def _has_paid_original(duplicate: Claim, original: Claim | None) -> bool:

@@ -329,6 +329,25 @@ class BenefitAccumulator:
 
 
 @dataclass(**_FROZEN)
+class ClaimSubmission:
+    """One transmission of a claim through the clearinghouse: its batch, the clearinghouse's file
+    acknowledgement (999, accepted whenever the file could be read) and the payer front end's
+    claim acknowledgement (277CA): accepted with the payer's claim control number, or rejected
+    (`rejection`: status category:code and text), in which case the payer never received it."""
+
+    transmitted_on: date
+    batch_id: str
+    payer_control_number: str | None
+    rejection: str | None
+    report_document_id: str
+    note: str | None = None
+
+    @property
+    def payer_status(self) -> str:
+        return "Rejected" if self.rejection else "Accepted"
+
+
+@dataclass(**_FROZEN)
 class Claim:
     """A professional/facility claim as the payer adjudicated it."""
 
@@ -359,6 +378,8 @@ class Claim:
     # Denied CO-27 although the payer's own enrollment covers the date of service, on purpose.
     eligibility_error: bool = False
     benefit_accumulator: BenefitAccumulator | None = None
+    # The clearinghouse history (oldest first), when the case gives one.
+    submissions: tuple[ClaimSubmission, ...] = ()
 
     @property
     def paid_amount(self) -> float:

@@ -10,7 +10,14 @@ import pytest
 from admindesk.envs.world import WORLD_ANCHOR, build_world
 from admindesk.envs.world.audit import KINDS, audit_world, format_report, main
 from admindesk.envs.world.faxes import answered_order, faxed_request
-from admindesk.envs.world.models import Adjustment, BenefitAccumulator, CountedVisit, InpatientNotice, Recoupment
+from admindesk.envs.world.models import (
+    Adjustment,
+    BenefitAccumulator,
+    ClaimSubmission,
+    CountedVisit,
+    InpatientNotice,
+    Recoupment,
+)
 from admindesk.envs.world.review_rules import MET, NOT_MET, review
 from tests.cases.examples import TASKS_DIR
 
@@ -90,6 +97,11 @@ def _inject(world, kind):
         claim = next(c for c in world.claims if c.order_id and world.order(c.order_id).category == "dme")
         bad = replace(claim, billing_npi=world.facility(claim.facility_id).npi)
         return _swap(world, "claims", claim, bad), claim.claim_number
+    if kind == "clearinghouse_history_mismatch":
+        # A history whose only transmission's report is not in the chart.
+        claim = _paid_claim(world)
+        sent = ClaimSubmission(claim.submitted_on, "CX-20260101-0001", "X1", None, "DOC-MISSING")
+        return _swap(world, "claims", claim, replace(claim, submissions=(sent,))), claim.claim_number
     if kind == "co18_without_original":
         claim = next(c for c in world.claims if c.original_claim_number)
         return _swap(world, "claims", claim, replace(claim, original_claim_number=None)), claim.claim_number

@@ -24,7 +24,7 @@ from admindesk.envs.ehr_web.seeding.seed_queues import seed_work_queues
 from admindesk.envs.ehr_web.vocab import DOCUMENT_KINDS
 
 # Who signs documents that have no clinician author in the world.
-UNSIGNED_AUTHORS = {"imaging_report": "Radiology Department"}
+UNSIGNED_AUTHORS = {"imaging_report": "Radiology Department", "clearinghouse_report": "Central PA Claims Exchange"}
 
 
 
@@ -184,6 +184,12 @@ def _billing(session: Session, world) -> None:
             session.add_all(w.ClaimAdjustment(claim_number=c.claim_number, line_no=line.line_no, group_code=a.group,
                                               carc_code=a.carc, rarc_code=a.rarc, amount=a.amount)
                             for a in line.adjustments)
+        session.add_all(w.ClaimSubmission(claim_number=c.claim_number, transmitted_on=s.transmitted_on,
+                                          batch_id=s.batch_id, clearinghouse_status="Accepted",
+                                          payer_status=s.payer_status, payer_control_number=s.payer_control_number,
+                                          status_detail=s.rejection, note=s.note,
+                                          report_document_id=s.report_document_id)
+                        for s in c.submissions)
     session.add_all(w.Remittance(id=r.id, claim_number=r.claim_number, payer_id=r.payer_id, paid_on=r.paid_on,
                                  check_number=r.check_number, paid_amount=r.paid_amount,
                                  patient_responsibility=r.patient_responsibility, appeal_deadline=r.appeal_deadline)

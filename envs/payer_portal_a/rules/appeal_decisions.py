@@ -133,6 +133,12 @@ def decide_at_filing(session: Session, appeal: Appeal, claim: Claim) -> AppealOu
     late_lines = _denied_lines(claim, "29")
     if late_lines and appeal.proof_of_filing_date:
         limit = claim.service_date + timedelta(days=rules.claim_filing_days)
+        first = claim.first_accepted_on
+        if first is not None and appeal.proof_of_filing_date < first:
+            return AppealOutcome(UPHELD, f"No transmission of this claim was accepted on "
+                                         f"{appeal.proof_of_filing_date:%m/%d/%Y}: a claim rejected at the front end "
+                                         f"was never received. The claim was first accepted on {first:%m/%d/%Y}. The "
+                                         "CO-29 denial (timely filing) stands.")
         if appeal.proof_of_filing_date <= limit:
             return AppealOutcome(OVERTURNED, f"The proof shows the claim was first filed on "
                                              f"{appeal.proof_of_filing_date:%m/%d/%Y}, within the {rules.claim_filing_days}"

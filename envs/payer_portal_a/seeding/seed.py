@@ -113,6 +113,11 @@ def _seed_directory_and_codes(session: Session, world) -> None:
     seed_code_sets(session, world, CODE_SET_MODELS)
 
 
+def _first_accepted(claim):
+    """The day the payer's front end first accepted the claim, when the case gives its clearinghouse history."""
+    return next((s.transmitted_on for s in claim.submissions if not s.rejection), None)
+
+
 def _seed_claims(session: Session, world, payer_ids: set[str]) -> None:
     facilities = {f.id: f for f in world.facilities}
     for claim in world.claims:
@@ -124,8 +129,8 @@ def _seed_claims(session: Session, world, payer_ids: set[str]) -> None:
             coverage_id=claim.coverage_id, patient_name=patient.full_name, patient_dob=patient.dob,
             patient_account_number=claim.mrn, service_date=claim.service_date, billing_npi=claim.billing_npi,
             rendering_npi=claim.rendering_npi, facility_name=facilities[claim.facility_id].name,
-            submitted_on=claim.submitted_on, total_charge=claim.total_charge, paid_amount=claim.paid_amount,
-            status=claim.status, auth_number=claim.auth_number))
+            submitted_on=claim.submitted_on, first_accepted_on=_first_accepted(claim), total_charge=claim.total_charge,
+            paid_amount=claim.paid_amount, status=claim.status, auth_number=claim.auth_number))
         for line in claim.lines:
             row = ClaimLine(claim_number=claim.claim_number, line_no=line.line_no, code=line.code,
                             modifiers=list(line.modifiers), units=line.units, charge=line.charge, paid=line.paid,

@@ -18,6 +18,7 @@ from admindesk.envs.world import WORLD_ANCHOR
 from admindesk.envs.world.cases import documents as text
 from admindesk.envs.world.cases.adherence import adherence_sections
 from admindesk.envs.world.cases.appeals import appeals_on_file, as_filed
+from admindesk.envs.world.cases.clearinghouse import report_text, submission
 from admindesk.envs.world.cases.duplicates import link_duplicates
 from admindesk.envs.world.cases.ids import CaseIds
 from admindesk.envs.world.documents import us_date
@@ -296,7 +297,10 @@ class _Builder:
                 enc = self._encounter(author, spec.date, None, self.codes.icd10[dx[0]], dx)
             doc_id = self.ids.document(index)
             doc_rng = random.Random(f"case:{self.task_id}:{spec.key}")
-            if spec.type == "addendum":
+            if spec.type == "clearinghouse_report":
+                title = spec.title or f"Clearinghouse acknowledgment - {us_date(spec.date)}"
+                body = self._clearinghouse_report(spec.key, doc_id, patient)
+            elif spec.type == "addendum":
                 corrected = by_key[spec.corrects]
                 title = spec.title or f"Addendum - {corrected.title}"
                 body = text.addendum_text(patient, author, spec.date, corrected, facts, spec.narrative)
@@ -317,6 +321,23 @@ class _Builder:
             by_key[spec.key] = doc
             docs.append(doc)
         return docs
+
+    def _submitted(self, index: int, spec, payer) -> tuple:
+        """The claim's clearinghouse transmissions, each with its report's document id."""
+        report_ids = {d.key: self.ids.document(n) for n, d in enumerate(self.case.documents)}
+        return tuple(submission(self.task_id, sent, payer, report_ids[sent.report]) for sent in spec.submissions)
+
+    def _clearinghouse_report(self, key: str, doc_id: str, patient: Patient) -> str:
+        """The text of the report of the claim submission `key` names (the case model pairs them)."""
+        index, spec = next((i, c) for i, c in enumerate(self.case.claims) if key in {s.report for s in c.submissions})
+        coverage = self.coverage_by_key[spec.coverage]
+        payer = self.world.payer(coverage.payer_id)
+        order = self.order_by_key.get(spec.order) if spec.order else None
+        facility = self.world.facility(order.facility_id) if order else self.world.facilities[0]
+        lines = tuple(self._line(f"claims.{index}.lines.{n}", n + 1, line, order) for n, line in enumerate(spec.lines))
+        sent = next(s for s in self._submitted(index, spec, payer) if s.report_document_id == doc_id)
+        return report_text(sent, self.ids.claim_number(spec.service_date, index), patient, coverage.member_id, payer,
+                           facility.npi, spec.service_date, lines)
 
     def _written_order_sections(self, order: Order | None, author, spec) -> tuple:
         if order is None:
@@ -482,7 +503,7 @@ class _Builder:
                 status=spec.status, lines=lines, order_id=order.id if order else None,
                 auth_number=self.auth_by_key[spec.auth].auth_number if spec.auth else None,
                 payment_review=spec.payment_review, underpaid=spec.underpaid,
-                eligibility_error=spec.eligibility_error)
+                eligibility_error=spec.eligibility_error, submissions=self._submitted(index, spec, payer))
             if spec.eligibility_error and not self.payer_coverage[coverage.id].active_on(spec.service_date):
                 self._fail(f"{field}.eligibility_error", "the payer's enrollment record (at_payer) does not cover "
                                                          "the date of service: the CO-27 is no error")
