@@ -24,8 +24,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world, ncci
-from admindesk.envs.world.audit_injury import KINDS as INJURY_KINDS, audit_injuries
-from admindesk.envs.world.audit_inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
+from admindesk.envs.world.audit_rules.injury import KINDS as INJURY_KINDS, audit_injuries
+from admindesk.envs.world.audit_rules.inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
 from admindesk.envs.world.cases.builder import CaseError, build_case
 from admindesk.envs.world.claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
 from admindesk.envs.world.claims import DENIED_ALTHOUGH_MET, SUPPLIER_CATEGORY
