@@ -206,6 +206,14 @@ class DocumentFacts(CaseModel):
     visits_planned: int | None = Field(default=None, ge=1)
     # A PAP adherence report (the supplier's download): the set-up night and each night's minutes of use since.
     device_setup_date: date | None = None
+    # An injury: when and how it happened (the patient's words at intake), whether it happened at work,
+    # and, on a first report of injury, the employer and the workers' compensation carrier and claim.
+    injury_date: date | None = None
+    injury_cause: str | None = None
+    work_related: YesNo | None = None
+    employer: str | None = None
+    wc_carrier: str | None = None
+    wc_claim_number: str | None = None
     nightly_minutes: list[int] | None = Field(default=None, min_length=1, max_length=400)
 
     @model_validator(mode="after")
@@ -223,7 +231,7 @@ class DocumentFacts(CaseModel):
 
 DocumentType = Literal["progress_note", "pt_note", "imaging_report", "sleep_study", "face_to_face",
                        "written_order", "lab_result", "medication_history", "addendum", "adherence_report", "oximetry_report",
-                       "incident_report",
+                       "incident_report", "injury_report",
                        "history_and_physical", "hospital_progress_note", "discharge_summary",
                        "clearinghouse_report"]
 # Documents of a hospital stay: they belong to the case's admission (its inpatient encounter).
@@ -251,6 +259,13 @@ class DocumentSpec(CaseModel):
             raise ValueError("an addendum (and only an addendum) names the document it `corrects`")
         if (self.type == "adherence_report") != (self.facts.nightly_minutes is not None):
             raise ValueError("an adherence report (and only one) gives facts.nightly_minutes and device_setup_date")
+        if self.type == "injury_report":
+            facts = self.facts
+            if None in (facts.injury_date, facts.injury_cause, facts.employer, facts.wc_carrier, facts.wc_claim_number):
+                raise ValueError("a first report of injury gives injury_date, injury_cause, employer, wc_carrier and "
+                                 "wc_claim_number")
+            if facts.injury_date > self.date:
+                raise ValueError("a first report of injury's injury_date is on or before the report's date")
         if self.type == "oximetry_report":
             facts = self.facts
             if None in (facts.test_date, facts.tested_by, facts.test_conditions) or \
@@ -261,6 +276,30 @@ class DocumentSpec(CaseModel):
         # A therapy record is written after the visits it counts (the weeks are computed from them).
         if self.facts.therapy_last_visit is not None and self.facts.therapy_last_visit > self.date:
             raise ValueError("a therapy record's therapy_last_visit is on or before the record's date")
+        return self
+
+
+class AccidentSpec(CaseModel):
+    """An accident or injury registration recorded for the patient (the Coverage tab's Accident / injury
+    panel): what the claims for it are billed under. A workers' compensation claim (`kind` Employment)
+    names the employer, the carrier and its claim number; a closed one its closing day."""
+
+    key: Key
+    kind: Literal["Employment", "Auto", "Other"]
+    injury_date: date
+    description: str = Field(min_length=1, description="how the injury happened, as registration recorded it")
+    employer: str | None = None
+    carrier: str | None = None
+    claim_number: str | None = None
+    status: Literal["Open", "Closed"] = "Open"
+    closed_on: date | None = None
+
+    @model_validator(mode="after")
+    def _closed_has_a_day(self):
+        if (self.status == "Closed") != (self.closed_on is not None):
+            raise ValueError("a Closed accident record (and only one) gives closed_on")
+        if self.closed_on is not None and self.closed_on < self.injury_date:
+            raise ValueError("closed_on is before injury_date")
         return self
 
 
@@ -590,6 +629,7 @@ class Case(CaseModel):
     claims: list[ClaimSpec] = Field(default_factory=list)
     faxes: list[FaxSpec] = Field(default_factory=list)
     admission: AdmissionSpec | None = None
+    accidents: list[AccidentSpec] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _references_resolve(self):
@@ -599,6 +639,7 @@ class Case(CaseModel):
         requests = _keys("payer_history.requests", self.payer_history.requests)
         _keys("claims", self.claims)
         _keys("faxes", self.faxes)
+        _keys("accidents", self.accidents)
         for index, lookalike in enumerate(self.lookalikes):
             if not lookalike.model_fields_set - {"sex"}:
                 raise ValueError(f"lookalikes.{index}: change at least the name, suffix or dob")

@@ -59,6 +59,7 @@ SKILLS: dict[str, str] = {
     "mobility_bed": "qualify a hospital bed or wheelchair on the face-to-face note and the written order's rules",
     "equipment_replacement": "replace DME the patient already has: its useful lifetime counted from delivery, the incident documented, modifier RA",
     "inbasket_routing": "route an in-basket message or work item to the team that must act on it",
+    "handoff": "documented hand-off: re-assign a work item to the team that owns it, with a note of the facts it needs",
     # Any workflow: the right work is to file nothing.
     "stop_and_document": "recognise that nothing may be filed, file nothing, and write down why",
 }

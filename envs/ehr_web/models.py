@@ -175,6 +175,25 @@ class Coverage(Base):
         return self.effective_date <= day and (self.termination_date is None or day <= self.termination_date)
 
 
+class AccidentRecord(Base):
+    """Registration's accident / injury information for a patient (what a claim for the injury is
+    billed under): the kind (Employment: workers' compensation; Auto; Other), the injury date, and
+    for a workers' compensation or liability claim the employer, carrier and claim number."""
+
+    __tablename__ = "accident_records"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    injury_date: Mapped[date] = mapped_column(Date)
+    description: Mapped[str] = mapped_column(Text)
+    employer: Mapped[str | None] = mapped_column(String(128))
+    carrier: Mapped[str | None] = mapped_column(String(128))
+    claim_number: Mapped[str | None] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(8))
+    closed_on: Mapped[date | None] = mapped_column(Date)
+
+
 class Problem(Base):
     """A problem-list entry, built from the diagnoses of the patient's encounters."""
 

@@ -49,6 +49,16 @@ QUEUES = {
     )
 }
 QUEUE_BY_NAME = {queue.name: queue for queue in QUEUES.values()}
+# Teams' pools a work item can be assigned to (the assignee picker lists them after the staff): an
+# item that another team owns is handed to its pool, and whoever of that team is free picks it up.
+# Keys cannot be a username (usernames have no colon).
+WORK_POOLS = {
+    "pool:wc_liability": "WC/Liability Billing",
+    "pool:clinical_appeals": "Clinical Appeals",
+    "pool:patient_access": "Patient Access / Registration",
+    "pool:cob": "Coordination of Benefits",
+    "pool:coding": "Coding & HIM",
+}
 
 # Orders not yet performed or cancelled: the chart's "open orders", the PA and DME queues' source.
 OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
@@ -75,7 +85,7 @@ DOCUMENT_KINDS = {
     "lab_result": "Lab Result", "pt_note": "PT Note", "medication_history": "Medication History",
     "sleep_study": "Sleep Study", "adherence_report": "PAP Adherence Report",
     "oximetry_report": "Oximetry Report", "incident_report": "Incident Report",
-    "clearinghouse_report": "Clearinghouse Report",
+    "clearinghouse_report": "Clearinghouse Report", "injury_report": "Injury Report",
 }
 # Types a user may pick when uploading a PDF into the chart.
 UPLOAD_KINDS = ("Payer Letter", "Authorization Approval", "Denial Letter", "Outside Records",

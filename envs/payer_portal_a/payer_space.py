@@ -102,7 +102,17 @@ def manual(payer: Payer) -> list[ManualChapter]:
             "Reconsiderations of authorization-absent (CO-197) and timely filing (CO-29) denials are decided at filing."
             if rules.immediate_reconsideration else "Reconsiderations are reviewed by the appeals unit.",
             _appeal_decision_text(payer))),
-        ManualChapter(5, "Contacting us", (
+        ManualChapter(5, "Work-related and accident injuries", (
+            f"{payer.name} does not pay for an injury or illness that a workers' compensation carrier (CARC 19) or a "
+            "liability or auto carrier (CARC 20) must cover. A claim billed as related to employment or an accident, or "
+            "whose diagnoses show such an injury, is denied for the other carrier until the provider shows otherwise.",
+            "Bill the workers' compensation or liability carrier for these services, under its claim number; do not "
+            f"appeal or resubmit them to {payer.name}.",
+            "When the injury did not happen at work or in an accident another party is liable for, or that carrier has "
+            "denied the claim, ask for a level 1 reconsideration within the appeal window, with the record that shows "
+            "it: the visit or intake note stating how and where the injury happened, or the carrier's denial letter. "
+            "The claim is then reprocessed under the member's benefits.")),
+        ManualChapter(6, "Contacting us", (
             f"Provider services {phone_text(payer.phone)}; prior authorization fax {phone_text(payer.pa_fax)}; appeals "
             f"fax {phone_text(payer.appeals_fax)}. Payer ID {payer.payer_code}.",)),
     ]

@@ -24,7 +24,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world, ncci
-from admindesk.envs.world.audit_inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
+from admindesk.envs.world.audit_rules.injury import KINDS as INJURY_KINDS, audit_injuries
+from admindesk.envs.world.audit_rules.inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
 from admindesk.envs.world.cases.builder import CaseError, build_case
 from admindesk.envs.world.claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
 from admindesk.envs.world.claims import DENIED_ALTHOUGH_MET, SUPPLIER_CATEGORY
@@ -82,6 +83,7 @@ KINDS = {
     "fax_request_before_order": "a request in the fax history faxed before the order it requests",
     "fax_answer_before_request": "a payer's letter or supplier's confirmation received before its faxed request",
     **INPATIENT_KINDS,
+    **INJURY_KINDS,
 }
 OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
 _RETIRED_IN_TEXT = re.compile(r"(?<![\w.])(" + "|".join(re.escape(c) for c in NOT_BILLABLE_2026) + r")(?!\.?\w)")
@@ -389,6 +391,7 @@ def audit_world(world: World, today: date | None = None) -> AuditReport:
     _audit_claims(world, report, facts, today or WORLD_ANCHOR.date())
     audit_inpatient(world, report, today or WORLD_ANCHOR.date())
     _audit_therapy_benefits(world, report, today or WORLD_ANCHOR.date())
+    audit_injuries(world, report)
     return report
 
 

@@ -219,6 +219,22 @@ class InpatientNotice:
 
 
 @dataclass(**_FROZEN)
+class Accident:
+    """An accident or injury registration recorded for a patient (kind Employment, Auto or Other):
+    a workers' compensation or liability claim's employer, carrier and claim number, open or closed."""
+
+    mrn: str
+    kind: str
+    injury_date: date
+    description: str
+    employer: str | None
+    carrier: str | None
+    claim_number: str | None
+    status: str
+    closed_on: date | None
+
+
+@dataclass(**_FROZEN)
 class Order:
     """A service ordered in the EHR; `needs_auth` places it on the PA work queue."""
 

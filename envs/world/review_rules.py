@@ -224,7 +224,7 @@ _RULES: dict[str, ServiceRule] = {
 _UNREVIEWED_FAMILIES = {"93306": "cardiac_testing", "80053": "routine_outpatient", "83036": "routine_outpatient",
                         "71046": "routine_outpatient", "77080": "routine_outpatient",
                         # An inpatient stay is no prior-authorization request: the payer's inpatient
-                        # notification and concurrent review (envs/world/audit_inpatient.py) decide it.
+                        # notification and concurrent review (envs/world/audit_rules/inpatient.py) decide it.
                         "99223": "inpatient", "99233": "inpatient"}
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from admindesk.envs.world.models import (
+    Accident,
     Appeal,
     Authorization,
     Claim,
@@ -66,6 +67,8 @@ class World:
     referrals: tuple[Referral, ...] = ()
     # Inpatient admissions notified to a payer: the background world makes none; a case may.
     inpatient_notices: tuple[InpatientNotice, ...] = ()
+    # Accident / injury registrations (workers' compensation, liability): the background world makes none; a case may.
+    accidents: tuple[Accident, ...] = ()
 
     __hash__ = object.__hash__  # CodeSets holds dicts; identity hashing keeps World usable as a key.
 

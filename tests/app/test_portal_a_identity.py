@@ -113,6 +113,14 @@ def test_payer_space_news_resources_and_manual_state_the_payer_s_rules(app):
     assert "decided when filed" in client.get("/payers/PYR-NWH?tab=manual").get_data(as_text=True)
 
 
+def test_the_manual_says_who_pays_a_work_or_accident_injury(app):
+    manual = signed_in(app, None).get("/payers/PYR-CSH?tab=manual").get_data(as_text=True)
+    assert "Work-related and accident injuries" in manual
+    assert "carrier (CARC 19)" in manual and "liability or auto carrier (CARC 20)" in manual
+    assert "do not appeal or resubmit them to Cascade Summit Health" in manual
+    assert "level 1 reconsideration within the appeal window" in manual
+
+
 def test_home_has_announcement_tiles_and_notifications(app):
     client = signed_in(app, None)
     snap = client.snapshot()

@@ -66,10 +66,24 @@ def test_stale_face_to_face_stays_older_than_six_months(rows, world, seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_closed_appeal_window_stays_closed(rows, world, seed):
-    # appeal-easy-16: the remittance's appeal deadline passed before the task's day.
-    row = drawn(rows, world, "appeal-easy-16", seed)
+    # A past-deadline row whose remittance states its appeal deadline: it passed before the task's day.
+    closed = next(row_id for row_id, row in rows.items() if row.template == "past_deadline"
+                  and "appeal_deadline" in row.case["claims"][0]["remittance"])
+    row = drawn(rows, world, closed, seed)
     deadline = date.fromisoformat(row.case["claims"][0]["remittance"]["appeal_deadline"])
     assert deadline < date.fromisoformat(row.now[:10])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_drawn_injury_keeps_its_registration_and_the_closed_claim(rows, world, seed):
+    # appeal-easy-16: the first report's injury is the one registration holds open, without its claim number;
+    # the claim registration does show is an earlier, closed one.
+    case = drawn(rows, world, "appeal-easy-16", seed).case
+    report = doc(case, "froi")["facts"]
+    [open_entry] = [a for a in case["accidents"] if a.get("status", "Open") == "Open"]
+    [closed] = [a for a in case["accidents"] if a.get("status") == "Closed"]
+    assert open_entry["injury_date"] == report["injury_date"] and "claim_number" not in open_entry
+    assert closed["closed_on"] < report["injury_date"] and closed["claim_number"] != report["wc_claim_number"]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -194,6 +194,16 @@ def _inject(world, kind):
                                  approved_days=days, next_review=enc.date + timedelta(days=days + 1))
         defective = replace(_swap(world, "encounters", enc, stay), inpatient_notices=(notice,))
         return defective, notice.case_number
+    if kind == "injury_denial_without_accident":
+        # A denial for the workers' compensation carrier of a patient registration holds no injury for.
+        claim = next(c for c in world.claims if c.status == "Denied")
+        return _swap(world, "claims", claim, _with_first_line_adjustment(claim, Adjustment("CO", "19", None, claim.lines[0].charge))), \
+            claim.claim_number
+    if kind == "injury_report_without_accident":
+        # A first report of injury whose date of injury registration does not hold.
+        document = world.documents[0]
+        report = replace(document, kind="injury_report", facts=(("injury_date", "09/08/2026"),))
+        return _swap(world, "documents", document, report), document.id
     raise AssertionError(f"no injection for {kind}")
 
 

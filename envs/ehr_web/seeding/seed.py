@@ -24,7 +24,8 @@ from admindesk.envs.ehr_web.seeding.seed_queues import seed_work_queues
 from admindesk.envs.ehr_web.vocab import DOCUMENT_KINDS
 
 # Who signs documents that have no clinician author in the world.
-UNSIGNED_AUTHORS = {"imaging_report": "Radiology Department", "clearinghouse_report": "Central PA Claims Exchange"}
+UNSIGNED_AUTHORS = {"imaging_report": "Radiology Department", "clearinghouse_report": "Central PA Claims Exchange",
+                    "injury_report": "Patient Access (scanned)"}
 
 
 
@@ -73,6 +74,9 @@ def _patients(session: Session, world) -> None:
                                subscriber_name=c.subscriber_name, relationship_to_subscriber=c.relationship,
                                effective_date=c.effective, termination_date=c.termination, pcp_npi=c.pcp_npi)
                     for c in world.coverages)
+    session.add_all(m.AccidentRecord(mrn=a.mrn, kind=a.kind, injury_date=a.injury_date, description=a.description,
+                                     employer=a.employer, carrier=a.carrier, claim_number=a.claim_number,
+                                     status=a.status, closed_on=a.closed_on) for a in world.accidents)
 
 
 def _chart(session: Session, world) -> None:

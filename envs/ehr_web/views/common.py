@@ -8,7 +8,7 @@ from admindesk.envs.common.state.kit_models import StaffUser
 from admindesk.envs.common.web import db, get_or_404
 from admindesk.envs.ehr_web.models import Patient
 from admindesk.envs.ehr_web.models_work import WorkItem
-from admindesk.envs.ehr_web.vocab import QUEUES, Queue
+from admindesk.envs.ehr_web.vocab import QUEUES, WORK_POOLS, Queue
 
 
 def patient_or_404(mrn: str) -> Patient:
@@ -16,9 +16,11 @@ def patient_or_404(mrn: str) -> Patient:
 
 
 def staff_names() -> dict[str, str]:
-    """username -> display name of the EHR's staff, by display name (assignee pickers, filters)."""
-    return {user.username: user.display_name
-            for user in db().scalars(select(StaffUser).order_by(StaffUser.display_name))}
+    """Who a work item can be assigned to, with the name shown: the EHR's staff (username -> display
+    name, by display name), then the teams' pools (assignee pickers, filters, the assignee shown)."""
+    staff = {user.username: user.display_name
+             for user in db().scalars(select(StaffUser).order_by(StaffUser.display_name))}
+    return staff | {pool: f"{name} (team pool)" for pool, name in WORK_POOLS.items()}
 
 
 def display_name(username: str | None) -> str:

@@ -1,5 +1,6 @@
-"""Coverage tab: every coverage with its verification, the Verify coverage action, the
-order of benefits (coordination of benefits) and the coverage history."""
+"""Coverage tab: every coverage with its verification, registration's accident / injury
+information, the Verify coverage action, the order of benefits (coordination of benefits) and
+the coverage history."""
 from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, request, url_for
@@ -10,10 +11,14 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
 from admindesk.envs.ehr_web import coverage_changes
 from admindesk.envs.ehr_web.forms_changes import RANK_CHOICES, CoordinationOfBenefitsForm
-from admindesk.envs.ehr_web.models import Patient
+from admindesk.envs.ehr_web.models import AccidentRecord, Patient
 from admindesk.envs.ehr_web.models_history import CoverageEvent
 from admindesk.envs.ehr_web.views.chart_base import render_chart
 from admindesk.envs.ehr_web.views.common import patient_or_404
+
+# How registration's accident kinds read (the claim's "condition related to" indicators).
+ACCIDENT_KINDS = {"Employment": "Employment (workers' compensation)", "Auto": "Auto accident",
+                  "Other": "Other accident (liability)"}
 
 coverage = Blueprint("coverage", __name__, url_prefix="/patients/<mrn>/coverage")
 
@@ -23,11 +28,14 @@ def render_coverage(patient: Patient, status: int = 200, verify_form=None, cob_f
     """The Coverage tab (the chart's GET and the re-render of a refused action)."""
     events = list(db().scalars(select(CoverageEvent).where(CoverageEvent.mrn == patient.mrn)
                                .order_by(CoverageEvent.at.desc(), CoverageEvent.id.desc())))
+    accidents = list(db().scalars(select(AccidentRecord).where(AccidentRecord.mrn == patient.mrn)
+                                  .order_by(AccidentRecord.injury_date.desc(), AccidentRecord.id)))
     verify_form = verify_form or coverage_changes.verification_form(patient, formdata=None)
     return render_chart(patient, "coverage", "chart_coverage.html", status=status, coverages=patient.coverages,
                         today=clock.today(), verify_form=verify_form,
                         cob_form=cob_form or CoordinationOfBenefitsForm(formdata=None), rank_choices=RANK_CHOICES,
-                        rank_errors=rank_errors or {}, proposed=proposed or {}, events=events)
+                        rank_errors=rank_errors or {}, proposed=proposed or {}, events=events,
+                        accidents=accidents, accident_kinds=ACCIDENT_KINDS)
 
 
 @coverage.post("/verify")

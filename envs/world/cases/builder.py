@@ -25,6 +25,7 @@ from admindesk.envs.world.documents import us_date
 from admindesk.envs.world.faxes import FaxInbox
 from admindesk.envs.world.identifiers import phone_number
 from admindesk.envs.world.models import (
+    Accident,
     Adjustment,
     Authorization,
     BenefitAccumulator,
@@ -154,7 +155,9 @@ class _Builder:
         faxes = self._faxes(patient, auths)
         common = dict(patients=tuple(patients), encounters=tuple(self.encounters), orders=tuple(orders),
                       documents=tuple(docs), remittances=tuple(remits), authorizations=tuple(auths),
-                      faxes=tuple(faxes), inpatient_notices=tuple(notices))
+                      faxes=tuple(faxes), inpatient_notices=tuple(notices),
+                      # Registration's accident records (the payer knows the injury from the claims billed for it).
+                      accidents=tuple(self._accidents(patient)))
         # The desk knows the appeals it filed (reference, date: the denial item records them);
         # how the payer decided is the payer's record, so the chart holds them as filed.
         chart = replace(self.world, coverages=tuple(chart_cov), claims=tuple(claims),
@@ -266,6 +269,11 @@ class _Builder:
             self.order_by_key[spec.key] = order
             orders.append(order)
         return orders
+
+    def _accidents(self, patient: Patient) -> list[Accident]:
+        return [Accident(mrn=patient.mrn, kind=spec.kind, injury_date=spec.injury_date, description=spec.description,
+                         employer=spec.employer, carrier=spec.carrier, claim_number=spec.claim_number,
+                         status=spec.status, closed_on=spec.closed_on) for spec in self.case.accidents]
 
     def _documents(self, patient: Patient) -> list[Document]:
         by_key: dict[str, Document] = {}

@@ -72,6 +72,12 @@ FACT_SENTENCES = {
     "discharge_plan": "Discharge plan: {}.",
     "therapy_visits_used": "Therapy visits used this benefit period, including today: {}.",
     "visits_planned": "Plan of care: {} further visits.",
+    "injury_date": "Date of injury: {}.",
+    "injury_cause": "How the injury happened: {}.",
+    "work_related": "Injury at work: {}.",
+    "employer": "Employer: {}.",
+    "wc_carrier": "Workers' compensation carrier: {}.",
+    "wc_claim_number": "Workers' compensation claim number: {}.",
 }
 PERCENT_FACTS = frozenset({"spo2_rest", "spo2_exertion", "spo2_on_oxygen", "hba1c"})
 
@@ -84,6 +90,7 @@ DEFAULT_TITLES = {
     "incident_report": "Incident report",
     "history_and_physical": "Admission history and physical", "hospital_progress_note": "Hospital progress note",
     "discharge_summary": "Discharge summary",
+    "injury_report": "First report of injury",
 }
 
 
@@ -114,6 +121,8 @@ def write_text(kind: str, title: str, patient: Patient, author: Provider | None,
                facts: dict[str, str], narrative: str | None, order: Order | None,
                icd10: dict[str, str], rng: random.Random, extra_sections: tuple = ()) -> str:
     """The document's full text: the world's layout around the facts' sentences."""
+    if kind == "injury_report":
+        return injury_report_text(title, patient, day, facts, narrative)
     statements = " ".join(filter(None, (fact_sentences(facts), narrative))) or "No new findings."
     if kind == "progress_note":
         assessment = (f"{icd10[order.diagnosis_codes[0]]} ({order.diagnosis_codes[0]})." if order
@@ -127,6 +136,17 @@ def write_text(kind: str, title: str, patient: Patient, author: Provider | None,
     if order is not None:
         sections.append(("Related order", _order_line(order)))
     return report(patient, author, day, title, tuple(sections))
+
+
+def injury_report_text(title: str, patient: Patient, day: date, facts: dict[str, str], narrative: str | None) -> str:
+    """A first report of injury: the employer's form, scanned into the chart by registration, one
+    fact a line (the employee, the employer, the injury, the workers' compensation carrier and claim)."""
+    lines = [title.upper(), f"Employee: {patient.last_name}, {patient.first_name}    DOB: {us_date(patient.dob)}    "
+             f"MRN: {patient.mrn}", f"Scanned into the chart by Patient Access on {us_date(day)}.", "",
+             *(FACT_SENTENCES[key].format(value) for key, value in facts.items())]
+    if narrative:
+        lines += ["", f"Remarks: {narrative}"]
+    return "\n".join(lines)
 
 
 def addendum_text(patient: Patient, author: Provider | None, day: date, corrected: Document,
