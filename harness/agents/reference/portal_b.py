@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 from admindesk.harness.agents.reference import ehr_steps
@@ -30,6 +31,38 @@ def submit_approved_precert(work: Work, member_id: str, answers: dict[str, str],
         raise ScriptFailed(f"Keystone Mutual did not approve: {decision}")
     work.notes["decision"] = decision["status"]
     return decision
+
+
+def request_after_eligibility(work: Work, member_id: str, answers: dict[str, str], summary: Callable[[], str],
+                              attachments: list[tuple[str, str]], needed: int, missing: str) -> dict[str, str]:
+    """Subtasks `verify_eligibility` (Keystone's eligibility on the planned date, notes
+    `eligibility`) and `submit_precert` (`submit_approved_precert` once eligibility is confirmed,
+    with at least `needed` chart documents attached; ScriptFailed(`missing`) otherwise). The
+    decision, empty when the submission was left out."""
+    if work.doing("verify_eligibility"):
+        open_portal_b(work)
+        work.notes["eligibility"] = check_eligibility(work, member_id, parse_us_date(work.need("planned")))
+    if not work.doing("submit_precert"):
+        return {}
+    work.need("eligibility")  # no request before the coverage is confirmed
+    if len(attachments) < needed:
+        raise ScriptFailed(missing)
+    open_portal_b(work)
+    stay_signed_in(work)
+    return submit_approved_precert(work, member_id, answers, summary(), attachments)
+
+
+def record_and_close(work: Work, decision: dict[str, str], comment: Callable[[dict[str, str]], str]) -> None:
+    """Subtasks `record_decision` (Keystone's approval on the order) and `close_item` (an order
+    comment written from the decision, the item Auth Obtained)."""
+    if work.doing("record_decision"):
+        work.need("decision")
+        record_approval(work, decision)
+    if work.doing("close_item"):
+        work.need("recorded")  # the item closes on a recorded authorization only
+        ehr_steps.back_to_order(work)
+        ehr_steps.add_order_comment(work, comment(decision))
+        ehr_steps.set_work_item(work, "Auth Obtained")
 
 
 def record_approval(work: Work, decision: dict[str, str]) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from admindesk.harness.agents.reference import ehr_steps, portal_b
-from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
+from admindesk.harness.agents.reference.work import Work, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
 POLICY = "KM-LAB-701"
@@ -118,34 +118,18 @@ def solve(work: Work) -> None:
                     "message; the Prior Auth item is left In Progress with an order comment.")
         return
     criterion = history_criterion(facts)
-    if work.doing("verify_eligibility"):
-        portal_b.open_portal_b(work)
-        work.notes["eligibility"] = portal_b.check_eligibility(work, member, parse_us_date(work.need("planned")))
-    decision: dict[str, str] = {}
-    if work.doing("submit_precert"):
-        work.need("eligibility")  # no request before the coverage is confirmed
-        if len(attachments) < 2:
-            raise ScriptFailed("the counseling note and the pedigree were not downloaded")
-        portal_b.open_portal_b(work)
-        portal_b.stay_signed_in(work)
-        answers = {"genetic_counseling": "Yes", "hereditary_criterion": criterion, "changes_management": "Yes",
-                   "prior_germline_testing": "No"}
-        summary = clinical_summary(work, member, facts, criterion)
-        decision = portal_b.submit_approved_precert(work, member, answers, summary, attachments)
-    if work.doing("record_decision"):
-        work.need("decision")
-        portal_b.record_approval(work, decision)
-    if work.doing("close_item"):
-        work.need("recorded")  # the item closes on a recorded authorization only
-        ehr_steps.back_to_order(work)
-        ehr_steps.add_order_comment(
-            work, f"Precertification approved by {KEYSTONE} on its provider portal under genetic testing policy "
-                  f"{POLICY}: {work.notes['code']} for {work.notes['facility']} (NPI {work.notes['facility_npi']}), "
-                  f"requested on the criterion '{criterion}' (pedigree: {facts['family_history'].split(';')[0]}) after "
-                  "documented pre-test genetic counseling; counseling note and pedigree attached. Auth "
-                  f"{decision.get('auth_number', '')}, reference {decision.get('reference', '')}, "
-                  f"{decision.get('start', '')} to {decision.get('end', '')}.")
-        ehr_steps.set_work_item(work, "Auth Obtained")
+    answers = {"genetic_counseling": "Yes", "hereditary_criterion": criterion, "changes_management": "Yes",
+               "prior_germline_testing": "No"}
+    decision = portal_b.request_after_eligibility(
+        work, member, answers, lambda: clinical_summary(work, member, facts, criterion), attachments, 2,
+        "the counseling note and the pedigree were not downloaded")
+    portal_b.record_and_close(work, decision, lambda approved: (
+        f"Precertification approved by {KEYSTONE} on its provider portal under genetic testing policy "
+        f"{POLICY}: {work.notes['code']} for {work.notes['facility']} (NPI {work.notes['facility_npi']}), "
+        f"requested on the criterion '{criterion}' (pedigree: {facts['family_history'].split(';')[0]}) after "
+        "documented pre-test genetic counseling; counseling note and pedigree attached. Auth "
+        f"{approved.get('auth_number', '')}, reference {approved.get('reference', '')}, "
+        f"{approved.get('start', '')} to {approved.get('end', '')}."))
     work.finish(f"Approved by {KEYSTONE}: {work.notes.get('code', '')} ({work.notes.get('description', '')}) for "
                 f"{work.notes.get('facility', 'the laboratory')}, authorization {decision.get('auth_number', 'none')} "
                 f"recorded on order {work.need('order_id')}.")

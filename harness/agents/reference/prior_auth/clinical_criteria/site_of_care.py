@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from admindesk.harness.agents.reference import ehr_steps, portal_b
 from admindesk.harness.agents.reference.ehr_steps import click_to_download
-from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
-from admindesk.harness.agents.scripted import ScriptFailed
+from admindesk.harness.agents.reference.work import Work, us_date
 
 POLICY = "KM-RX-510"
 KEYSTONE = "Keystone Mutual Health"
@@ -126,35 +125,19 @@ def solve(work: Work) -> None:
                     "The ordering provider was asked by staff message to redirect it to the office infusion suite or "
                     "home infusion; the Prior Auth item is left In Progress with an order comment.")
         return
-    if work.doing("verify_eligibility"):
-        portal_b.open_portal_b(work)
-        work.notes["eligibility"] = portal_b.check_eligibility(work, member, parse_us_date(work.need("planned")))
-    decision: dict[str, str] = {}
-    if work.doing("submit_precert"):
-        work.need("eligibility")  # no request before the coverage is confirmed
-        if len(attachments) < 3:
-            raise ScriptFailed("the chart documents were not downloaded")
-        portal_b.open_portal_b(work)
-        portal_b.stay_signed_in(work)
-        facts = visit.get("facts") or {}
-        answers = {"conservative_therapy_weeks": str(facts["prior_therapy_weeks"]),
-                   "hospital_site_reason": SEVERE_REACTION}
-        summary = clinical_summary(work, member, visit, reaction)
-        decision = portal_b.submit_approved_precert(work, member, answers, summary, attachments)
-    if work.doing("record_decision"):
-        work.need("decision")
-        portal_b.record_approval(work, decision)
-    if work.doing("close_item"):
-        work.need("recorded")  # the item closes on a recorded authorization only
-        ehr_steps.back_to_order(work)
-        ehr_steps.add_order_comment(
-            work, f"Precertification approved by {KEYSTONE} on its provider portal at the hospital outpatient infusion "
-                  f"center (POS {work.notes['place_of_service']}) under site-of-care policy {POLICY}: requested with the "
-                  f"documented severe reaction to a prior infusion ({reaction.get('title', 'note')} of "
-                  f"{us_date(reaction['date'])}, attached with the office note and TB screen). Auth "
-                  f"{decision.get('auth_number', '')}, reference {decision.get('reference', '')}, "
-                  f"{decision.get('units', '')} billing unit(s), {decision.get('start', '')} to {decision.get('end', '')}.")
-        ehr_steps.set_work_item(work, "Auth Obtained")
+    facts = visit.get("facts") or {}
+    answers = {"conservative_therapy_weeks": str(facts["prior_therapy_weeks"]),
+               "hospital_site_reason": SEVERE_REACTION}
+    decision = portal_b.request_after_eligibility(
+        work, member, answers, lambda: clinical_summary(work, member, visit, reaction), attachments, 3,
+        "the chart documents were not downloaded")
+    portal_b.record_and_close(work, decision, lambda approved: (
+        f"Precertification approved by {KEYSTONE} on its provider portal at the hospital outpatient infusion "
+        f"center (POS {work.notes['place_of_service']}) under site-of-care policy {POLICY}: requested with the "
+        f"documented severe reaction to a prior infusion ({reaction.get('title', 'note')} of "
+        f"{us_date(reaction['date'])}, attached with the office note and TB screen). Auth "
+        f"{approved.get('auth_number', '')}, reference {approved.get('reference', '')}, "
+        f"{approved.get('units', '')} billing unit(s), {approved.get('start', '')} to {approved.get('end', '')}."))
     work.finish(f"Approved by {KEYSTONE} at the hospital outpatient infusion center on the documented severe reaction "
                 f"to a prior infusion: authorization {decision.get('auth_number', 'none')} recorded on order "
                 f"{work.need('order_id')}.")

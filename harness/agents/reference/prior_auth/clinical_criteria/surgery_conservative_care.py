@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import date
 
 from admindesk.harness.agents.reference import ehr_steps, portal_b
-from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
+from admindesk.harness.agents.reference.work import Work, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
 POLICY = "KM-SUR-601"
@@ -123,34 +123,16 @@ def solve(work: Work) -> None:
                     "The ordering surgeon was told by staff message; the Prior Auth item is left In Progress with an "
                     "order comment.")
         return
-    if work.doing("verify_eligibility"):
-        portal_b.open_portal_b(work)
-        work.notes["eligibility"] = portal_b.check_eligibility(work, member, parse_us_date(work.need("planned")))
-    decision: dict[str, str] = {}
-    if work.doing("submit_precert"):
-        work.need("eligibility")  # no request before the coverage is confirmed
-        if len(attachments) < 3:
-            raise ScriptFailed("the note, the radiology report and the therapy record were not downloaded")
-        portal_b.open_portal_b(work)
-        portal_b.stay_signed_in(work)
-        answers = {"conservative_therapy_weeks": str(weeks), "prior_imaging": "Yes"}
-        decision = portal_b.submit_approved_precert(work, member, answers,
-                                                    clinical_summary(work, member, record, weeks, radiograph),
-                                                    attachments)
-    if work.doing("record_decision"):
-        work.need("decision")
-        portal_b.record_approval(work, decision)
-    if work.doing("close_item"):
-        work.need("recorded")  # the item closes on a recorded authorization only
-        ehr_steps.back_to_order(work)
-        ehr_steps.add_order_comment(
-            work, f"Precertification approved by {KEYSTONE} under joint replacement policy {POLICY}: "
-                  f"{work.notes['code']} {work.case['orders'][0]['laterality']} total knee arthroplasty, requested on {weeks} weeks of physical therapy "
-                  f"({us_date(record['facts']['therapy_first_visit'])} to "
-                  f"{us_date(record['facts']['therapy_last_visit'])}) and the radiographs of "
-                  f"{us_date(radiograph['date'])}; note, radiology report and therapy record attached. Auth "
-                  f"{decision.get('auth_number', '')}, reference {decision.get('reference', '')}, "
-                  f"{decision.get('start', '')} to {decision.get('end', '')}.")
-        ehr_steps.set_work_item(work, "Auth Obtained")
+    answers = {"conservative_therapy_weeks": str(weeks), "prior_imaging": "Yes"}
+    decision = portal_b.request_after_eligibility(
+        work, member, answers, lambda: clinical_summary(work, member, record, weeks, radiograph), attachments, 3,
+        "the note, the radiology report and the therapy record were not downloaded")
+    portal_b.record_and_close(work, decision, lambda approved: (
+        f"Precertification approved by {KEYSTONE} under joint replacement policy {POLICY}: {work.notes['code']} "
+        f"{work.case['orders'][0]['laterality']} total knee arthroplasty, requested on {weeks} weeks of physical "
+        f"therapy ({us_date(record['facts']['therapy_first_visit'])} to "
+        f"{us_date(record['facts']['therapy_last_visit'])}) and the radiographs of {us_date(radiograph['date'])}; "
+        f"note, radiology report and therapy record attached. Auth {approved.get('auth_number', '')}, reference "
+        f"{approved.get('reference', '')}, {approved.get('start', '')} to {approved.get('end', '')}."))
     work.finish(f"Approved by {KEYSTONE}: {work.notes.get('code', '')} total knee arthroplasty, authorization "
                 f"{decision.get('auth_number', 'none')} recorded on order {work.need('order_id')}.")

@@ -95,20 +95,12 @@ def solve_request(work: Work, member: str, reeval: dict, plan: dict, count: str)
         decision = portal_b.submit_approved_precert(
             work, member, {}, summary, [(work.need("reeval_file"), "Clinical notes")], units=plan["visits"],
             last_day=plan["last"])
-    if work.doing("record_decision"):
-        work.need("decision")
-        portal_b.record_approval(work, decision)
-    if work.doing("close_item"):
-        work.need("recorded")  # the item closes on a recorded authorization only
-        ehr_steps.back_to_order(work)
-        ehr_steps.add_order_comment(
-            work, f"Therapy visit limit used: {count}, and the member's group has a soft limit, so further visits "
-                  f"need Keystone precertification (KM-REHAB-801). Requested online the {plan.get('visits', '')} "
-                  f"visits the {title} of {us_date(reeval['date'])} plans (not the order's {work.notes['units']}) "
-                  f"with that re-evaluation attached. Approved: auth {decision.get('auth_number', '')}, reference "
-                  f"{decision.get('reference', '')}, {decision.get('units', '')} visit(s), {decision.get('start', '')} "
-                  f"to {decision.get('end', '')}.")
-        ehr_steps.set_work_item(work, "Auth Obtained")
+    portal_b.record_and_close(work, decision, lambda approved: (
+        f"Therapy visit limit used: {count}, and the member's group has a soft limit, so further visits need Keystone "
+        f"precertification (KM-REHAB-801). Requested online the {plan.get('visits', '')} visits the {title} of "
+        f"{us_date(reeval['date'])} plans (not the order's {work.notes['units']}) with that re-evaluation attached. "
+        f"Approved: auth {approved.get('auth_number', '')}, reference {approved.get('reference', '')}, "
+        f"{approved.get('units', '')} visit(s), {approved.get('start', '')} to {approved.get('end', '')}."))
     work.finish(f"Keystone Mutual approved {decision.get('units', 'no')} further therapy visits past the plan's soft "
                 f"limit ({count}): authorization {decision.get('auth_number', 'none')} recorded on order "
                 f"{work.need('order_id')}, item Auth Obtained.")
