@@ -2,6 +2,8 @@
 BrowserGym's own action strings, reward from our verifiers."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("browsergym.core")
@@ -9,6 +11,7 @@ pytest.importorskip("browsergym.core")
 import gymnasium  # noqa: E402
 
 from admindesk.harness.integrations import browsergym as browsergym_adapter
+from admindesk.schema.task_model import TASKS_ROOT, load_task_file
 from tests.integrations.comment_task import COMMENT, write_comment_task  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -66,12 +69,12 @@ def test_a_scripted_browsergym_sequence_scores_1_and_noop_scores_0(order_task):
 
 
 def test_a_suite_task_opens_signed_in_and_the_bench_api_is_blocked():
-    env = gymnasium.make("browsergym/admindesk.pa-easy-09")
+    env = gymnasium.make("browsergym/admindesk.pa-easy-10")
     try:
         obs, info = env.reset()
         page = env.unwrapped.page
         assert "/login" not in page.url  # signed in as the task says
-        assert "Beatrix Olumide" in obs["goal"]
+        assert load_task_file(Path(TASKS_ROOT, "prior_auth", "pa-easy-10.yaml")).goal in obs["goal"]
         bench = page.url.split("/", 3)[:3]
         obs, reward, terminated, _, _ = env.step(f"goto('{'/'.join(bench)}/_bench/snapshot')")
         assert obs["last_action_error"] and "_bench" not in page.url

@@ -41,6 +41,6 @@ def test_metrics_keep_the_names_other_tools_read():
 def test_which_tasks_a_filing_control_must_fail(suite):
     by_id = {t.id: t for t in suite}
     assert files_nothing(by_id["pa-medium-08"])        # infeasible: stop and document
-    assert files_nothing(by_id["pa-easy-09"])          # no auth required: file nothing anywhere
+    assert files_nothing(by_id["pa-easy-10"])          # no auth required: file nothing anywhere
     assert not files_nothing(by_id["pa-easy-01"])      # the precertification must be filed
     assert dependents(by_id["pa-easy-01"], "submit_precert") == {"record_decision", "close_item"}
