@@ -227,23 +227,17 @@ def solve(work: Work) -> None:
                     + (f" A retest and re-evaluation are due between day {GROUP_II_RETEST[0]} and day "
                        f"{GROUP_II_RETEST[1]}." if work.notes.get("group") == "II" else ""))
         return
-    if work.doing("route_to_provider"):
-        if work.notes.get("group"):
-            raise ScriptFailed(f"a test qualifies: {work.notes['test_text']}")
-        ehr_steps.send_staff_message(
-            work, message_type="Clinical question",
-            subject=f"Home oxygen order {work.notes['order_id']}: no qualifying test ({POLICY})",
-            body=f"{work.patient_name}, DOB {us_date(work.patient['dob'])}: the {work.notes['code']} order cannot go to "
-                 f"{KEYSTONE} yet. {stop_text(work)} Please repeat the oximetry in the office or a testing facility "
-                 "(not the supplier), within the 30 days before a new written order, or document a Group II finding "
-                 "(dependent edema, pulmonary hypertension or cor pulmonale, hematocrit above 56%) if present. "
-                 "Nothing was submitted to the payer and the supplier was not sent the order.")
-    if work.doing("hold_item"):
-        dme_steps.back_to_item(work)
-        dme_steps.update_dme_item(
-            work, "On Hold", follow_up=follow_up,
-            note=f"Not submitted; no supplier sent the order. {stop_text(work)} Staff message sent to the ordering "
-                 f"provider, {work.notes['provider']}, for a qualifying test not done by the supplier or Group II "
-                 f"documentation. On hold; I will follow up on {follow_up}.")
+    if work.notes.get("group"):
+        raise ScriptFailed(f"a test qualifies: {work.notes['test_text']}")
+    dme_steps.route_to_provider_and_hold(
+        work, f"Home oxygen order {work.notes['order_id']}: no qualifying test ({POLICY})",
+        f"{work.patient_name}, DOB {us_date(work.patient['dob'])}: the {work.notes['code']} order cannot go to "
+        f"{KEYSTONE} yet. {stop_text(work)} Please repeat the oximetry in the office or a testing facility (not the "
+        "supplier), within the 30 days before a new written order, or document a Group II finding (dependent edema, "
+        "pulmonary hypertension or cor pulmonale, hematocrit above 56%) if present. Nothing was submitted to the "
+        "payer and the supplier was not sent the order.",
+        f"Not submitted; no supplier sent the order. {stop_text(work)} Staff message sent to the ordering provider, "
+        f"{work.notes['provider']}, for a qualifying test not done by the supplier or Group II documentation. On "
+        f"hold; I will follow up on {follow_up}.", follow_up)
     work.finish(f"Nothing was submitted for the {equipment}. {stop_text(work)} The ordering provider was messaged and "
                 "the DME item is On Hold.")

@@ -124,23 +124,17 @@ def solve(work: Work) -> None:
                     f"{work.notes.get('supplier', '(none)')}.")
         return
     stop = f"The {work.notes['code']} order does not meet {KEYSTONE} policy {POLICY}: {work.notes.get('not_met', '')}."
-    if work.doing("route_to_provider"):
-        if not work.notes.get("not_met"):
-            raise ScriptFailed(f"the face-to-face note documents {work.notes.get('condition')}")
-        ehr_steps.send_staff_message(
-            work, message_type="Clinical question",
-            subject=f"Hospital bed order {work.notes['order_id']}: face-to-face note lacks a qualifying condition",
-            body=f"{work.patient_name}, DOB {us_date(work.patient['dob'])}: the hospital bed order cannot go to "
-                 f"{KEYSTONE} yet. {stop} For a semi-electric bed the note must also document frequent or immediate "
-                 "changes in body position. Please document a qualifying condition if the patient has one (a new "
-                 "face-to-face note and written order), or reconsider the order. Nothing was submitted to the payer "
-                 "and the supplier was not sent the order.")
-    if work.doing("hold_item"):
-        dme_steps.back_to_item(work)
-        dme_steps.update_dme_item(
-            work, "On Hold", follow_up=follow_up,
-            note=f"Not submitted; no supplier sent the order. {stop} Staff message sent to the ordering provider, "
-                 f"{work.notes['provider']}, to document a qualifying condition or reconsider. On hold; I will follow "
-                 f"up on {follow_up}.")
+    if not work.notes.get("not_met"):
+        raise ScriptFailed(f"the face-to-face note documents {work.notes.get('condition')}")
+    dme_steps.route_to_provider_and_hold(
+        work, f"Hospital bed order {work.notes['order_id']}: face-to-face note lacks a qualifying condition",
+        f"{work.patient_name}, DOB {us_date(work.patient['dob'])}: the hospital bed order cannot go to {KEYSTONE} "
+        f"yet. {stop} For a semi-electric bed the note must also document frequent or immediate changes in body "
+        "position. Please document a qualifying condition if the patient has one (a new face-to-face note and "
+        "written order), or reconsider the order. Nothing was submitted to the payer and the supplier was not sent "
+        "the order.",
+        f"Not submitted; no supplier sent the order. {stop} Staff message sent to the ordering provider, "
+        f"{work.notes['provider']}, to document a qualifying condition or reconsider. On hold; I will follow up on "
+        f"{follow_up}.", follow_up)
     work.finish(f"Nothing was submitted for the {equipment}. {stop} The ordering provider was messaged and the DME "
                 "item is On Hold.")

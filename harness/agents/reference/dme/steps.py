@@ -133,6 +133,16 @@ def back_to_item(work: Work) -> None:
         open_dme_item(work)
 
 
+def route_to_provider_and_hold(work: Work, subject: str, message: str, hold_note: str, follow_up: str) -> None:
+    """Subtasks `route_to_provider` (a clinical-question staff message to the ordering provider)
+    and `hold_item` (the DME item On Hold with a note and the follow-up date)."""
+    if work.doing("route_to_provider"):
+        ehr_steps.send_staff_message(work, message_type="Clinical question", subject=subject, body=message)
+    if work.doing("hold_item"):
+        back_to_item(work)
+        update_dme_item(work, "On Hold", follow_up=follow_up, note=hold_note)
+
+
 def read_supplier_reply(work: Work) -> None:
     """Open the supplier's reply in the fax inbox and read its order number."""
     # The reply comes from the number the packet was faxed to and names our job on its page.
