@@ -38,10 +38,14 @@ def header(title: str, patient: Patient, day: date, provider: Provider | None) -
 
 
 def vitals(rng: random.Random, bmi: float | None = None) -> str:
-    bmi = bmi if bmi is not None else round(rng.uniform(21.5, 34.5), 1)
+    bmi = bmi if bmi is not None else draw_bmi(rng)
     return (f"Vitals: BP {rng.randrange(112, 152)}/{rng.randrange(68, 94)} mmHg, pulse "
             f"{rng.randrange(58, 96)}, respirations {rng.randrange(12, 19)}, temperature "
             f"{rng.uniform(97.6, 98.9):.1f} F, BMI {bmi} kg/m2.")
+
+
+def draw_bmi(rng: random.Random) -> float:
+    return round(rng.uniform(21.5, 34.5), 1)
 
 
 def history(rng: random.Random) -> str:
@@ -63,10 +67,14 @@ def progress_note(rng: random.Random, patient: Patient, provider: Provider, day:
                   title: str, hpi: str, exam: str, assessment: str, plan: str,
                   bmi: float | None = None) -> str:
     """A SOAP-style office note around the case-specific paragraphs."""
+    past = history(rng)  # drawn before the BMI, as ever, so every note's other values stay the same
+    bmi = bmi if bmi is not None else draw_bmi(rng)
+    if bmi < 30:  # obesity in the past history of a patient whose BMI is now under 30 has resolved
+        past = past.replace("obesity", "obesity (resolved with weight loss)")
     return "\n\n".join((
         header(title, patient, day, provider),
         f"History of present illness: {hpi}",
-        history(rng),
+        past,
         vitals(rng, bmi) + f" Physical examination: {exam}",
         f"Assessment: {assessment}",
         f"Plan: {plan} The patient verbalized understanding of and agreement with the plan, "

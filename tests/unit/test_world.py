@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from datetime import timedelta
 
@@ -37,6 +38,14 @@ def test_no_patient_shares_a_clinicians_name(world):
     # naming another patient.
     clinicians = {(p.first_name, p.last_name) for p in world.providers}
     assert not [p.mrn for p in world.patients if (p.first_name, p.last_name) in clinicians]
+
+
+def test_no_note_calls_a_patient_under_bmi_30_obese(world):
+    # A play trial stopped on "past medical history notable for obesity" beside a BMI of 24.3.
+    contradicted = [doc.id for doc in world.documents
+                    if (bmi := re.search(r"BMI (\d+(?:\.\d+)?) kg/m2", doc.text)) and float(bmi.group(1)) < 30
+                    and re.search(r"obesity(?! \(resolved)", doc.text)]
+    assert not contradicted
 
 
 def test_counts(world):
