@@ -127,7 +127,7 @@ class ClinicalAnswers:
                              choices=YES_NO, default="",
                              description="Epidural steroid injection policy KM-PAIN-702; leave blank for other services.")
     esi_prior_relief_percent = IntegerField("ESI repeat: pain relief after the most recent injection (%)",
-                                            [Optional(), NumberRange(0, 100, "Enter a relief between 0 and 100%.")])
+                                            [Optional(), NumberRange(0, 100, "Enter a relief between 0 and 100 percent.")])
     esi_relief_weeks = IntegerField("ESI repeat: weeks the relief lasted",
                                     [Optional(), NumberRange(0, 104, "Enter weeks between 0 and 104.")])
     esi_sessions_12_months = IntegerField("ESI: sessions in the same region in the 12 months before this one",
