@@ -194,6 +194,16 @@ class DocumentFacts(CaseModel):
     family_history: str | None = None
     prior_genetic_testing: str | None = None
     management_impact: str | None = None
+    # Spinal injections: a procedure note's procedure (level, region, approach, code) and the pain score
+    # before it; a follow-up note's injection (its date), pain score at the visit, percent relief and
+    # how many weeks the relief lasted (the measure a repeat-injection policy reads).
+    injection_procedure: str | None = None
+    injection_followed_up: date | None = None
+    pain_score_before: int | None = Field(default=None, ge=0, le=10)
+    pain_score_after: int | None = Field(default=None, ge=0, le=10)
+    relief_percent: int | None = Field(default=None, ge=0, le=100)
+    relief_weeks: int | None = Field(default=None, ge=0)
+    functional_change: str | None = None
     # A hospital day's findings (inpatient progress notes, H&P, discharge summary), each one sentence.
     vital_signs: str | None = None
     oxygen: str | None = None

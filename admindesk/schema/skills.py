@@ -30,6 +30,8 @@ SKILLS: dict[str, str] = {
     "therapy_limit": "work therapy visits ordered past the plan's visit limit: the payer's count and the limit's type "
                      "decide between requesting the plan of care's further visits and filing nothing",
     "conservative_care": "request elective surgery on the payer's conservative-care criteria, weeks counted from the therapy record",
+    "pain_procedure": "request a repeat spinal injection on the payer's response criteria: relief and weeks from the follow-up "
+                      "note, sessions counted per region in 12 months",
     "concurrent_review": "send clinical updates for a stay or course under concurrent review",
     "preservice_appeal": "appeal a denied authorization before the service",
     "referral": "obtain or record a referral the plan requires",

@@ -123,6 +123,15 @@ class ClinicalAnswers:
                                      choices=YES_NO, default="")
     prior_germline_testing = SelectField("Genetic testing: germline testing of the same genes done before?",
                                          choices=YES_NO, default="")
+    esi_repeat = SelectField("Epidural steroid injection: repeat (an earlier injection in the same region)?",
+                             choices=YES_NO, default="",
+                             description="Epidural steroid injection policy KM-PAIN-702; leave blank for other services.")
+    esi_prior_relief_percent = IntegerField("ESI repeat: pain relief after the most recent injection (%)",
+                                            [Optional(), NumberRange(0, 100, "Enter a relief between 0 and 100 percent.")])
+    esi_relief_weeks = IntegerField("ESI repeat: weeks the relief lasted",
+                                    [Optional(), NumberRange(0, 104, "Enter weeks between 0 and 104.")])
+    esi_sessions_12_months = IntegerField("ESI: sessions in the same region in the 12 months before this one",
+                                          [Optional(), NumberRange(0, 24, "Enter sessions between 0 and 24.")])
 
     def clinical_answers(self) -> dict:
         return {"conservative_therapy_weeks": self.conservative_therapy_weeks.data,
@@ -134,7 +143,11 @@ class ClinicalAnswers:
                 "genetic_counseling": self.genetic_counseling.data or None,
                 "hereditary_criterion": self.hereditary_criterion.data or None,
                 "changes_management": self.changes_management.data or None,
-                "prior_germline_testing": self.prior_germline_testing.data or None}
+                "prior_germline_testing": self.prior_germline_testing.data or None,
+                "esi_repeat": self.esi_repeat.data or None,
+                "esi_prior_relief_percent": self.esi_prior_relief_percent.data,
+                "esi_relief_weeks": self.esi_relief_weeks.data,
+                "esi_sessions_12_months": self.esi_sessions_12_months.data}
 
 
 def service_span(start, end) -> None:
