@@ -18,10 +18,10 @@ from admindesk.envs.world import WORLD_ANCHOR
 from admindesk.envs.world.cases import documents as text
 from admindesk.envs.world.cases.adherence import adherence_sections
 from admindesk.envs.world.cases.appeals import appeals_on_file, as_filed
-from admindesk.envs.world.claim_lines import pending_line
 from admindesk.envs.world.cases.clearinghouse import report_text, submission
 from admindesk.envs.world.cases.duplicates import link_duplicates
 from admindesk.envs.world.cases.ids import CaseIds
+from admindesk.envs.world.claim_lines import pending_line
 from admindesk.envs.world.documents import us_date
 from admindesk.envs.world.faxes import FaxInbox
 from admindesk.envs.world.identifiers import phone_number
