@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from admindesk.envs.world.org import NO_RESPONSE_DAYS
+
 AUTH_STATUSES = ("Not Started", "Submitted - Pending", "Approved", "Denied", "No Auth Required",
                  "Pended - Info Requested", "Cancelled", "Withdrawn")
 # Requests still under the payer's review: they can be withdrawn (or cancelled).
@@ -67,8 +69,6 @@ OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
 # or the payer's overpayment notice says it will take the payment back.
 LOW_PAYMENT = "Low payment"
 OVERPAYMENT_RECOVERY = "Overpayment recovery"
-# Accounts-receivable follow-up: a claim billed this long ago with no answer from the payer.
-NO_RESPONSE_DAYS = 45
 NO_RESPONSE = f"No payer response {NO_RESPONSE_DAYS}+ days"
 REVIEW_REASONS = {
     NO_RESPONSE: "no remittance or rejection has reached the office since the claim was billed; check its status "
