@@ -136,7 +136,7 @@ class BalanceTransfer(Base):
 
 class ClaimResubmission(Base):
     """An unanswered claim sent again, unchanged, as an original claim (frequency code 1) after the
-    payer's claim status inquiry found it not on file; claim_resubmit.py holds the rules."""
+    payer's claim status inquiry found it not on file; claim_rebill.py holds the rules."""
 
     __tablename__ = "claim_resubmissions"
 

@@ -1,7 +1,7 @@
 """EHR claim page, Resubmit claim: a claim the payer has not answered goes again, once, as an
 original claim (frequency 1) with the payer's filing deadline and what its claim status inquiry
 showed; a claim the payer answered, a second resubmission and a passed deadline are refused with
-nothing written (envs/ehr_web/claim_resubmit.py). The case's unanswered claims: the EHR holds
+nothing written (envs/ehr_web/claim_rebill.py). The case's unanswered claims: the EHR holds
 them pending with a Denials follow-up item, whatever the payer did (envs/world/cases/builder.py)."""
 from __future__ import annotations
 

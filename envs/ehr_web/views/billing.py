@@ -8,7 +8,7 @@ from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.code_sets import CARC, RARC
 from admindesk.envs.common.web import db, get_or_404
-from admindesk.envs.ehr_web import balance_transfers, claim_rebill, claim_resubmit
+from admindesk.envs.ehr_web import balance_transfers, claim_rebill
 from admindesk.envs.ehr_web.forms import NoteForm, options
 from admindesk.envs.ehr_web.forms_changes import BillOtherPayerForm, PatientTransferForm, ResubmitClaimForm
 from admindesk.envs.ehr_web.models import AdjustmentCode, Facility, Provider
@@ -77,7 +77,7 @@ def _render_claim(claim: Claim, form: NoteForm | None = None, status: int = 200,
                         transfer_form=transfer_form or PatientTransferForm(formdata=None),
                         transfer_closed=balance_transfers.claim_problem(claim),
                         resubmit_form=resubmit_form or ResubmitClaimForm(formdata=None),
-                        resubmit_closed=claim_resubmit.claim_problem(claim))
+                        resubmit_closed=claim_rebill.resubmit_problem(claim))
 
 
 @billing.get("/claims/<claim_number>")
@@ -119,7 +119,7 @@ def resubmit_claim(claim_number: str):
     """Send an unanswered claim the payer has no record of again, as an original claim."""
     claim = get_or_404(Claim, claim_number)
     form = ResubmitClaimForm()
-    sent = claim_resubmit.resubmit(claim, form)
+    sent = claim_rebill.resubmit(claim, form)
     if sent is None:
         return _render_claim(claim, status=422, resubmit_form=form)
     flash(f"Claim {claim.claim_number} resubmitted as an original claim (frequency {sent.frequency_code}).", "success")
