@@ -78,7 +78,8 @@ def case_record_ids(task_id: str, case: dict[str, Any]) -> dict[str, Any]:
 
     `mrn`, `lookalike_mrns` (in case order), `coverages.<key>` (`id`, `member_id` as the
     EHR has it, `payer_member_id` as the payer has it), `orders.<key>`, `documents.<key>`,
-    `claims.<key>`, `remittances.<claim key>` (claims with a remittance) and `faxes.<key>`.
+    `claims.<key>`, `remittances.<claim key>` and `checks.<claim key>` (the check/EFT number; claims with a
+    remittance) and `faxes.<key>`.
     Mirrors envs/world/cases/builder.py's numbering.
     """
     ids = CaseIds(task_id, case.get("slot"))
@@ -98,6 +99,8 @@ def case_record_ids(task_id: str, case: dict[str, Any]) -> dict[str, Any]:
                    for index, spec in enumerate(case.get("claims", []))},
         "remittances": {spec["key"]: ids.remittance(date.fromisoformat(spec["remittance"]["paid_on"]), index)
                         for index, spec in enumerate(case.get("claims", [])) if spec.get("remittance")},
+        "checks": {spec["key"]: ids.check_number(index)
+                   for index, spec in enumerate(case.get("claims", [])) if spec.get("remittance")},
         "faxes": {spec["key"]: ids.fax(index) for index, spec in enumerate(case.get("faxes", []))},
     }
 

@@ -558,6 +558,21 @@ class ClaimSpec(CaseModel):
     # The claim's clearinghouse history, oldest first; the last transmission is the one the payer
     # received (`submitted_on`), so the payer accepted it.
     submissions: list[ClaimSubmissionSpec] = Field(default_factory=list)
+    # The office has no answer from the payer 45+ days after billing (accounts-receivable
+    # follow-up: the EHR's Denials queue holds an item): the chart holds the claim as pending with
+    # no remittance, whatever the payer did. `status` and `remittance` are the payer's side: Pending
+    # (still in process, or `at_payer` false: never received), or adjudicated with a remittance the
+    # office has not posted (in transit, or posted to another claim).
+    no_response: bool = False
+    at_payer: bool = True
+
+    @model_validator(mode="after")
+    def _an_unanswered_claim_is_pending_or_remitted(self):
+        if not self.at_payer and not (self.no_response and self.status == "Pending"):
+            raise ValueError("at_payer false: only an unanswered (no_response) Pending claim is missing at the payer")
+        if self.no_response and (self.status == "Pending") != (self.remittance is None):
+            raise ValueError("no_response: a Pending claim has no remittance, an adjudicated one has its remittance")
+        return self
 
     @model_validator(mode="after")
     def _submissions_end_with_the_received_claim(self):

@@ -53,6 +53,8 @@ SKILLS: dict[str, str] = {
                      "between billing the member and asking the payer to reprocess",
     "timely_filing": "work a timely filing denial (CO-29): the payer's filing limit against the claim's clearinghouse "
                      "history decides between a reconsideration with the acceptance report and a write-off",
+    "claim_follow_up": "follow up a claim the payer has not answered: its claim status decides between resubmitting "
+                       "the original claim within the filing limit and tracing the payment for posting",
     "cob": "coordination of benefits: work the secondary coverage or carry the primary's payment",
     "other_payer": "bill a claim the payer denied as not its responsibility (CO-109) to the payer responsible",
     # DME and the work queues.

@@ -117,3 +117,14 @@ class PatientTransferForm(FlaskForm):
     reason = TextAreaField("Reason", validators=[
         DataRequired("Say why the patient owes the balance (the eligibility found, dates, reference)."), _NOTE_LENGTH],
         render_kw={"rows": 3})
+
+
+class ResubmitClaimForm(FlaskForm):
+    """Send an unanswered claim again as an original claim (frequency 1), with the payer's filing
+    deadline and what its claim status inquiry showed."""
+
+    filing_deadline = DateText("Payer's filing deadline", validators=[
+        InputRequired("Enter the last day the payer accepts this claim (its timely filing limit).")], **date_kwargs())
+    reason = TextAreaField("Claim status inquiry result", validators=[
+        DataRequired("Say what the payer's claim status inquiry showed (no claim on file)."), _NOTE_LENGTH],
+        render_kw={"rows": 2})

@@ -41,6 +41,8 @@ class Claim(Base):
         primaryjoin="Claim.claim_number == foreign(BalanceTransfer.claim_number)", uselist=False, viewonly=True)
     submissions: Mapped[list[ClaimSubmission]] = relationship(order_by="ClaimSubmission.transmitted_on",
                                                               viewonly=True)
+    resubmission: Mapped[ClaimResubmission | None] = relationship(
+        primaryjoin="Claim.claim_number == foreign(ClaimResubmission.claim_number)", uselist=False, viewonly=True)
 
     @property
     def balance(self) -> float:
@@ -127,6 +129,22 @@ class BalanceTransfer(Base):
     claim_number: Mapped[str] = mapped_column(ForeignKey("claims.claim_number"), unique=True)
     mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"), index=True)
     amount: Mapped[float] = mapped_column(Float)
+    reason: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime)
+    username: Mapped[str] = mapped_column(String(64))
+
+
+class ClaimResubmission(Base):
+    """An unanswered claim sent again, unchanged, as an original claim (frequency code 1) after the
+    payer's claim status inquiry found it not on file; claim_rebill.py holds the rules."""
+
+    __tablename__ = "claim_resubmissions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    claim_number: Mapped[str] = mapped_column(ForeignKey("claims.claim_number"), unique=True)
+    frequency_code: Mapped[str] = mapped_column(String(1))
+    resubmitted_on: Mapped[date] = mapped_column(Date)
+    filing_deadline: Mapped[date] = mapped_column(Date)
     reason: Mapped[str] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(DateTime)
     username: Mapped[str] = mapped_column(String(64))

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from admindesk.envs.world.org import NO_RESPONSE_DAYS
+
 AUTH_STATUSES = ("Not Started", "Submitted - Pending", "Approved", "Denied", "No Auth Required",
                  "Pended - Info Requested", "Cancelled", "Withdrawn")
 # Requests still under the payer's review: they can be withdrawn (or cancelled).
@@ -38,7 +40,7 @@ QUEUES = {
                "Pended - Info Requested", "Denied", "Peer-to-Peer Requested", "Appeal Filed"),
               ("Auth Obtained", "No Auth Required", "Denied"), "Prior Authorization Coordinator"),
         Queue("denials", "Denials",
-              ("New", "In Progress", "Appeal Filed", "Corrected Claim Sent", "Billed to Other Payer",
+              ("New", "In Progress", "Appeal Filed", "Corrected Claim Sent", "Billed to Other Payer", "Claim Resubmitted",
                "Route to Clinical Appeals", "Write-off Requested", "Patient Responsibility", "Resolved"),
               # Patient Responsibility: the balance moves to the patient's account (the payer's denial
               # stands and the plan makes the member liable, e.g. a benefit maximum reached).
@@ -58,6 +60,7 @@ WORK_POOLS = {
     "pool:patient_access": "Patient Access / Registration",
     "pool:cob": "Coordination of Benefits",
     "pool:coding": "Coding & HIM",
+    "pool:payment_posting": "Payment Posting",
 }
 
 # Orders not yet performed or cancelled: the chart's "open orders", the PA and DME queues' source.
@@ -66,7 +69,10 @@ OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
 # or the payer's overpayment notice says it will take the payment back.
 LOW_PAYMENT = "Low payment"
 OVERPAYMENT_RECOVERY = "Overpayment recovery"
+NO_RESPONSE = f"No payer response {NO_RESPONSE_DAYS}+ days"
 REVIEW_REASONS = {
+    NO_RESPONSE: "no remittance or rejection has reached the office since the claim was billed; check its status "
+                 "with the payer",
     LOW_PAYMENT: "flagged at payment posting for a check against the payer's contract",
     OVERPAYMENT_RECOVERY: "the payer's overpayment notice says it will take this claim's payment back "
                           "(the notice is in the payer's correspondence)",

@@ -31,6 +31,7 @@ from admindesk.envs.world.claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE
 from admindesk.envs.world.claims import DENIED_ALTHOUGH_MET, SUPPLIER_CATEGORY
 from admindesk.envs.world.faxes import answered_order, faxed_request
 from admindesk.envs.world.models import Claim
+from admindesk.envs.world.org import NO_RESPONSE_DAYS
 from admindesk.envs.world.retired_codes import NOT_BILLABLE_2026, not_billable
 from admindesk.envs.world.review_rules import (
     MEDICARE_PRODUCTS,
@@ -80,6 +81,8 @@ KINDS = {
                                       "claim the payer received (its submitted date)",
     "appeal_deadline_mismatch": "a remittance appeal deadline that is not the payer's appeal window",
     "dated_after_today": "a claim serviced or submitted, or a remittance paid, after today (a task's `now`)",
+    "unanswered_claim_inconsistent": "a claim the office follows up as unanswered (no_response) billed fewer than "
+                                     f"{NO_RESPONSE_DAYS} days before today, or with a remittance in the chart",
     "fax_request_before_order": "a request in the fax history faxed before the order it requests",
     "fax_answer_before_request": "a payer's letter or supplier's confirmation received before its faxed request",
     **INPATIENT_KINDS,
@@ -237,6 +240,9 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
         latest = max(claim.service_date, claim.submitted_on, remittance.paid_on if remittance else claim.service_date)
         if latest > today:
             report.add("dated_after_today", family, record, f"dated {latest}, after {today}")
+        if claim.no_response and (claim.submitted_on + timedelta(days=NO_RESPONSE_DAYS) > today or remittance):
+            report.add("unanswered_claim_inconsistent", family, record,
+                       f"billed {claim.submitted_on}, remittance {remittance.id if remittance else 'none'}")
         if claim.paid_amount > 0 and not active:
             report.add("paid_outside_coverage", family, record, f"paid on {claim.service_date} outside coverage")
         if active and carcs & {"26", "27"} and not claim.eligibility_error:

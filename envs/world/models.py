@@ -394,6 +394,9 @@ class Claim:
     # Denied CO-27 although the payer's own enrollment covers the date of service, on purpose.
     eligibility_error: bool = False
     benefit_accumulator: BenefitAccumulator | None = None
+    # No answer from the payer reached the office 45+ days after billing: the Denials queue holds an
+    # accounts-receivable follow-up item for it (in the chart the claim is pending, unremitted).
+    no_response: bool = False
     # The clearinghouse history (oldest first), when the case gives one.
     submissions: tuple[ClaimSubmission, ...] = ()
 

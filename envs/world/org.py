@@ -47,6 +47,8 @@ _PAYERS = (
 CONTRACT_ALLOWED_SHARE = {"KMH": 0.6}
 # Days an overpayment notice gives the office to dispute before the payer offsets the recovery.
 RECOUPMENT_DISPUTE_DAYS = 45
+# Accounts-receivable follow-up: a claim billed this long ago with no answer from the payer.
+NO_RESPONSE_DAYS = 45
 # An HMO referral from the PCP of record covers its visits from its start date through this many days after.
 REFERRAL_VALID_DAYS = 90
 

@@ -158,6 +158,9 @@ def _inject(world, kind):
         claim = next(c for c in world.claims if c.status == "Pending")
         bad = replace(claim, submitted_on=WORLD_ANCHOR.date() + timedelta(days=30))
         return _swap(world, "claims", claim, bad), claim.claim_number
+    if kind == "unanswered_claim_inconsistent":  # followed up as unanswered with its remittance posted
+        claim = next(c for c in world.claims if world.remittance_for(c.claim_number) is not None)
+        return _swap(world, "claims", claim, replace(claim, no_response=True)), claim.claim_number
     if kind == "fax_request_before_order":
         fax, order = next((f, o) for f in world.faxes if f.kind == "supplier_confirmation"
                           and (o := answered_order(world, f)) is not None)

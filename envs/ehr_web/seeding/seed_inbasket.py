@@ -16,6 +16,7 @@ from admindesk.envs.common.clock import DEFAULT_NOW
 from admindesk.envs.ehr_web import models as m, models_work as w
 from admindesk.envs.ehr_web.models_desk import PAYER_CORRESPONDENCE, STAFF_MESSAGE, InBasketMessage
 from admindesk.envs.ehr_web.seeding.seed_queues import DENIAL_STAFF, PA_STAFF
+from admindesk.envs.ehr_web.vocab import NO_RESPONSE
 
 WORKED_AFTER_DAYS = 14
 # Payer correspondence older than this is not kept in the in-basket (it is in the chart).
@@ -76,7 +77,7 @@ def _remittance_notices(session: Session, mrns: set[str]) -> list[InBasketMessag
     notices = []
     oldest = DEFAULT_NOW.date() - timedelta(days=KEPT_DAYS)
     items = session.scalars(select(w.WorkItem).where(w.WorkItem.queue == "Denials", w.WorkItem.created_on >= oldest,
-                                                     w.WorkItem.mrn.in_(mrns))
+                                                     w.WorkItem.mrn.in_(mrns), w.WorkItem.review_reason.is_distinct_from(NO_RESPONSE))
                             .order_by(w.WorkItem.created_on, w.WorkItem.id))
     for index, item in enumerate(items):
         claim, remit = item.claim, item.claim.remittance

@@ -15,7 +15,14 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.common.clock import DEFAULT_NOW
 from admindesk.envs.ehr_web import models as m, models_work as w
-from admindesk.envs.ehr_web.vocab import LOW_PAYMENT, NON_DENIAL_CARCS, OPEN_ORDER_STATUSES, OVERPAYMENT_RECOVERY
+from admindesk.envs.ehr_web.vocab import (
+    LOW_PAYMENT,
+    NO_RESPONSE,
+    NO_RESPONSE_DAYS,
+    NON_DENIAL_CARCS,
+    OPEN_ORDER_STATUSES,
+    OVERPAYMENT_RECOVERY,
+)
 
 PA_STAFF = ("coordinator", "mreyes")
 DENIAL_STAFF = ("tnguyen", "rwhitman")
@@ -82,6 +89,15 @@ def seed_work_queues(session: Session, world) -> None:
                                assignee=_assignee(index, DENIAL_STAFF), due_date=max(due, created),
                                created_on=created, review_reason=_review_reason(claim),
                                **(_appeal_fields(appeal) if appeal else {})))
+
+    # Accounts-receivable follow-up: claims the payer has not answered (a case's; the world's
+    # pending claims are recent enough to wait).
+    for claim in (c for c in world.claims if c.no_response):
+        created = claim.submitted_on + timedelta(days=NO_RESPONSE_DAYS)
+        session.add(w.WorkItem(queue="Denials", mrn=claim.mrn, order_id=claim.order_id,
+                               claim_number=claim.claim_number, payer_id=claim.payer_id, status="New",
+                               priority="Routine", assignee=None,
+                               due_date=created + timedelta(days=14), created_on=created, review_reason=NO_RESPONSE))
 
     for index, order in enumerate(o for o in open_orders if o.category == "dme"):
         assignee = _assignee(index, DME_STAFF)

@@ -10,7 +10,7 @@ from admindesk.envs.common.code_sets import CARC, RARC
 from admindesk.envs.common.web import db, get_or_404
 from admindesk.envs.ehr_web import balance_transfers, claim_rebill
 from admindesk.envs.ehr_web.forms import NoteForm, options
-from admindesk.envs.ehr_web.forms_changes import BillOtherPayerForm, PatientTransferForm
+from admindesk.envs.ehr_web.forms_changes import BillOtherPayerForm, PatientTransferForm, ResubmitClaimForm
 from admindesk.envs.ehr_web.models import AdjustmentCode, Facility, Provider
 from admindesk.envs.ehr_web.models_work import Claim, WorkItem
 from admindesk.envs.ehr_web.notes import add_note, notes_for
@@ -61,7 +61,8 @@ def bill_form(claim: Claim, **form_args) -> BillOtherPayerForm:
 
 
 def _render_claim(claim: Claim, form: NoteForm | None = None, status: int = 200,
-                  rebill_form: BillOtherPayerForm | None = None, transfer_form: PatientTransferForm | None = None):
+                  rebill_form: BillOtherPayerForm | None = None, transfer_form: PatientTransferForm | None = None,
+                  resubmit_form: ResubmitClaimForm | None = None):
     carc, rarc = code_descriptions(claim)
     session = db()
     billed = list(session.scalars(select(Claim).where(Claim.billed_from == claim.claim_number)))
@@ -74,7 +75,9 @@ def _render_claim(claim: Claim, form: NoteForm | None = None, status: int = 200,
                         notes=notes_for("claim", claim.claim_number), form=form or NoteForm(formdata=None),
                         billed=billed, rebill_form=rebill_form or bill_form(claim, formdata=None),
                         transfer_form=transfer_form or PatientTransferForm(formdata=None),
-                        transfer_closed=balance_transfers.claim_problem(claim))
+                        transfer_closed=balance_transfers.claim_problem(claim),
+                        resubmit_form=resubmit_form or ResubmitClaimForm(formdata=None),
+                        resubmit_closed=claim_rebill.resubmit_problem(claim))
 
 
 @billing.get("/claims/<claim_number>")
@@ -108,6 +111,18 @@ def transfer_to_patient(claim_number: str):
     if transfer is None:
         return _render_claim(claim, status=422, transfer_form=form)
     flash(f"Balance {transfer.amount:,.2f} transferred to the patient (self-pay).", "success")
+    return redirect(url_for("billing.claim_detail", claim_number=claim.claim_number))
+
+
+@billing.post("/claims/<claim_number>/resubmit")
+def resubmit_claim(claim_number: str):
+    """Send an unanswered claim the payer has no record of again, as an original claim."""
+    claim = get_or_404(Claim, claim_number)
+    form = ResubmitClaimForm()
+    sent = claim_rebill.resubmit(claim, form)
+    if sent is None:
+        return _render_claim(claim, status=422, resubmit_form=form)
+    flash(f"Claim {claim.claim_number} resubmitted as an original claim (frequency {sent.frequency_code}).", "success")
     return redirect(url_for("billing.claim_detail", claim_number=claim.claim_number))
 
 

@@ -54,6 +54,8 @@ def search():
             claim = db().scalar(stmt.where(func.upper(Claim.claim_number) == form.claim_number.data.strip().upper()))
             if claim is not None:
                 return redirect(url_for("claims.detail", claim_number=claim.claim_number))
+            # A claim status inquiry that finds nothing is an answer too (the claim is not on file).
+            describe(record_type="claim", record_id=form.claim_number.data.strip().upper(), found="no")
             form.claim_number.errors.append("No claim was found with this number.")
         elif not (form.payer_id.data and form.member_id.data):
             form.member_id.errors.append("Enter a claim number, or select the payer and enter the member ID.")

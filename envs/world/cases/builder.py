@@ -21,6 +21,7 @@ from admindesk.envs.world.cases.appeals import appeals_on_file, as_filed
 from admindesk.envs.world.cases.clearinghouse import report_text, submission
 from admindesk.envs.world.cases.duplicates import link_duplicates
 from admindesk.envs.world.cases.ids import CaseIds
+from admindesk.envs.world.claim_lines import pending_line
 from admindesk.envs.world.documents import us_date
 from admindesk.envs.world.faxes import FaxInbox
 from admindesk.envs.world.identifiers import phone_number
@@ -148,21 +149,24 @@ class _Builder:
         billed = self._claims(patient, chart=True)
         claims, remits = [c for c, _ in billed], [r for _, r in billed if r is not None]
         payer_billed = self._claims(patient, chart=False)
-        payer_claims = [c for c, _ in payer_billed]
+        # A claim the payer never received is the chart's alone.
+        received = [billed for spec, billed in zip(self.case.claims, payer_billed) if spec.at_payer]
+        payer_claims, payer_remits = [c for c, _ in received], [r for _, r in received if r is not None]
         appeals = appeals_on_file(self.case.payer_history.appeals,
                                   {spec.key: billed for spec, billed in zip(self.case.claims, payer_billed)},
                                   {p.id: p.portal for p in self.world.payers}, self.ids, self._fail)
         faxes = self._faxes(patient, auths)
         common = dict(patients=tuple(patients), encounters=tuple(self.encounters), orders=tuple(orders),
-                      documents=tuple(docs), remittances=tuple(remits), authorizations=tuple(auths),
+                      documents=tuple(docs), authorizations=tuple(auths),
                       faxes=tuple(faxes), inpatient_notices=tuple(notices),
                       # Registration's accident records (the payer knows the injury from the claims billed for it).
                       accidents=tuple(self._accidents(patient)))
         # The desk knows the appeals it filed (reference, date: the denial item records them);
         # how the payer decided is the payer's record, so the chart holds them as filed.
-        chart = replace(self.world, coverages=tuple(chart_cov), claims=tuple(claims),
+        chart = replace(self.world, coverages=tuple(chart_cov), claims=tuple(claims), remittances=tuple(remits),
                         appeals=tuple(as_filed(appeal) for appeal in appeals), **common)
         payer = replace(self.world, coverages=tuple(payer_cov), claims=tuple(payer_claims), appeals=tuple(appeals),
+                        remittances=tuple(payer_remits),
                         referrals=tuple(referrals), **common)
         return CaseRecords(chart=chart, payer=payer)
 
@@ -525,6 +529,9 @@ class _Builder:
                                                      if a.group == "PR"), 2),
                     appeal_deadline=spec.remittance.appeal_deadline
                     or paid_on + timedelta(days=payer.timely_appeal_days))
+            if chart and spec.no_response:  # nothing the payer did has reached the office
+                claim, remittance = replace(claim, status="Pending", lines=tuple(map(pending_line, lines)),
+                                            no_response=True), None
             results.append((claim, remittance))
         return link_duplicates(self._benefit_limits(self._recoupments(results)))
 

@@ -79,16 +79,23 @@ def check_eligibility(work: Work, member_id: str, payer_id: str, service_day: da
 CLAIM_TABS = {"remittance": "Remittance (EOB)", "appeals": "Appeals (", "timeline": "Status timeline"}
 
 
-def open_claim(work: Work, claim_number: str, tab: str = "summary") -> None:
-    """Claim Status, the claim by its number, then one of its tabs (summary, remittance,
-    appeals, timeline)."""
+def find_claim(work: Work, claim_number: str) -> bool:
+    """Claim Status, a search by the claim number: True with the claim open, False when the
+    payer has no such claim on file."""
     open_portal_a(work)
     actor = work.actor
     actor.click("nav.top-tabs a:has-text('Claim Status')")
     actor.fill("input[name=claim_number]", claim_number)
     actor.click("form[role=search] button:text-is('Search')")
-    if actor.text("main h1").split()[:2] != ["Claim", claim_number]:
-        raise ScriptFailed(f"portal A found no claim {claim_number}: {actor.text('main')[:300]}")
+    return actor.text("main h1").split()[:2] == ["Claim", claim_number]
+
+
+def open_claim(work: Work, claim_number: str, tab: str = "summary") -> None:
+    """Claim Status, the claim by its number, then one of its tabs (summary, remittance,
+    appeals, timeline)."""
+    if not find_claim(work, claim_number):
+        raise ScriptFailed(f"portal A found no claim {claim_number}: {work.actor.text('main')[:300]}")
+    actor = work.actor
     if tab != "summary":
         actor.click(f"ul.tabs-local a:has-text('{CLAIM_TABS[tab]}')")
 

@@ -206,6 +206,17 @@ def set_item_status(work: Work, status: str, *, follow_up: date | None = None, r
         raise ScriptFailed(f"the denial item did not take status {status!r}: {errors}")
 
 
+def assign_to_pool(work: Work, pool: str) -> None:
+    """The item's Assign…: a team's pool (as the picker labels it); the item stays open."""
+    actor = work.actor
+    back_to_item(work)
+    actor.click("button:text-is('Assign…')")
+    actor.select_option("#assign-dialog select[name=assignee]", pool)
+    actor.click("#assign-dialog button:text-is('Assign')")
+    if not actor.count(f"strong:text-is('{pool}')"):
+        raise ScriptFailed(f"the item was not assigned to {pool}: {actor.text('main')[:300]}")
+
+
 def record_appeal(work: Work, *, reference: str, submitted_on: date, follow_up: date,
                   status: str = "Appeal Filed", note: str = "") -> None:
     """Set the denial item to Appeal Filed with the payer's reference, the submission date

@@ -84,13 +84,7 @@ def work_injury(work: Work) -> bool:
 
 def hand_off(work: Work) -> None:
     """The item's Assign…: the WC/Liability Billing pool; the item stays open (In Progress)."""
-    actor = work.actor
-    ehr_denials.back_to_item(work)
-    actor.click("button:text-is('Assign…')")
-    actor.select_option("#assign-dialog select[name=assignee]", WC_POOL)
-    actor.click("#assign-dialog button:text-is('Assign')")
-    if not actor.count(f"strong:text-is('{WC_POOL}')"):
-        raise ScriptFailed(f"the item was not assigned to {WC_POOL}: {actor.text('main')[:300]}")
+    ehr_denials.assign_to_pool(work, WC_POOL)
     ehr_denials.set_item_status(work, IN_PROGRESS)
 
 
