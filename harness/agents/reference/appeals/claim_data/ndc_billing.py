@@ -20,7 +20,7 @@ NDC_SEGMENTS = (5, 4, 2)  # labeler, product, package: the claim's 11-digit form
 # "NDC 50242-053-06" as printed; a PDF line break may fall after a hyphen.
 PRINTED_NDC = re.compile(r"NDC (\d{4,5})-\s?(\d{3,4})-\s?(\d{1,2})\b")
 PACKAGES_GIVEN = re.compile(r"quantity (\d+) (?:vial|syringe|carton)s?\b", re.IGNORECASE)
-PRODUCT = re.compile(r"Product administered[^:]*: ([^,]+,[^,]+)")
+PRODUCT = re.compile(r"Product administered[^:]*: (.+?), NDC ")
 
 
 def eleven_digits(segments: tuple[str, str, str]) -> str:
