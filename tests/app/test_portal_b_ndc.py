@@ -8,10 +8,10 @@ import pytest
 
 from .conftest import case_clients
 
-TASK = "appeal-hard-05"  # rituximab J9312 (line 2) denied CO-16/M119 beside a paid 96413
+TASK = "appeal-hard-05"  # bevacizumab J9035 (line 2) denied CO-16/M119 beside a paid 96413
 PATIENT = "Thaddeus Okonkwo-Lindqvist"
 DRUG_LINE = 1
-GIVEN = {"ndc_qualifier": "N4", "ndc": "50242-0053-06", "ndc_unit": "UN", "ndc_quantity": "1"}
+GIVEN = {"ndc_qualifier": "N4", "ndc": "50242-0061-01", "ndc_unit": "UN", "ndc_quantity": "1"}
 
 
 @pytest.fixture(scope="module")
@@ -60,27 +60,27 @@ def test_a_drug_line_still_without_its_ndc_is_denied_again(portal):
     claim, lines = denied_claim(portal.start_task(TASK))
     row = sent(portal, claim, lines, {})
     assert (row["status"], row["group_code"], row["carc"]) == ("Denied", "CO", "16")
-    assert row["decision_reason"].startswith("M119: line 2 (J9312)")
+    assert row["decision_reason"].startswith("M119: line 2 (J9035)")
     assert "ndc" not in row["lines"][DRUG_LINE]
 
 
-@pytest.mark.parametrize("ndc, unit", [("50242-0053-06", "UN"), ("50242005306", "un"), ("50242 0053 06", "ml")])
+@pytest.mark.parametrize("ndc, unit", [("50242-0061-01", "UN"), ("50242006101", "un"), ("50242 0061 01", "ml")])
 def test_a_drug_line_with_its_ndc_is_processed_and_kept_normalised(portal, ndc, unit):
     claim, lines = denied_claim(portal.start_task(TASK))
     row = sent(portal, claim, lines, GIVEN | {"ndc": ndc, "ndc_unit": unit, "ndc_qualifier": "n4"})
     assert row["status"] == "Processed"
     drug = row["lines"][DRUG_LINE]
     assert (drug["ndc_qualifier"], drug["ndc"], drug["ndc_unit"], drug["ndc_quantity"]) == \
-        ("N4", "50242005306", unit.upper(), 1.0)
-    assert drug["units"] == 50 and "ndc" not in row["lines"][0]
+        ("N4", "50242006101", unit.upper(), 1.0)
+    assert drug["units"] == 40 and "ndc" not in row["lines"][0]
     page = portal.get(f"/claims/corrected/{row['corrected_claim_number']}").get_data(as_text=True)
-    assert f"N4 50242-0053-06</td><td>{unit.upper()}</td><td>1</td>" in page
+    assert f"N4 50242-0061-01</td><td>{unit.upper()}</td><td>1</td>" in page
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"ndc": "50242-053-06"}, "11 digits in the 5-4-2 format"),
-    ({"ndc": "5024205306"}, "11 digits in the 5-4-2 format"),
-    ({"ndc": "502420-053-06"}, "11 digits in the 5-4-2 format"),
+    ({"ndc": "50242-061-01"}, "11 digits in the 5-4-2 format"),
+    ({"ndc": "5024206101"}, "11 digits in the 5-4-2 format"),
+    ({"ndc": "502420-061-01"}, "11 digits in the 5-4-2 format"),
     ({"ndc_qualifier": "ZZ"}, "qualifier for an NDC is N4"),
     ({"ndc_unit": "EA"}, "UN (Unit), ML (Milliliter), GR (Gram), F2 (International unit)"),
     ({"ndc_quantity": "0"}, "NDC quantity must be above 0"),

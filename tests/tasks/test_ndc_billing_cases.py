@@ -54,7 +54,7 @@ def test_the_drug_line_is_denied_for_its_ndc_and_the_record_gives_the_right_one(
     assert ["UN", packages] in row["vars"]["ndc_quantities"] and packages != drug["units"]
 
 
-def test_the_rituximab_order_names_another_package_than_the_one_given(rows):
+def test_the_bevacizumab_order_names_another_package_than_the_one_given(rows):
     row = rows["appeal-hard-05"]
     [ordered] = PRINTED.findall(row["case"]["orders"][0]["description"])
     [given] = PRINTED.findall(_record(row))

@@ -17,7 +17,7 @@ from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.agents.scripted import ScriptFailed
 
 NDC_SEGMENTS = (5, 4, 2)  # labeler, product, package: the claim's 11-digit format
-# "NDC 50242-053-06" as printed; a PDF line break may fall after a hyphen.
+# "NDC 50242-061-01" as printed; a PDF line break may fall after a hyphen.
 PRINTED_NDC = re.compile(r"NDC (\d{4,5})-\s?(\d{3,4})-\s?(\d{1,2})\b")
 PACKAGES_GIVEN = re.compile(r"quantity (\d+) (?:vial|syringe|carton)s?\b", re.IGNORECASE)
 PRODUCT = re.compile(r"Product administered[^:]*: (.+?), NDC ")
