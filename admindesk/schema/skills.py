@@ -47,6 +47,8 @@ SKILLS: dict[str, str] = {
     "corrected_claim": "fix a clerical denial with a corrected claim (frequency 7) instead of an appeal",
     "duplicate_denial": "resolve a duplicate-claim denial by confirming the original claim's payment",
     "ncci_modifier": "fix an NCCI edit denial with the right modifier",
+    "ndc_billing": "fix a drug line denied for its NDC (CO-16/M119): the NDC of the product given, in 11 digits with "
+                   "its unit and quantity, on a corrected claim",
     "coverage_ended": "work a denial for coverage ended (CO-27): the payer's eligibility against the date of service "
                       "decides between billing the coverage in force, the patient, or a reconsideration",
     "benefit_limit": "work a visit-limit denial (CARC 119): the payer's count against the practice's visits decides "

@@ -26,6 +26,7 @@ from pathlib import Path
 from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world, ncci
 from admindesk.envs.world.audit_rules.injury import KINDS as INJURY_KINDS, audit_injuries
 from admindesk.envs.world.audit_rules.inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
+from admindesk.envs.world.audit_rules.ndc import KINDS as NDC_KINDS, audit_ndc_denials
 from admindesk.envs.world.cases.builder import CaseError, build_case
 from admindesk.envs.world.claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
 from admindesk.envs.world.claims import DENIED_ALTHOUGH_MET, SUPPLIER_CATEGORY
@@ -87,6 +88,7 @@ KINDS = {
     "fax_answer_before_request": "a payer's letter or supplier's confirmation received before its faxed request",
     **INPATIENT_KINDS,
     **INJURY_KINDS,
+    **NDC_KINDS,
 }
 OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
 _RETIRED_IN_TEXT = re.compile(r"(?<![\w.])(" + "|".join(re.escape(c) for c in NOT_BILLABLE_2026) + r")(?!\.?\w)")
@@ -398,6 +400,7 @@ def audit_world(world: World, today: date | None = None) -> AuditReport:
     audit_inpatient(world, report, today or WORLD_ANCHOR.date())
     _audit_therapy_benefits(world, report, today or WORLD_ANCHOR.date())
     audit_injuries(world, report)
+    audit_ndc_denials(world, report)
     return report
 
 

@@ -8,7 +8,14 @@ import pytest
 from sqlalchemy import select
 
 from admindesk.envs.payer_portal_b import create_app
-from admindesk.envs.payer_portal_b.models import Claim, ClaimLine, ExplanationOfBenefits, PolicyCode, Subscriber
+from admindesk.envs.payer_portal_b.models import (
+    Claim,
+    ClaimLine,
+    ExplanationOfBenefits,
+    PolicyCode,
+    ProcedureCode,
+    Subscriber,
+)
 
 from .conftest import build_app
 from .test_portal_b_precert import TODAY, pdf
@@ -31,6 +38,12 @@ def _first_code(session, claim) -> str:
                            .order_by(ClaimLine.line_no)).first()
 
 
+def _bills_no_drug(session, claim) -> bool:
+    """A drug line needs its NDC on a replacement (test_portal_b_ndc); these tests replace claims without one."""
+    return not session.scalars(select(ClaimLine).join(ProcedureCode, ProcedureCode.code == ClaimLine.code).where(
+        ClaimLine.claim_number == claim.claim_number, ProcedureCode.category == "drug")).first()
+
+
 def _with_eob_after(session, claims, day):
     eob_day = {e.claim_number: e.paid_on for e in session.scalars(select(ExplanationOfBenefits))}
     return [c for c in claims if c.claim_number in eob_day and eob_day[c.claim_number] >= day]
@@ -42,7 +55,8 @@ def claims(app):
     recent, late = TODAY - timedelta(days=180), TODAY - timedelta(days=181)
     with app.extensions["admindesk"].db.new_session() as session:
         primary = Subscriber.coverage_rank == 1
-        paid_auth = _claims(session, primary, Claim.status == "Paid", Claim.authorization_number.is_not(None))
+        paid_auth = [c for c in _claims(session, primary, Claim.status == "Paid",
+                                        Claim.authorization_number.is_not(None)) if _bills_no_drug(session, c)]
         found = {
             "paid_recent": next(c for c in paid_auth if c.service_date >= recent),
             "paid_late": next(c for c in _with_eob_after(session, paid_auth, TODAY - timedelta(days=365))

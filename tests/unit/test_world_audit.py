@@ -207,6 +207,12 @@ def _inject(world, kind):
         document = world.documents[0]
         report = replace(document, kind="injury_report", facts=(("injury_date", "09/08/2026"),))
         return _swap(world, "documents", document, report), document.id
+    if kind == "ndc_denial_not_a_drug":
+        # An NDC remark on a line that bills a procedure, not a drug.
+        claim = next(c for c in world.claims if c.status == "Denied"
+                     and world.codes.procedures[c.lines[0].code].category != "drug")
+        return _swap(world, "claims", claim, _with_first_line_adjustment(
+            claim, Adjustment("CO", "16", "M119", claim.lines[0].charge))), claim.claim_number
     raise AssertionError(f"no injection for {kind}")
 
 

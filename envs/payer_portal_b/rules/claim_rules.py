@@ -25,7 +25,10 @@ every outcome is a row:
 5. NCCI edits (envs/world/ncci.py): a line still included in another line of the same date (a
    column-2 code without an NCCI-associated modifier, an office visit beside a minor procedure
    without modifier 25) is denied CO-97, as it was on the original claim.
-6. "Processed": Keystone allows the contract's share of billed charges on every line (its
+6. NDC reporting (the Reimbursement page): a line billing a drug (a HCPCS drug code) must
+   carry the NDC of the product given, qualifier N4, 11 digits, its unit of measure and
+   quantity; a drug line without it is denied CO-16 with RARC M119, as on the original.
+7. "Processed": Keystone allows the contract's share of billed charges on every line (its
    fee schedule, on the reimbursement page);
    the original claim becomes "Replaced".
 """
@@ -45,6 +48,7 @@ from admindesk.envs.payer_portal_b.models import (
     ExplanationOfBenefits,
     PolicyCode,
     PrecertRequest,
+    ProcedureCode,
     Subscriber,
 )
 from admindesk.envs.payer_portal_b.rules.appeal_rules import contract_share
@@ -55,6 +59,7 @@ CLAIM_FILING_DAYS = 180
 CORRECTED_CLAIM_DAYS = 365
 ADJUDICATED = ("Paid", "Partially Paid", "Denied")
 PROCESSED = ("Processed", "Processed as secondary", "Voided")
+DRUG_CATEGORY = "drug"  # the code set's category of HCPCS drug codes (J-codes), billed with an NDC
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,9 @@ def adjudicate(session: Session, claim: Claim, subscriber: Subscriber, facts: Co
     bundled = ncci.bundled_lines(list(facts.lines))
     if bundled:
         return Adjudication("Denied", " ".join(edit.reason() for edit in bundled), "CO", "97")
+    no_ndc = _ndc_problem(session, facts)
+    if no_ndc is not None:
+        return Adjudication("Denied", no_ndc, "CO", "16")
     allowed = round(sum(line["charge"] for line in facts.lines) * contract_share(session), 2)
     if secondary:
         paid = round(max(allowed - facts.primary_paid_amount, 0.0), 2)
@@ -158,6 +166,16 @@ def _filing_limit_problem(service_date: date, facts: CorrectedClaimFacts, today:
         return (f"{limit}; the clearinghouse acceptance {facts.clearinghouse_report_number} of "
                 f"{facts.clearinghouse_accepted_on.strftime(DATE_FORMAT)} is after it.")
     return None
+
+
+def _ndc_problem(session: Session, facts: CorrectedClaimFacts) -> str | None:
+    """Drug lines sent without their NDC (the form lets a line carry all four NDC fields or none)."""
+    missing = [f"line {line['line_no']} ({line['code']})" for line in facts.lines if not line.get("ndc")
+               and getattr(session.get(ProcedureCode, line["code"]), "category", None) == DRUG_CATEGORY]
+    if not missing:
+        return None
+    return (f"M119: {', '.join(missing)} bills a drug without its National Drug Code. Report the NDC of the "
+            "product given on every drug line: qualifier N4, the 11-digit NDC, its unit of measure and quantity.")
 
 
 def _authorization_problem(session: Session, claim: Claim, facts: CorrectedClaimFacts) -> str | None:

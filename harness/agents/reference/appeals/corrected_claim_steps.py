@@ -86,6 +86,7 @@ class Replacement:
     primary_payer: str | None = None
     primary_paid: float | None = None
     eob_file: str | None = None
+    ndc: tuple[str, str, float] | None = None  # on `line`: the 11-digit NDC (5-4-2), unit of measure, quantity
     shown: dict[str, str] = field(default_factory=dict)  # the payer's answer: number, status, detail
 
 
@@ -115,6 +116,12 @@ def submit_replacement(work: Work, portal: str, claim_number: str, change: Repla
         actor.fill(f"input[name=lines-{change.line}-code]", change.code)
     if change.modifiers is not None:
         actor.fill(f"input[name=lines-{change.line}-modifiers]", change.modifiers)
+    if change.ndc:
+        ndc, unit, quantity = change.ndc
+        actor.fill(f"input[name=lines-{change.line}-ndc_qualifier]", "N4")
+        actor.fill(f"input[name=lines-{change.line}-ndc]", ndc)
+        actor.fill(f"input[name=lines-{change.line}-ndc_unit]", unit)
+        actor.fill(f"input[name=lines-{change.line}-ndc_quantity]", f"{quantity:g}")
     if change.diagnoses:
         actor.fill("input[name=diagnosis_codes]" if portal == "b" else "input[name=lines-0-diagnosis_codes]",
                    change.diagnoses)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from datetime import date
 
+from pypdf import PdfReader
+
 from admindesk.harness.agents.reference import ehr_steps
 from admindesk.harness.agents.reference.work import Work, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
@@ -166,6 +168,13 @@ def open_chart_document(work: Work, doc_key: str, *, download: bool = False) -> 
     if not download:
         return None
     return ehr_steps.click_to_download(work, "a.pv-btn[download]", doc_id)
+
+
+def read_chart_document(work: Work, doc_key: str) -> str:
+    """A chart document's text, read from its downloaded PDF (whitespace collapsed)."""
+    file_name = open_chart_document(work, doc_key, download=True)
+    text = " ".join(page.extract_text() or "" for page in PdfReader(work.env.downloads_dir / file_name).pages)
+    return " ".join(text.split())
 
 
 def back_to_item(work: Work) -> None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pypdf import PdfReader
-
 from admindesk.harness.agents.reference.appeals import corrected_claim_steps as steps, ehr_denials
 from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.agents.scripted import ScriptFailed
@@ -50,9 +48,7 @@ def review(work: Work) -> None:
     bundled, other = lines[denied[0]], lines[1 - denied[0]]
     work.notes.update(bundled_line=denied[0], bundled_code=bundled["code"], other_code=other["code"])
     ehr_denials.open_remittance(work)
-    file_name = ehr_denials.open_chart_document(work, "visit", download=True)
-    text = " ".join(page.extract_text() or "" for page in PdfReader(work.env.downloads_dir / file_name).pages)
-    work.notes["visit_note"] = " ".join(text.split())
+    work.notes["visit_note"] = ehr_denials.read_chart_document(work, "visit")
 
 
 def separate_service(work: Work, edit: Edit) -> str | None:

@@ -1,0 +1,1 @@
+"""Denials fixed by correcting the claim's own data (drug NDC, member identity)."""
