@@ -319,6 +319,7 @@ def test_metadata_lists_every_type_search_and_write(api):
 def test_a_stopped_medication_gives_its_dates_and_why_it_was_stopped(api):
     """A step-therapy review reads each drug's dates and stop reason through the API as on the chart."""
     api.reset("pa-hard-13")
+    api.sign_in()  # tokens end at a reset
     [patient] = api.search("/fhir/Patient?family=Halvorsen-Achebe&birthdate=1971-05-14")
     drugs = {m["medicationCodeableConcept"]["text"]: m
              for m in api.search(f"/fhir/MedicationRequest?patient={patient['id']}")}
