@@ -184,6 +184,8 @@ class DocumentFacts(CaseModel):
     prior_therapy: str | None = None
     prior_therapy_weeks: int | None = Field(default=None, ge=0)
     prior_therapy_start: date | None = None
+    # When the drug was stopped (the medication history's stop date; a step-therapy trial's weeks run to it).
+    prior_therapy_stop: date | None = None
     prior_therapy_outcome: str | None = None
     # Reactions to earlier infusions of a drug (what happened, when, how it was treated; or "none").
     infusion_reaction: str | None = None
@@ -236,6 +238,9 @@ class DocumentFacts(CaseModel):
             raise ValueError("a therapy record gives both therapy_first_visit and therapy_last_visit")
         if self.therapy_first_visit is not None and self.therapy_first_visit > self.therapy_last_visit:
             raise ValueError("a therapy record's therapy_first_visit is on or before its therapy_last_visit")
+        if self.prior_therapy_stop is not None and (self.prior_therapy_start is None
+                                                     or self.prior_therapy_stop < self.prior_therapy_start):
+            raise ValueError("a prior therapy's prior_therapy_stop follows its prior_therapy_start")
         return self
 
 

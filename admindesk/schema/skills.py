@@ -32,6 +32,8 @@ SKILLS: dict[str, str] = {
     "conservative_care": "request elective surgery on the payer's conservative-care criteria, weeks counted from the therapy record",
     "pain_procedure": "request a repeat spinal injection on the payer's response criteria: relief and weeks from the follow-up "
                       "note, sessions counted per region in 12 months",
+    "step_therapy": "request a non-preferred drug on the payer's step-therapy policy: each preferred agent's dates and why it "
+                    "was stopped from the medication history and the notes, or route the order back when a step is missing",
     "concurrent_review": "send clinical updates for a stay or course under concurrent review",
     "preservice_appeal": "appeal a denied authorization before the service",
     "referral": "obtain or record a referral the plan requires",

@@ -221,6 +221,9 @@ class Medication(Base):
     prescriber_npi: Mapped[str | None] = mapped_column(ForeignKey("providers.npi"))
     start_date: Mapped[date] = mapped_column(Date)
     status: Mapped[str] = mapped_column(String(16))
+    # A discontinued drug's stop date and why it was stopped (what a step-therapy review reads).
+    end_date: Mapped[date | None] = mapped_column(Date)
+    stop_reason: Mapped[str | None] = mapped_column(String(256))
 
 
 class Encounter(Base):

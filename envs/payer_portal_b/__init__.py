@@ -12,7 +12,7 @@ from flask import Flask
 from admindesk.envs.common.factory import AppConfig, AppSpec, create_app as create_kit_app
 from admindesk.envs.payer_portal_b import claim_models, referral_models, workflow_models  # noqa: F401  (register their tables on Base)
 from admindesk.envs.payer_portal_b.fax_intake import receive_fax
-from admindesk.envs.payer_portal_b.fields import DATE_FORMAT, format_phone
+from admindesk.envs.payer_portal_b.fields import DATE_FORMAT, format_phone, iso_portal_date
 from admindesk.envs.payer_portal_b.inpatient import models as inpatient_models  # noqa: F401  (its tables too)
 from admindesk.envs.payer_portal_b.models import Base
 from admindesk.envs.payer_portal_b.pas import pas
@@ -55,4 +55,5 @@ def create_app(config: AppConfig) -> Flask:
     app.before_request(count_page_view)
     app.before_request(show_whats_new)
     app.jinja_env.filters["phone"] = format_phone
+    app.jinja_env.filters["iso_portal_date"] = iso_portal_date
     return app

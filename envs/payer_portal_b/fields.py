@@ -16,6 +16,11 @@ def parse_portal_date(text: str) -> date:
     return datetime.strptime(text.strip(), DATE_FORMAT).date()
 
 
+def iso_portal_date(text: str | None) -> str:
+    """A date stored as ISO text (a JSON answer) shown as DD-MMM-YYYY; blank when absent."""
+    return date.fromisoformat(text).strftime(DATE_FORMAT) if text else ""
+
+
 class PortalDateField(StringField):
     """A text box holding a DD-MMM-YYYY date; `.data` is a date (or None when blank)."""
 

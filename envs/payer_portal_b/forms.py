@@ -35,6 +35,15 @@ from admindesk.envs.payer_portal_b.rules.dme_clinical import (
 from admindesk.envs.payer_portal_b.rules.genetic_testing import HEREDITARY_CRITERIA, NO_CRITERION
 from admindesk.envs.payer_portal_b.rules.recovery_rules import RECOVERY_DISPUTE, WITHDRAW_RECOVERY
 from admindesk.envs.payer_portal_b.rules.site_of_care import HOSPITAL_SITE_REASONS, NO_REASON
+from admindesk.envs.payer_portal_b.rules.step_therapy import (
+    CONVENTIONAL_AGENTS,
+    OTHER_AGENTS,
+    PREFERRED_BIOLOGICS,
+    STEP_EXCEPTIONS,
+    STEP_OUTCOMES,
+    STEPS,
+    trial_weeks,
+)
 
 SUBSCRIBER_ID = [DataRequired("Enter the Subscriber ID from the member's card."),
                  Regexp(r"^[A-Za-z0-9]{5,20}$", message="A Subscriber ID is 5 to 20 letters and digits.")]
@@ -150,6 +159,58 @@ class ClinicalAnswers:
                 "esi_sessions_12_months": self.esi_sessions_12_months.data}
 
 
+class StepTherapyAnswers:
+    """The request's Step Therapy section (policy KM-RX-505): each step's drug, the dates it was
+    taken and why it was stopped. The weeks the policy reads are counted from the dates."""
+
+    step1_drug = SelectField("Step 1 (conventional agent): drug", default="",
+                             choices=options([("", "Not applicable"), *CONVENTIONAL_AGENTS, *OTHER_AGENTS]),
+                             description="Step therapy policy KM-RX-505; leave blank for other services.")
+    step1_start = PortalDateField("Step 1: start date (DD-MMM-YYYY)", [Optional()])
+    step1_end = PortalDateField("Step 1: stop date (DD-MMM-YYYY)", [Optional()])
+    step1_outcome = SelectField("Step 1: outcome", choices=options([("", "Not answered"), *STEP_OUTCOMES]),
+                                default="")
+    step2_drug = SelectField("Step 2 (preferred biologic): drug", default="",
+                             choices=options([("", "Not applicable"), *PREFERRED_BIOLOGICS, *OTHER_AGENTS]))
+    step2_start = PortalDateField("Step 2: start date (DD-MMM-YYYY)", [Optional()])
+    step2_end = PortalDateField("Step 2: stop date (DD-MMM-YYYY)", [Optional()])
+    step2_outcome = SelectField("Step 2: outcome", choices=options([("", "Not answered"), *STEP_OUTCOMES]),
+                                default="")
+
+    def _step_fields(self, step: str):
+        return (getattr(self, f"{step}_{part}") for part in ("drug", "start", "end", "outcome"))
+
+    def _check_step(self, step: str) -> None:
+        """A step names its drug and outcome together; a drug that was taken has both dates, in order."""
+        drug, start, end, outcome = self._step_fields(step)
+        number = step[-1]
+        if drug.data and not outcome.data:
+            raise ValidationError(f"Select the outcome of the step {number} drug.")
+        if outcome.data and not drug.data:
+            raise ValidationError(f"Select the step {number} drug.")
+        if outcome.data and outcome.data != STEP_EXCEPTIONS[1] and not (start.data and end.data):
+            raise ValidationError(f"Enter the step {number} drug's start and stop dates (DD-MMM-YYYY); only a "
+                                  "contraindication (never started) has none.")
+        if start.data and end.data and end.data < start.data:
+            raise ValidationError(f"The step {number} stop date cannot be before its start date.")
+
+    def validate_step1_outcome(self, field) -> None:
+        self._check_step("step1")
+
+    def validate_step2_outcome(self, field) -> None:
+        self._check_step("step2")
+
+    def step_answers(self) -> dict:
+        answers: dict = {}
+        for step in STEPS:
+            drug, start, end, outcome = self._step_fields(step)
+            answers |= {f"{step}_drug": drug.data or None, f"{step}_outcome": outcome.data or None,
+                        f"{step}_start": start.data.isoformat() if start.data else None,
+                        f"{step}_end": end.data.isoformat() if end.data else None,
+                        f"{step}_weeks": trial_weeks(start.data, end.data)}
+        return answers
+
+
 def service_span(start, end) -> None:
     """The last date of service is on or after the first, at most a year later."""
     if start and end and end < start:
@@ -158,7 +219,7 @@ def service_span(start, end) -> None:
         raise ValidationError("A request can span at most one year.")
 
 
-class PrecertForm(FlaskForm, ClinicalAnswers):
+class PrecertForm(FlaskForm, ClinicalAnswers, StepTherapyAnswers):
     """The one long precertification request form."""
 
     subscriber_id = StringField("Subscriber ID", SUBSCRIBER_ID)

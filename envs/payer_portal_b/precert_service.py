@@ -158,13 +158,19 @@ def _apply(request: PrecertRequest, decision: Determination, session: Session) -
     request.updated_at = clock.now()
 
 
+def _answers(form) -> dict:
+    """The form's clinical answers, with the Step Therapy section's where it was answered."""
+    steps = {key: value for key, value in form.step_answers().items() if value is not None}
+    return form.clinical_answers() | steps
+
+
 def record_request(session: Session, form, found: CheckedReferences, source: str = PORTAL_SOURCE) -> PrecertRequest:
     """Determine and store a new request with its attachments (caller commits)."""
     subscriber = found.subscriber
     submission = Submission(
         subscriber_id=subscriber.subscriber_id, service_code=form.service_code.data.strip().upper(),
         units=form.units.data, diagnosis_codes=tuple(split_codes(form.diagnosis_codes.data)),
-        start_date=form.start_date.data, end_date=form.end_date.data, clinical=form.clinical_answers(),
+        start_date=form.start_date.data, end_date=form.end_date.data, clinical=_answers(form),
         document_types=frozenset(kind for kind, _ in found.uploads), place_of_service=form.place_of_service.data,
         received_on=clock.today())
     decision = determine(session, submission, subscriber)

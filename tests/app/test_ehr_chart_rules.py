@@ -9,7 +9,7 @@ from admindesk.envs.ehr_web.chart_rules import DIAGNOSIS_MEDICATIONS, medication
 from admindesk.envs.ehr_web.models import Encounter, Medication
 from admindesk.envs.world.codes import load_codes
 
-from .conftest import build_app, query
+from .conftest import FormClient, build_app, query
 
 
 @pytest.fixture(scope="module")
@@ -43,3 +43,17 @@ def test_seeded_patients_with_ms_or_parkinsons_list_the_drug(app, code, drug):
     assert mrns, f"the world has no visit coded {code}"
     listed = {m.mrn for m in query(app, select(Medication).where(Medication.name == drug))}
     assert mrns <= listed
+
+
+def test_a_stopped_drug_lists_its_stop_date_and_why_it_was_stopped(app):
+    """The notes that stopped each drug (facts prior_therapy_start/_stop/_outcome) give the Medications
+    tab its rows, as a step-therapy review reads them (pa-hard-13: golimumab IV after three drugs)."""
+    client = FormClient(app)
+    snapshot = client.start_task("pa-hard-13")
+    mrn = next(p["mrn"] for p in snapshot["patients"] if p["last_name"] == "Halvorsen-Achebe")
+    stopped = {m["name"]: m for m in snapshot["medications"] if m["mrn"] == mrn and m["status"] == "Discontinued"}
+    assert stopped["etanercept 50 mg"]["end_date"] == "2025-12-29"
+    assert stopped["etanercept 50 mg"]["stop_reason"].startswith("cost")
+    assert stopped["methotrexate 20 mg"]["sig"] == "by mouth once weekly"
+    page = client.get(f"/patients/{mrn}/medications").get_data(as_text=True)
+    assert "Reason stopped" in page and "06/15/2026" in page and "inadequate response: DAS28-CRP 5.6" in page

@@ -314,3 +314,17 @@ def test_metadata_lists_every_type_search_and_write(api):
     assert "update" in [i["code"] for i in resources["Task"]["interaction"]]
     assert "create" in [i["code"] for i in resources["Communication"]["interaction"]]
     assert statement["fhirVersion"] == "4.0.1" and statement["format"] == ["json"]
+
+
+def test_a_stopped_medication_gives_its_dates_and_why_it_was_stopped(api):
+    """A step-therapy review reads each drug's dates and stop reason through the API as on the chart."""
+    api.reset("pa-hard-13")
+    api.sign_in()  # tokens end at a reset
+    [patient] = api.search("/fhir/Patient?family=Halvorsen-Achebe&birthdate=1971-05-14")
+    drugs = {m["medicationCodeableConcept"]["text"]: m
+             for m in api.search(f"/fhir/MedicationRequest?patient={patient['id']}")}
+    etanercept = drugs["etanercept 50 mg"]
+    assert etanercept["status"] != "active" and etanercept["statusReason"]["text"].startswith("cost")
+    assert etanercept["dosageInstruction"][0]["timing"]["repeat"]["boundsPeriod"] == {
+        "start": "2025-12-08", "end": "2025-12-29"}
+    assert "statusReason" not in drugs["Golimumab 2 mg/kg"]

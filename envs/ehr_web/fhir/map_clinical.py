@@ -121,13 +121,16 @@ def service_request_resource(order: Order) -> ServiceRequest:
 
 
 def medication_request_resource(medication: Medication) -> MedicationRequest:
-    """A medication-list entry: the drug and strength as text, the sig, the indication."""
+    """A medication-list entry: the drug and strength as text, the sig, the indication, and for a
+    stopped drug the dates it was taken and why it was stopped."""
+    taken = {"start": day(medication.start_date), **({"end": day(medication.end_date)} if medication.end_date else {})}
     return MedicationRequest(
         id=str(medication.id), status=MEDICATION_STATUSES.get(medication.status, "unknown"), intent="order",
         medicationCodeableConcept={"text": medication.name}, subject=reference("Patient", medication.mrn),
         authoredOn=day(medication.start_date), requester=reference("Practitioner", medication.prescriber_npi),
         reasonCode=[diagnosis_concept(medication.indication_code)] if medication.indication_code else None,
-        dosageInstruction=[{"text": medication.sig}])
+        statusReason={"text": medication.stop_reason} if medication.stop_reason else None,
+        dosageInstruction=[{"text": medication.sig, "timing": {"repeat": {"boundsPeriod": taken}}}])
 
 
 def _narrative(document: Document) -> dict:

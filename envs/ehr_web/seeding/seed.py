@@ -25,7 +25,8 @@ from admindesk.envs.ehr_web.vocab import DOCUMENT_KINDS
 
 # Who signs documents that have no clinician author in the world.
 UNSIGNED_AUTHORS = {"imaging_report": "Radiology Department", "clearinghouse_report": "Central PA Claims Exchange",
-                    "injury_report": "Patient Access (scanned)"}
+                    "injury_report": "Patient Access (scanned)",
+                    "medication_history": "Health Information Management (scanned)"}
 
 
 
@@ -129,12 +130,13 @@ def _problems(session: Session, world, mrn: str, encounters) -> None:
 def _medications(session: Session, world, mrn: str, encounters) -> None:
     listed: set[str] = set()
 
-    def add(name: str, sig: str, indication: str | None, npi: str | None, start, status: str) -> None:
+    def add(name: str, sig: str, indication: str | None, npi: str | None, start, status: str,
+            end=None, stop_reason: str | None = None) -> None:
         if name.lower() in listed:
             return
         listed.add(name.lower())
         session.add(m.Medication(mrn=mrn, name=name, sig=sig, indication_code=indication, prescriber_npi=npi,
-                                 start_date=start, status=status))
+                                 start_date=start, status=status, end_date=end, stop_reason=stop_reason))
 
     for enc in encounters:
         for code in enc.diagnosis_codes:
@@ -148,8 +150,11 @@ def _medications(session: Session, world, mrn: str, encounters) -> None:
             add(*split_drug(facts["nsaid_trial"]), None, doc.author_npi, doc.date, "Active")
         if facts.get("prior_therapy") not in (None, "none") and "prior_therapy_start" in facts:
             start = datetime.strptime(facts["prior_therapy_start"], "%m/%d/%Y").date()
-            add(facts["prior_therapy"], "Discontinued: " + facts.get("prior_therapy_outcome", "see history"),
-                None, doc.author_npi, start, "Discontinued")
+            stop = (datetime.strptime(facts["prior_therapy_stop"], "%m/%d/%Y").date()
+                    if "prior_therapy_stop" in facts else None)
+            name, sig = split_drug(facts["prior_therapy"])
+            add(name, sig, None, doc.author_npi, start, "Discontinued", stop,
+                facts.get("prior_therapy_outcome", "See history"))
     for order in world.orders_for(mrn):
         if order.category == "drug" and order.status != "Cancelled":
             name, sig = split_drug(order.description)

@@ -35,11 +35,13 @@ from admindesk.envs.payer_portal_b.models import MedicalPolicy, PolicyCode, Prec
 from admindesk.envs.payer_portal_b.rules.genetic_testing import HEREDITARY_CRITERIA
 from admindesk.envs.payer_portal_b.rules.precert_rules import unit_limit
 from admindesk.envs.payer_portal_b.rules.site_of_care import site_of_care_problem
+from admindesk.envs.payer_portal_b.rules.step_therapy import CONVENTIONAL_AGENTS, PREFERRED_BIOLOGICS, STEP_EXCEPTIONS
 from admindesk.envs.payer_portal_b.rules.therapy_limit import VISIT_LIMIT_POLICY, visit_limit
 
 ACTIVE_STATUSES = ("Approved", "Pended")
 # The answer lists a policy condition names (`one_of:` in data/policies.yaml).
-NAMED_ANSWERS = {"HEREDITARY_CRITERIA": HEREDITARY_CRITERIA}
+NAMED_ANSWERS = {"HEREDITARY_CRITERIA": HEREDITARY_CRITERIA, "CONVENTIONAL_AGENTS": CONVENTIONAL_AGENTS,
+                 "PREFERRED_BIOLOGICS": PREFERRED_BIOLOGICS, "STEP_EXCEPTIONS": STEP_EXCEPTIONS}
 
 
 @dataclass(frozen=True)
