@@ -53,6 +53,9 @@ SKILLS: dict[str, str] = {
                      "between billing the member and asking the payer to reprocess",
     "timely_filing": "work a timely filing denial (CO-29): the payer's filing limit against the claim's clearinghouse "
                      "history decides between a reconsideration with the acceptance report and a write-off",
+    "provider_enrollment": "work a rendering-provider enrollment denial (CARC B7): when the payer logged the "
+                           "clinician's application, against the date of service, decides between a reconsideration "
+                           "with the welcome letter and a hand-off to credentialing",
     "cob": "coordination of benefits: work the secondary coverage or carry the primary's payment",
     "other_payer": "bill a claim the payer denied as not its responsibility (CO-109) to the payer responsible",
     # DME and the work queues.

@@ -58,6 +58,7 @@ WORK_POOLS = {
     "pool:patient_access": "Patient Access / Registration",
     "pool:cob": "Coordination of Benefits",
     "pool:coding": "Coding & HIM",
+    "pool:credentialing": "Provider Enrollment / Credentialing",
 }
 
 # Orders not yet performed or cancelled: the chart's "open orders", the PA and DME queues' source.

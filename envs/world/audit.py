@@ -24,6 +24,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world, ncci
+from admindesk.envs.world.audit_rules.enrollment import KINDS as ENROLLMENT_KINDS, audit_enrollments
 from admindesk.envs.world.audit_rules.injury import KINDS as INJURY_KINDS, audit_injuries
 from admindesk.envs.world.audit_rules.inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
 from admindesk.envs.world.cases.builder import CaseError, build_case
@@ -84,6 +85,7 @@ KINDS = {
     "fax_answer_before_request": "a payer's letter or supplier's confirmation received before its faxed request",
     **INPATIENT_KINDS,
     **INJURY_KINDS,
+    **ENROLLMENT_KINDS,
 }
 OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
 _RETIRED_IN_TEXT = re.compile(r"(?<![\w.])(" + "|".join(re.escape(c) for c in NOT_BILLABLE_2026) + r")(?!\.?\w)")
@@ -392,6 +394,7 @@ def audit_world(world: World, today: date | None = None) -> AuditReport:
     audit_inpatient(world, report, today or WORLD_ANCHOR.date())
     _audit_therapy_benefits(world, report, today or WORLD_ANCHOR.date())
     audit_injuries(world, report)
+    audit_enrollments(world, report)
     return report
 
 

@@ -82,18 +82,6 @@ def work_injury(work: Work) -> bool:
     return work.need("injury_work_related").lower() == "yes"
 
 
-def hand_off(work: Work) -> None:
-    """The item's Assign…: the WC/Liability Billing pool; the item stays open (In Progress)."""
-    actor = work.actor
-    ehr_denials.back_to_item(work)
-    actor.click("button:text-is('Assign…')")
-    actor.select_option("#assign-dialog select[name=assignee]", WC_POOL)
-    actor.click("#assign-dialog button:text-is('Assign')")
-    if not actor.count(f"strong:text-is('{WC_POOL}')"):
-        raise ScriptFailed(f"the item was not assigned to {WC_POOL}: {actor.text('main')[:300]}")
-    ehr_denials.set_item_status(work, IN_PROGRESS)
-
-
 def handoff_note(work: Work) -> str:
     n = work.notes
     closed = (f" Registration also shows an earlier, closed claim ({n['closed_claims']}): not this injury."
@@ -154,7 +142,7 @@ def solve(work: Work) -> None:
         return
     if work_injury(work):
         if work.doing("hand_off"):
-            hand_off(work)
+            ehr_denials.assign_to_pool(work, WC_POOL, IN_PROGRESS)
         if work.doing("explain"):
             ehr_denials.add_item_note(work, handoff_note(work))
         work.finish(handoff_note(work))
