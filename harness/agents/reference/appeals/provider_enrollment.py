@@ -55,6 +55,7 @@ def credentialing_record(work: Work) -> None:
     n.update(other_enrollments="; ".join(others) or "none",
              ehr_status=row["status"] if row else "No enrollment on file",
              ehr_submitted=row["submitted_on"] if row else "none")
+    ehr_denials.open_denial_item(work)  # back to the work item: the credentialing screens are no chart page
 
 
 def network_record(work: Work) -> None:
