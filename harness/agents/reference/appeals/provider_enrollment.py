@@ -44,14 +44,15 @@ def review_denial(work: Work) -> None:
 def credentialing_record(work: Work) -> None:
     """EHR Provider Credentialing: the clinician by NPI, and its enrollment with the claim's payer."""
     actor, n = work.actor, work.notes
+    npi, clinician, payer = work.need("npi"), work.need("clinician"), work.need("payer")
     ehr_denials.to_ehr_tab(work)
     actor.click("nav.activitybar a:has-text('Provider Credentialing')")
-    actor.fill("#q", n["npi"])
+    actor.fill("#q", npi)
     actor.click("main form button:text-is('Search')")
-    actor.click(f"xpath=//table//tr[td[normalize-space()='{n['npi']}']]//a")
-    rows = ehr_steps.table_rows(work, f"Enrollment of {n['clinician']} with each payer", ENROLLMENT_COLUMNS)
-    others = [f"{r['payer']} ({r['status']}, effective {r['effective']})" for r in rows if r["payer"] != n["payer"]]
-    row = next((r for r in rows if r["payer"] == n["payer"]), None)
+    actor.click(f"xpath=//table//tr[td[normalize-space()='{npi}']]//a")
+    rows = ehr_steps.table_rows(work, f"Enrollment of {clinician} with each payer", ENROLLMENT_COLUMNS)
+    others = [f"{r['payer']} ({r['status']}, effective {r['effective']})" for r in rows if r["payer"] != payer]
+    row = next((r for r in rows if r["payer"] == payer), None)
     n.update(other_enrollments="; ".join(others) or "none",
              ehr_status=row["status"] if row else "No enrollment on file",
              ehr_submitted=row["submitted_on"] if row else "none")
@@ -61,12 +62,13 @@ def credentialing_record(work: Work) -> None:
 def network_record(work: Work) -> None:
     """Portal A's Provider Network lookup for the payer and NPI, and the clinician's record."""
     actor, n = work.actor, work.notes
+    npi = work.need("npi")
     portal_a.open_portal_a(work)
     actor.click("nav.top-tabs a:has-text('Provider Network')")
-    actor.select_option("#payer_id", n["payer"])
-    actor.fill("#npi", n["npi"])
+    actor.select_option("#payer_id", work.need("payer"))
+    actor.fill("#npi", npi)
     actor.click("main form button:text-is('Search network')")
-    actor.click(f"xpath=//main//tr[td[normalize-space()='{n['npi']}']]//a")
+    actor.click(f"xpath=//main//tr[td[normalize-space()='{npi}']]//a")
     n.update({key: actor.fact(label) for label, key in NETWORK_FACTS.items()})
 
 
@@ -74,7 +76,7 @@ def review_enrollment(work: Work) -> None:
     """The practice's record, the payer's directory, then the payer's rule (its manual)."""
     credentialing_record(work)
     network_record(work)
-    payer_id = next(pid for pid, name in portal_a.PAYER_NAMES.items() if name == work.notes["payer"])
+    payer_id = next(pid for pid, name in portal_a.PAYER_NAMES.items() if name == work.need("payer"))
     work.notes["rule"] = portal_a.manual_chapter(work, payer_id, "Provider enrollment")
     if "from the day we received the complete application" not in work.notes["rule"]:
         raise ScriptFailed(f"the manual's enrollment chapter gives no effective-date rule: {work.notes['rule'][:200]}")
