@@ -318,6 +318,35 @@ class AccidentSpec(CaseModel):
         return self
 
 
+class EnrollmentSpec(CaseModel):
+    """A clinician's enrollment (credentialing) with a payer, as the practice's credentialing record
+    and the payer's network directory hold it. A clinician the case lists here is enrolled with no
+    payer the case does not list (a new clinician); every other clinician participates with every
+    payer. `received_on` is the day the payer logged the complete application (the payer's rules
+    date participation from it); `effective` is the participation date the payer's directory and its
+    welcome letter give (the day the record was loaded), set once the status is Participating."""
+
+    provider: str = Field(pattern=r"^\d{10}$", description="the clinician's NPI")
+    payer: str = Field(description="payer id, e.g. PYR-NWH")
+    submitted_on: date = Field(description="the day the practice's credentialing team sent the application")
+    received_on: date | None = Field(default=None, description="the day the payer logged the complete application")
+    status: Literal["Participating", "In process", "Denied"]
+    effective: date | None = None
+    welcome_letter_on: date | None = None
+
+    @model_validator(mode="after")
+    def _dates_follow_the_application(self):
+        if (self.status == "Participating") != (self.effective is not None):
+            raise ValueError("a Participating enrollment (and only one) gives effective")
+        if self.received_on is not None and self.received_on < self.submitted_on:
+            raise ValueError("received_on is before submitted_on")
+        if self.effective is not None and (self.received_on is None or self.effective < self.received_on):
+            raise ValueError("effective needs received_on and is on or after it")
+        if self.welcome_letter_on is not None and (self.effective is None or self.welcome_letter_on < self.effective):
+            raise ValueError("a welcome letter follows the effective date of a Participating enrollment")
+        return self
+
+
 class RequestOnFileSpec(CaseModel):
     """A prior-auth request already at the payer, with its determination."""
 
@@ -660,6 +689,7 @@ class Case(CaseModel):
     faxes: list[FaxSpec] = Field(default_factory=list)
     admission: AdmissionSpec | None = None
     accidents: list[AccidentSpec] = Field(default_factory=list)
+    enrollments: list[EnrollmentSpec] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _references_resolve(self):

@@ -59,6 +59,9 @@ SKILLS: dict[str, str] = {
                      "history decides between a reconsideration with the acceptance report and a write-off",
     "claim_follow_up": "follow up a claim the payer has not answered: its claim status decides between resubmitting "
                        "the original claim within the filing limit and tracing the payment for posting",
+    "provider_enrollment": "work a rendering-provider enrollment denial (CARC B7): when the payer logged the "
+                           "clinician's application, against the date of service, decides between a reconsideration "
+                           "with the welcome letter and a hand-off to credentialing",
     "cob": "coordination of benefits: work the secondary coverage or carry the primary's payment",
     "other_payer": "bill a claim the payer denied as not its responsibility (CO-109) to the payer responsible",
     # DME and the work queues.

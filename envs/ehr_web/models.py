@@ -194,6 +194,23 @@ class AccidentRecord(Base):
     closed_on: Mapped[date | None] = mapped_column(Date)
 
 
+class ProviderEnrollment(Base):
+    """The credentialing team's record of a clinician's enrollment with a payer: application sent,
+    logged complete by the payer, status and participation date (envs/common/enrollment.py: a
+    clinician with no row participates with every payer)."""
+
+    __tablename__ = "provider_enrollments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    npi: Mapped[str] = mapped_column(ForeignKey("providers.npi"), index=True)
+    payer_id: Mapped[str] = mapped_column(ForeignKey("payers.id"))
+    submitted_on: Mapped[date] = mapped_column(Date)
+    received_on: Mapped[date | None] = mapped_column(Date)
+    status: Mapped[str] = mapped_column(String(16))
+    effective: Mapped[date | None] = mapped_column(Date)
+    welcome_letter_on: Mapped[date | None] = mapped_column(Date)
+
+
 class Problem(Base):
     """A problem-list entry, built from the diagnoses of the patient's encounters."""
 

@@ -61,6 +61,7 @@ WORK_POOLS = {
     "pool:cob": "Coordination of Benefits",
     "pool:coding": "Coding & HIM",
     "pool:payment_posting": "Payment Posting",
+    "pool:credentialing": "Provider Enrollment / Credentialing",
 }
 
 # Orders not yet performed or cancelled: the chart's "open orders", the PA and DME queues' source.

@@ -114,6 +114,22 @@ DiagnosisCode, ProcedureCode, AdjustmentCode = CODE_SET_MODELS = declare_code_se
 
 
 # ---- eligibility and auth lookups -------------------------------------------------
+class NetworkEnrollment(Base):
+    """A payer's network record of a clinician enrolled other than by default (see
+    envs/common/enrollment.py): application logged, status, participation date in the directory."""
+
+    __tablename__ = "network_enrollments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    npi: Mapped[str] = mapped_column(ForeignKey("providers.npi"), index=True)
+    payer_id: Mapped[str] = mapped_column(ForeignKey("payers.id"))
+    submitted_on: Mapped[date] = mapped_column(Date)
+    received_on: Mapped[date | None] = mapped_column(Date)
+    status: Mapped[str] = mapped_column(String(16))
+    effective: Mapped[date | None] = mapped_column(Date)
+    welcome_letter_on: Mapped[date | None] = mapped_column(Date)
+
+
 class EligibilityCheck(Base):
     """One eligibility & benefits inquiry and its outcome."""
 

@@ -112,7 +112,19 @@ def manual(payer: Payer) -> list[ManualChapter]:
             "denied the claim, ask for a level 1 reconsideration within the appeal window, with the record that shows "
             "it: the visit or intake note stating how and where the injury happened, or the carrier's denial letter. "
             "The claim is then reprocessed under the member's benefits.")),
-        ManualChapter(6, "Contacting us", (
+        ManualChapter(6, "Provider enrollment", (
+            f"Each clinician who renders services is enrolled with {payer.name} before its claims are paid; the group's "
+            "enrollment does not cover a clinician who has not been credentialed. The Provider Network lookup gives a "
+            "clinician's status, the day we logged the complete application, and the participation date in our "
+            "directory, which is the day the credentialing committee loaded the record (the date the welcome letter "
+            "states).",
+            "Participation is effective from the day we received the complete application. A claim for a service "
+            "rendered from that day to the directory date is denied B7 on first submission; ask for a level 1 "
+            "reconsideration within the appeal window with the welcome letter, and it is paid.",
+            "A service rendered before we received the complete application is not payable for that clinician, and no "
+            "appeal changes that. Do not rebill it under another clinician's NPI: the claim must name the clinician "
+            "who rendered the service.")),
+        ManualChapter(7, "Contacting us", (
             f"Provider services {phone_text(payer.phone)}; prior authorization fax {phone_text(payer.pa_fax)}; appeals "
             f"fax {phone_text(payer.appeals_fax)}. Payer ID {payer.payer_code}.",)),
     ]

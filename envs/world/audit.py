@@ -24,6 +24,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world, ncci
+from admindesk.envs.world.audit_rules.enrollment import KINDS as ENROLLMENT_KINDS, audit_enrollments
 from admindesk.envs.world.audit_rules.injury import KINDS as INJURY_KINDS, audit_injuries
 from admindesk.envs.world.audit_rules.inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
 from admindesk.envs.world.audit_rules.ndc import KINDS as NDC_KINDS, audit_ndc_denials
@@ -89,6 +90,7 @@ KINDS = {
     **INPATIENT_KINDS,
     **INJURY_KINDS,
     **NDC_KINDS,
+    **ENROLLMENT_KINDS,
 }
 OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
 _RETIRED_IN_TEXT = re.compile(r"(?<![\w.])(" + "|".join(re.escape(c) for c in NOT_BILLABLE_2026) + r")(?!\.?\w)")
@@ -401,6 +403,7 @@ def audit_world(world: World, today: date | None = None) -> AuditReport:
     _audit_therapy_benefits(world, report, today or WORLD_ANCHOR.date())
     audit_injuries(world, report)
     audit_ndc_denials(world, report)
+    audit_enrollments(world, report)
     return report
 
 

@@ -235,6 +235,20 @@ class Accident:
 
 
 @dataclass(**_FROZEN)
+class ProviderEnrollment:
+    """A clinician's enrollment with a payer (see EnrollmentSpec): the application's days, the
+    payer's status and the participation date its directory gives."""
+
+    npi: str
+    payer_id: str
+    submitted_on: date
+    received_on: date | None
+    status: str
+    effective: date | None
+    welcome_letter_on: date | None
+
+
+@dataclass(**_FROZEN)
 class Order:
     """A service ordered in the EHR; `needs_auth` places it on the PA work queue."""
 

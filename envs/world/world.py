@@ -22,6 +22,7 @@ from admindesk.envs.world.models import (
     Payer,
     Plan,
     Provider,
+    ProviderEnrollment,
     Referral,
     Remittance,
     StaffAccount,
@@ -69,6 +70,9 @@ class World:
     inpatient_notices: tuple[InpatientNotice, ...] = ()
     # Accident / injury registrations (workers' compensation, liability): the background world makes none; a case may.
     accidents: tuple[Accident, ...] = ()
+    # Clinicians' payer enrollments other than the default (every clinician participates with every
+    # payer): the background world makes none; a case may (envs/common/enrollment.py reads them).
+    provider_enrollments: tuple[ProviderEnrollment, ...] = ()
 
     __hash__ = object.__hash__  # CodeSets holds dicts; identity hashing keeps World usable as a key.
 

@@ -16,6 +16,7 @@ from admindesk.envs.world.models import (
     ClaimSubmission,
     CountedVisit,
     InpatientNotice,
+    ProviderEnrollment,
     Recoupment,
 )
 from admindesk.envs.world.review_rules import MET, NOT_MET, review
@@ -213,6 +214,21 @@ def _inject(world, kind):
                      and world.codes.procedures[c.lines[0].code].category != "drug")
         return _swap(world, "claims", claim, _with_first_line_adjustment(
             claim, Adjustment("CO", "16", "M119", claim.lines[0].charge))), claim.claim_number
+    if kind == "enrollment_denial_unexplained":
+        # A B7 denial for a clinician with no enrollment on file (so participating with every payer).
+        claim = next(c for c in world.claims if c.status == "Denied")
+        return _swap(world, "claims", claim, _with_first_line_adjustment(claim, Adjustment("CO", "B7", None, claim.lines[0].charge))), \
+            claim.claim_number
+    if kind == "enrollment_paid_before_application":
+        # A clinician's enrollments on file: every payer since 2000, but the payer of its earliest paid claim
+        # logged the application the day after that service.
+        claim = min((c for c in world.claims if c.status == "Paid"), key=lambda c: (c.service_date, c.claim_number))
+        since = claim.service_date.replace(year=2000)
+        enrollments = tuple(ProviderEnrollment(claim.rendering_npi, payer.id, since, since, "Participating", since, None)
+                            for payer in world.payers if payer.id != claim.payer_id)
+        late = claim.service_date + timedelta(days=1)
+        late_one = ProviderEnrollment(claim.rendering_npi, claim.payer_id, late, late, "Participating", late, None)
+        return replace(world, provider_enrollments=(*enrollments, late_one)), claim.claim_number
     raise AssertionError(f"no injection for {kind}")
 
 

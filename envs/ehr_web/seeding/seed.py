@@ -78,6 +78,9 @@ def _patients(session: Session, world) -> None:
     session.add_all(m.AccidentRecord(mrn=a.mrn, kind=a.kind, injury_date=a.injury_date, description=a.description,
                                      employer=a.employer, carrier=a.carrier, claim_number=a.claim_number,
                                      status=a.status, closed_on=a.closed_on) for a in world.accidents)
+    session.add_all(m.ProviderEnrollment(npi=e.npi, payer_id=e.payer_id, submitted_on=e.submitted_on,
+                                         received_on=e.received_on, status=e.status, effective=e.effective,
+                                         welcome_letter_on=e.welcome_letter_on) for e in world.provider_enrollments)
 
 
 def _chart(session: Session, world) -> None:

@@ -6,6 +6,7 @@ from admindesk.envs.ehr_web.views.billing import billing
 from admindesk.envs.ehr_web.views.chart import chart
 from admindesk.envs.ehr_web.views.chart_more import chart_more
 from admindesk.envs.ehr_web.views.coverage import coverage
+from admindesk.envs.ehr_web.views.credentialing import credentialing
 from admindesk.envs.ehr_web.views.documents import documents
 from admindesk.envs.ehr_web.views.home import home
 from admindesk.envs.ehr_web.views.inbasket import inbasket
@@ -16,7 +17,7 @@ from admindesk.envs.ehr_web.views.queues import queues
 from admindesk.envs.ehr_web.views.staff_messages import staff_messages
 
 BLUEPRINTS = (alerts, home, inbasket, staff_messages, patients, chart, chart_more, coverage, orders, documents, billing,
-              queues, queue_desk)
+              queues, queue_desk, credentialing)
 # The chart's own blueprints: their edits are refused while another user holds the chart (a
 # message to a clinician is no chart edit).
 for _chart_blueprint in (chart, coverage, orders, documents, billing):

@@ -20,6 +20,7 @@ from admindesk.envs.payer_portal_a.models import (
     ClaimAdjustment,
     ClaimLine,
     Member,
+    NetworkEnrollment,
     PaRequest,
     PaServiceLine,
     PaStatusEvent,
@@ -73,6 +74,10 @@ def seed_records(session: Session, world) -> None:
     payer_ids = _payer_ids(world)
     plans = {p.id: p for p in world.plans if p.payer_id in payer_ids}
     _seed_members(session, world, payer_ids, plans)
+    session.add_all(NetworkEnrollment(npi=e.npi, payer_id=e.payer_id, submitted_on=e.submitted_on,
+                                      received_on=e.received_on, status=e.status, effective=e.effective,
+                                      welcome_letter_on=e.welcome_letter_on)
+                    for e in world.provider_enrollments if e.payer_id in payer_ids)
     session.flush()
     _seed_claims(session, world, payer_ids)
     _seed_requests(session, world, payer_ids, load_policy())

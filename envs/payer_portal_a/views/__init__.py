@@ -6,10 +6,11 @@ from admindesk.envs.payer_portal_a.views.corrected_claims import corrected_claim
 from admindesk.envs.payer_portal_a.views.correspondence import correspondence
 from admindesk.envs.payer_portal_a.views.eligibility import eligibility
 from admindesk.envs.payer_portal_a.views.home import home
+from admindesk.envs.payer_portal_a.views.network import network
 from admindesk.envs.payer_portal_a.views.notices import notices
 from admindesk.envs.payer_portal_a.views.pa_actions import pa_actions
 from admindesk.envs.payer_portal_a.views.pa_cases import pa_cases
 from admindesk.envs.payer_portal_a.views.pa_wizard import pa_wizard
 
 BLUEPRINTS = (home, eligibility, auth_lookup, pa_wizard, pa_cases, pa_actions, claims, corrected_claims, appeals, correspondence,
-               notices)
+               notices, network)

@@ -40,6 +40,7 @@ from admindesk.envs.world.models import (
     InpatientNotice,
     Order,
     Patient,
+    ProviderEnrollment,
     Recoupment,
     Referral,
     Remittance,
@@ -160,7 +161,9 @@ class _Builder:
                       documents=tuple(docs), authorizations=tuple(auths),
                       faxes=tuple(faxes), inpatient_notices=tuple(notices),
                       # Registration's accident records (the payer knows the injury from the claims billed for it).
-                      accidents=tuple(self._accidents(patient)))
+                      accidents=tuple(self._accidents(patient)),
+                      # The practice's credentialing record and the payer's directory hold one enrollment.
+                      provider_enrollments=tuple(self._enrollments()))
         # The desk knows the appeals it filed (reference, date: the denial item records them);
         # how the payer decided is the payer's record, so the chart holds them as filed.
         chart = replace(self.world, coverages=tuple(chart_cov), claims=tuple(claims), remittances=tuple(remits),
@@ -278,6 +281,18 @@ class _Builder:
         return [Accident(mrn=patient.mrn, kind=spec.kind, injury_date=spec.injury_date, description=spec.description,
                          employer=spec.employer, carrier=spec.carrier, claim_number=spec.claim_number,
                          status=spec.status, closed_on=spec.closed_on) for spec in self.case.accidents]
+
+    def _enrollments(self) -> list[ProviderEnrollment]:
+        enrollments = []
+        for index, spec in enumerate(self.case.enrollments):
+            field = f"enrollments.{index}"
+            if spec.provider not in {p.npi for p in self.world.providers}:
+                self._fail(f"{field}.provider", f"no clinician has NPI {spec.provider}")
+            self._payer(f"{field}.payer", spec.payer)
+            enrollments.append(ProviderEnrollment(
+                npi=spec.provider, payer_id=spec.payer, submitted_on=spec.submitted_on, received_on=spec.received_on,
+                status=spec.status, effective=spec.effective, welcome_letter_on=spec.welcome_letter_on))
+        return enrollments
 
     def _documents(self, patient: Patient) -> list[Document]:
         by_key: dict[str, Document] = {}

@@ -215,8 +215,9 @@ def set_item_status(work: Work, status: str, *, follow_up: date | None = None, r
         raise ScriptFailed(f"the denial item did not take status {status!r}: {errors}")
 
 
-def assign_to_pool(work: Work, pool: str) -> None:
-    """The item's Assign…: a team's pool (as the picker labels it); the item stays open."""
+def assign_to_pool(work: Work, pool: str, status: str = "In Progress") -> None:
+    """On the denial item: Assign… to a team's pool (its label in the picker, e.g. "WC/Liability Billing
+    (team pool)"), then the status that keeps it open for that team."""
     actor = work.actor
     back_to_item(work)
     actor.click("button:text-is('Assign…')")
@@ -224,6 +225,7 @@ def assign_to_pool(work: Work, pool: str) -> None:
     actor.click("#assign-dialog button:text-is('Assign')")
     if not actor.count(f"strong:text-is('{pool}')"):
         raise ScriptFailed(f"the item was not assigned to {pool}: {actor.text('main')[:300]}")
+    set_item_status(work, status)
 
 
 def record_appeal(work: Work, *, reference: str, submitted_on: date, follow_up: date,

@@ -128,6 +128,5 @@ def solve(work: Work) -> None:
     if work.doing("trace_payment"):
         ehr_denials.add_item_note(work, note_text(work))
     if work.doing("route_to_posting"):
-        ehr_denials.assign_to_pool(work, POSTING_POOL)
-        ehr_denials.set_item_status(work, IN_PROGRESS)
+        ehr_denials.assign_to_pool(work, POSTING_POOL, IN_PROGRESS)
     work.finish(note_text(work) + " Item assigned to the Payment Posting pool, In Progress.")

@@ -82,12 +82,6 @@ def work_injury(work: Work) -> bool:
     return work.need("injury_work_related").lower() == "yes"
 
 
-def hand_off(work: Work) -> None:
-    """The item's Assign…: the WC/Liability Billing pool; the item stays open (In Progress)."""
-    ehr_denials.assign_to_pool(work, WC_POOL)
-    ehr_denials.set_item_status(work, IN_PROGRESS)
-
-
 def handoff_note(work: Work) -> str:
     n = work.notes
     closed = (f" Registration also shows an earlier, closed claim ({n['closed_claims']}): not this injury."
@@ -148,7 +142,7 @@ def solve(work: Work) -> None:
         return
     if work_injury(work):
         if work.doing("hand_off"):
-            hand_off(work)
+            ehr_denials.assign_to_pool(work, WC_POOL, IN_PROGRESS)
         if work.doing("explain"):
             ehr_denials.add_item_note(work, handoff_note(work))
         work.finish(handoff_note(work))
