@@ -188,7 +188,7 @@ class WorkItemUpdateForm(FlaskForm):
     # replacement claim's number when a corrected claim went instead.
     appeal_reference = StringField("Appeal / corrected claim #", validators=[Optional(), Length(max=20), auth_number_check],
                                    filters=[strip])
-    appeal_submitted_on = DateText("Appeal submitted on", **date_kwargs())
+    appeal_submitted_on = DateText("Submitted to payer on", **date_kwargs())
     supplier_id = SelectField("Supplier", choices=[], validators=[Optional()])
     supplier_confirmation = StringField("Supplier confirmation #",
                                         validators=[Optional(), Length(max=20), auth_number_check],

@@ -236,7 +236,7 @@ def test_a_task_update_with_queue_fields_is_the_work_item_screens(app):
     assert api.put(f"/fhir/Task/{work_item.id}", task).status_code == 200
     assert written(api, "update_work_item", **tables) == by_form
     assert [event["change"] for event in by_form["work_item_events"]] == [
-        "Status: Appeal Filed; Appeal / corrected claim #: APL-2026-0001; Appeal submitted on: 11/16/2026"]
+        "Status: Appeal Filed; Appeal / corrected claim #: APL-2026-0001; Submitted to payer on: 11/16/2026"]
 
 
 @pytest.fixture(scope="module")

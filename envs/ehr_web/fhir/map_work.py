@@ -49,7 +49,7 @@ class TaskOutput:
 
 TASK_OUTPUTS = (
     TaskOutput("appeal_reference", "appeal-reference", "Appeal / corrected claim #", "valueString", "Denials"),
-    TaskOutput("appeal_submitted_on", "appeal-submitted-on", "Appeal submitted on", "valueDate", "Denials"),
+    TaskOutput("appeal_submitted_on", "appeal-submitted-on", "Submitted to payer on", "valueDate", "Denials"),
     TaskOutput("supplier_id", "supplier", "Supplier", "valueReference", "DME"),
     TaskOutput("supplier_confirmation", "supplier-confirmation", "Supplier confirmation #", "valueString", "DME"),
 )
