@@ -227,6 +227,9 @@ class DocumentFacts(CaseModel):
     wc_carrier: str | None = None
     wc_claim_number: str | None = None
     nightly_minutes: list[int] | None = Field(default=None, min_length=1, max_length=400)
+    # The treating physician's opinion of how soon the service is needed, starting "urgent" or
+    # "routine", with the clinical reason (what an expedited prior-auth review asks the physician to attest).
+    clinical_urgency: str | None = Field(default=None, pattern=r"^(urgent|routine)\b")
 
     @model_validator(mode="after")
     def _minutes_fit_a_night(self):

@@ -20,6 +20,9 @@ SKILLS: dict[str, str] = {
     "pended_documents": "answer a payer's request for information by sending the records to the pended case",
     "peer_to_peer": "schedule or record a peer-to-peer review of a denied or pending request",
     "retro_auth": "request authorization after the service, within the payer's retro window",
+    "expedited_review": ("file a prior authorization for expedited or standard review: the treating physician's "
+                         "documented clinical urgency, attested by that physician, decides, not the order's "
+                         "priority or the patient's plans"),
     "extension": "extend an approved authorization's dates",
     "units_increase": "ask for more units than an approved authorization grants",
     "dos_change": "move an approved authorization to a new date of service",

@@ -162,6 +162,20 @@ class ReviewForm(FlaskForm):
     emergent = BooleanField("Retro request: the service was emergent (attested by the ordering provider)")
     attest = BooleanField("I attest that the information in this request is accurate and supported by the "
                           "medical record.", validators=[InputRequired(message="Confirm the attestation to submit.")])
+    # Not Optional(): it would stop the chain before the urgency-dependent checks below.
+    attesting_physician = StringField("Attesting physician (expedited requests)", validators=[
+        Length(max=80, message="At most 80 characters.")])
+    expedited_reason = TextAreaField("Clinical reason the standard timeframe would put the member at risk", validators=[
+        Length(max=1000, message="At most 1,000 characters.")])
+
+    def validate_attesting_physician(self, field):
+        if self.urgency.data == "Expedited" and not (field.data or "").strip():
+            raise ValidationError("An expedited request names the treating physician who attests to the urgency.")
+
+    def validate_expedited_reason(self, field):
+        if self.urgency.data == "Expedited" and not (field.data or "").strip():
+            raise ValidationError("An expedited request states the clinical reason the standard timeframe would "
+                                  "put the member's life, health or function at risk.")
 
 
 class AppealForm(FlaskForm):

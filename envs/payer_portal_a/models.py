@@ -171,7 +171,9 @@ class PaRequest(Base):
     Statuses: Draft, Approved, Partially Approved (some lines denied), Pended, Denied,
     Not Required, Duplicate (a second submission of a request already on file; never a
     new approval), Withdrawn (cancelled by the office while pending).
-    `urgency` (Standard / Expedited) sets `decision_due_at`; `retro` marks a request
+    `urgency` (Standard / Expedited) sets `decision_due_at`; an expedited request names the
+    physician who attests to the urgency (`expedited_attested_by`) and its clinical reason
+    (`expedited_reason`); `retro` marks a request
     for a date of service already past, `emergent` the office's attestation for it.
     """
 
@@ -215,6 +217,8 @@ class PaRequest(Base):
     source: Mapped[str] = mapped_column(String(16), default="Portal")
     urgency: Mapped[str] = mapped_column(String(16), default="Standard")
     decision_due_at: Mapped[datetime | None] = mapped_column(DateTime)
+    expedited_attested_by: Mapped[str | None] = mapped_column(String(80))
+    expedited_reason: Mapped[str | None] = mapped_column(Text)
     retro: Mapped[bool] = mapped_column(default=False)
     emergent: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime)

@@ -85,7 +85,14 @@ def manual(payer: Payer) -> list[ManualChapter]:
             f"{payer.name} reviews the services on its prior authorization list before they are performed. The medical "
             "policy library in this space lists each service, its covered diagnoses and criteria.",
             f"Standard requests are decided within {common.standard_days} calendar days, expedited requests within "
-            f"{common.expedited_hours} hours. A request missing clinical information is pended and names what is missing.")),
+            f"{common.expedited_hours} hours. A request missing clinical information is pended and names what is missing.",
+            "Expedited review is for a request where applying the standard timeframe could seriously jeopardize the "
+            "member's life or health or ability to regain maximum function, or would subject the member to severe pain "
+            "that cannot be adequately managed without the service, in the opinion of the treating physician. An "
+            "expedited request names the physician who attests to this and gives the clinical reason; a request "
+            "marked expedited without them is processed as standard. Scheduling convenience, travel plans or a "
+            "patient's wish for an earlier date are not clinical reasons; requests marked expedited without clinical "
+            "urgency are tracked and reported to the provider's network manager.")),
         ManualChapter(2, "Retro authorization", (rules.retro_rule_text(),)),
         ManualChapter(3, "Claims", (
             f"Timely filing limit: {rules.claim_filing_days} days from the date of service.",

@@ -61,21 +61,26 @@ def _decide(session: Session, pa: PaRequest, *, check_duplicates: bool) -> None:
     determination_letter(session, pa, clock.now())
 
 
-def submit_request(session: Session, pa: PaRequest, *, urgency: str = "Standard", emergent: bool = False) -> None:
+def submit_request(session: Session, pa: PaRequest, *, urgency: str = "Standard", emergent: bool = False,
+                   attested_by: str = "", expedited_reason: str = "") -> None:
     """Turn a complete draft into a case and decide it; commits. The caller has checked
-    `retro_refusal` (a refused request stays a draft)."""
+    `retro_refusal` (a refused request stays a draft) and that an expedited request names
+    its attesting physician and clinical reason (kept only on an expedited request)."""
     pa.case_number = numbering.case_number(session)
     pa.attested = True
     pa.submitted_at = clock.now()
     pa.urgency = urgency
     pa.decision_due_at = decision_due(pa.submitted_at, urgency)
+    if urgency == "Expedited":
+        pa.expedited_attested_by, pa.expedited_reason = attested_by.strip(), expedited_reason.strip()
     pa.retro = any(line.from_date < clock.today() for line in pa.lines)
     pa.emergent = emergent
     kind = "retro-authorization request" if pa.retro else f"{urgency.lower()} request"
+    attested = f" (urgency attested by {pa.expedited_attested_by})" if pa.expedited_attested_by else ""
     pa.history.append(PaStatusEvent(
         at=clock.now(), status="Submitted", username=current_username(),
-        note=f"Submitted through the portal as a {kind} with {len(pa.attachments)} attachment(s); decision due "
-             f"{pa.decision_due_at:%m/%d/%Y %H:%M}."))
+        note=f"Submitted through the portal as a {kind}{attested} with {len(pa.attachments)} attachment(s); "
+             f"decision due {pa.decision_due_at:%m/%d/%Y %H:%M}."))
     _decide(session, pa, check_duplicates=True)
     session.commit()
 

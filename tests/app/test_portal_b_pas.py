@@ -270,7 +270,8 @@ SCENARIOS = [
     pytest.param("pa-easy-01", {}, "Approved", ["A1"], "complete", id="approve"),
     pytest.param("pa-easy-04", {"documents": ()}, "Pended", ["A4"], "queued", id="pend-for-documents"),
     pytest.param("pa-hard-11", {}, "Denied", ["A3"], "complete", id="deny-coverage-ended"),
-    pytest.param("pa-hard-18", {}, "Denied", ["A3"], "complete", id="deny-criteria-not-met"),
+    # Three weeks of conservative therapy and no red flag: short of Keystone's lumbar imaging criteria.
+    pytest.param("pa-easy-01", {"weeks": 3}, "Denied", ["A3"], "complete", id="deny-criteria-not-met"),
     pytest.param("pa-easy-18", {}, "Duplicate", [""], "complete", id="duplicate-on-file"),
     # Cervical MRI for a lumbar diagnosis: line 2 is not covered by its policy.
     pytest.param("pa-easy-01", {"extra_lines": (("72141", 1),)}, "Partially Approved", ["A1", "A3"], "complete",

@@ -188,11 +188,9 @@ ORIGINAL_SHA, ADDENDUM_SHA = "3" * 64, "4" * 64
 # task -> (the check that the right document went out, the corrected document's key, its addendum's key)
 CORRECTED = {
     "pa-medium-14": ("the chart document was attached to the request", "visit", "addendum"),
-    "pa-hard-18": ("the chart document was attached to the request", "visit", "addendum"),
     "appeal-medium-07": ("the proof was attached to the appeal", "lmn", "addendum"),
 }
 SENT_TABLES = {"pa-medium-14": ("payer_portal_a", "pa_attachments", {"stage": "Initial"}),
-               "pa-hard-18": ("payer_portal_b", "attachments", {"owner_type": "precert"}),
                "appeal-medium-07": ("payer_portal_a", "appeal_attachments", {})}
 
 

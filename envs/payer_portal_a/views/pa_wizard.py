@@ -312,7 +312,8 @@ def submit(request_id: int):
     if refusal:  # the payer does not accept it: no case is opened, the draft stays as it was
         describe(refused=refusal)
         return _review_step(pa, form, 422, refusal)
-    submit_request(db(), pa, urgency=form.urgency.data, emergent=form.emergent.data)
+    submit_request(db(), pa, urgency=form.urgency.data, emergent=form.emergent.data,
+                   attested_by=form.attesting_physician.data or "", expedited_reason=form.expedited_reason.data or "")
     describe(case_number=pa.case_number, status=pa.status)
     flash(f"Request submitted. Case number {pa.case_number}. Status: {pa.status}.", "success")
     return redirect(url_for("pa_cases.case_detail", case_number=pa.case_number))

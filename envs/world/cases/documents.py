@@ -86,6 +86,7 @@ FACT_SENTENCES = {
     "employer": "Employer: {}.",
     "wc_carrier": "Workers' compensation carrier: {}.",
     "wc_claim_number": "Workers' compensation claim number: {}.",
+    "clinical_urgency": "Urgency of the service, in the treating physician's opinion: {}.",
 }
 PERCENT_FACTS = frozenset({"spo2_rest", "spo2_exertion", "spo2_on_oxygen", "hba1c"})
 

@@ -161,13 +161,14 @@ def attach_to_request(work: Work, file_name: str, document_type: str, button: st
 
 def submit_prior_auth(work: Work, *, payer_id: str, member_id: str, answers: dict[str, str],
                       attachments: list[tuple[str, str]], performed_on: date | None = None,
-                      emergent: bool = False) -> dict[str, str]:
+                      emergent: bool = False, expedited: tuple[str, str] | None = None) -> dict[str, str]:
     """Run portal A's PA wizard from the order read into work.notes (codes, units, NPIs,
     place of service, planned date) for one member, with (file name, document type)
     attachments; returns the case page's determination (see `case_decision`).
 
     `performed_on` makes it a retro request for a service already done: one line for that
-    day, with the emergent attestation on the review step when `emergent` (the chart says so)."""
+    day, with the emergent attestation on the review step when `emergent` (the chart says so).
+    `expedited` (attesting physician, clinical reason) files it for expedited review; else standard."""
     open_portal_a(work)
     actor, notes = work.actor, work.notes
     actor.click("nav.top-tabs a:has-text('Authorizations')")
@@ -202,6 +203,10 @@ def submit_prior_auth(work: Work, *, payer_id: str, member_id: str, answers: dic
     _checked_step(work, "button:text-is('Next: Review')", "Step 6")
     if emergent:
         actor.set_checkbox("input[name=emergent]")
+    if expedited:
+        actor.select_by_value("select[name=urgency]", "Expedited")
+        actor.fill("input[name=attesting_physician]", expedited[0])
+        actor.fill("textarea[name=expedited_reason]", expedited[1])
     actor.set_checkbox("input[name=attest]")
     actor.click("button:text-is('Submit request')")
     if not actor.count("#determination-heading"):
