@@ -53,6 +53,9 @@ SKILLS: dict[str, str] = {
                      "between billing the member and asking the payer to reprocess",
     "timely_filing": "work a timely filing denial (CO-29): the payer's filing limit against the claim's clearinghouse "
                      "history decides between a reconsideration with the acceptance report and a write-off",
+    "missing_auth_denial": "work an authorization-absent denial (CO-197) when an authorization was obtained: what it "
+                           "covers (code, units, dates) against the claim decides between a corrected claim or "
+                           "reconsideration carrying it and a write-off",
     "cob": "coordination of benefits: work the secondary coverage or carry the primary's payment",
     "other_payer": "bill a claim the payer denied as not its responsibility (CO-109) to the payer responsible",
     # DME and the work queues.
