@@ -226,8 +226,8 @@ def appeal_filed(task_id: str, app: str, **fields) -> dict:
 @pytest.mark.parametrize("task_id, app, field, kind", [
     ("appeal-hard-12", "payer_portal_b", "kind", "Reconsideration"),
     ("appeal-hard-12", "payer_portal_b", "kind", "Formal appeal"),
-    ("appeal-easy-11", "payer_portal_a", "appeal_type", "Reconsideration"),
-    ("appeal-easy-11", "payer_portal_a", "appeal_type", "Formal Appeal"),
+    ("appeal-easy-12", "payer_portal_a", "appeal_type", "Reconsideration"),
+    ("appeal-easy-12", "payer_portal_a", "appeal_type", "Formal Appeal"),
 ])
 def test_a_level_one_reconsideration_or_formal_appeal_is_accepted_for_a_clerical_denial(task_id, app, field, kind):
     assert check_passes(task_id, "the appeal is a reconsideration or a formal appeal",
@@ -236,7 +236,7 @@ def test_a_level_one_reconsideration_or_formal_appeal_is_accepted_for_a_clerical
 
 @pytest.mark.parametrize("task_id, app, field, kind", [
     ("appeal-hard-12", "payer_portal_b", "kind", "Clinical appeal"),
-    ("appeal-easy-11", "payer_portal_a", "appeal_type", "Clinical Appeal"),
+    ("appeal-easy-12", "payer_portal_a", "appeal_type", "Clinical Appeal"),
 ])
 def test_a_clinical_appeal_is_not_the_kind_for_a_clerical_denial(task_id, app, field, kind):
     assert not check_passes(task_id, "the appeal is a reconsideration or a formal appeal",
@@ -253,8 +253,8 @@ DECIDED_OR_IN_REVIEW = "the payer overturned the reconsideration at filing, or h
     ({"appeal_type": "Reconsideration", "status": "In Review", "decision": None}, False),
 ])
 def test_a_formal_appeal_waits_in_review_where_a_reconsideration_is_decided_at_filing(fields, credited):
-    final = appeal_filed("appeal-easy-11", "payer_portal_a", **fields)
-    assert check_passes("appeal-easy-11", DECIDED_OR_IN_REVIEW, final) is credited
+    final = appeal_filed("appeal-easy-12", "payer_portal_a", **fields)
+    assert check_passes("appeal-easy-12", DECIDED_OR_IN_REVIEW, final) is credited
 
 
 # ---- a pended request's result: the EHR must say what the payer decided --------------------

@@ -26,6 +26,7 @@ ROUTES = ("reconsideration",)  # the payer's manual accepts either fix of a clai
 AUTH_ABSENT_CARC = "197"
 APPEAL_FOLLOW_UP_DAYS = 14  # an overturned reconsideration's reprocessed payment shows within two weeks
 RETRO_RULE = re.compile(r"within (\d+) calendar days after the date of service, for (emergent services only|any service)")
+RETRO_SENTENCE = re.compile(r"(Retro-authorization is accepted|This payer does not accept retro-authorization)[^.]*\.")
 
 
 def review(work: Work) -> None:
@@ -57,7 +58,11 @@ def find_auth(work: Work) -> None:
     n.update(payer_units=decision["units"], payer_start=decision["start"], payer_end=decision["end"])
     payer_id = PAYER_IDS[n["payer"]]
     n["manual_rule"] = portal_a.manual_chapter(work, payer_id, "Authorization-absent denials")
-    n["retro_rule"] = portal_a.manual_chapter(work, payer_id, "Retro authorization")
+    chapter = portal_a.manual_chapter(work, payer_id, "Retro authorization")
+    rule = RETRO_SENTENCE.search(chapter)
+    if rule is None:
+        raise ScriptFailed(f"the manual states no retro-authorization rule: {chapter[:300]}")
+    n["retro_rule"] = rule.group(0)
     portal_a.open_claim(work, n["claim_number"])
 
 
@@ -127,13 +132,25 @@ def record_fix(work: Work, filed: dict[str, str]) -> date:
     return follow_up
 
 
+def blank_as(value: str) -> str:
+    """A claim field as a note says it: the EHR shows an empty one as "None"."""
+    return "(blank)" if value in ("", "None") else value
+
+
+def route_of_this_item(work: Work, subtask: str) -> None:
+    """Stop when what was read points to a route this work item has no step for (it is another
+    patient's claim, or not the item that was assigned)."""
+    if subtask not in {s.id for s in work.task.subtasks}:
+        raise ScriptFailed(f"what the authorization covers calls for {subtask!r}, which is not this item's work")
+
+
 def auth_text(work: Work) -> str:
     n = work.notes
     return (f"Claim {n['claim_number']} ({n['payer']}, member {n['member_id']}, DOS {n['service_date']}, CPT "
             f"{n['billed_code']} x {n['billed_units']}) denied {n['denials']} (remittance {n['remittance_id']}, "
             f"{n['paid_on']}). Authorization on file for the order: {n['auth_number']} (case {n['auth_reference']}), "
             f"{n['payer_units']} unit(s) of CPT {n['order_code']}, {n['payer_start']} through {n['payer_end']}; the "
-            f"claim's auth field reads {n['claim_auth'] or '(blank)'}. ")
+            f"claim's auth field reads {blank_as(n['claim_auth'])}. ")
 
 
 def fix_note(work: Work, filed: dict[str, str], follow_up: date) -> str:
@@ -147,7 +164,7 @@ def write_off_note(work: Work, not_covered: list[str]) -> str:
     n = work.notes
     return auth_text(work) + (
         f"It does not cover the line: {'; '.join(not_covered)}. {n['payer']}'s provider manual: an approved "
-        f"authorization changes only before it expires and never to a past start date; {n['retro_rule']} This "
+        f"authorization changes only before it expires and never to a past start date. {n['retro_rule']} This "
         "routine service is outside that, so nothing can be filed (no corrected claim, reconsideration, change or "
         "retro request). The CO-197 is a contractual adjustment: the patient is not billed. Request: the revenue "
         "cycle supervisor to approve writing off the balance.")
@@ -162,8 +179,9 @@ def solve(work: Work) -> None:
     work.need("payer_end")  # the decision needs the payer's own dates
     not_covered = gaps(work)
     if not not_covered:
-        if work.notes["claim_auth"] not in ("", "None"):
+        if blank_as(work.notes["claim_auth"]) != "(blank)":
             raise ScriptFailed("the claim carries the number of an authorization that covers it; CO-197 has another cause")
+        route_of_this_item(work, "send_fix")
         filed: dict[str, str] = {}
         if work.doing("send_fix"):
             filed = send_fix(work)
@@ -179,6 +197,7 @@ def solve(work: Work) -> None:
         return
     if retro_reaches(work, work.task.now.date()):
         raise ScriptFailed("the payer's retro rule still reaches this service; this solution files no retro request")
+    route_of_this_item(work, "document_write_off")
     if work.doing("document_write_off"):
         ehr_denials.add_item_note(work, write_off_note(work, not_covered))
         work.notes["write_off_documented"] = "yes"
