@@ -65,6 +65,9 @@ SKILLS: dict[str, str] = {
     "provider_enrollment": "work a rendering-provider enrollment denial (CARC B7): when the payer logged the "
                            "clinician's application, against the date of service, decides between a reconsideration "
                            "with the welcome letter and a hand-off to credentialing",
+    "missing_auth_denial": "work an authorization-absent denial (CO-197) when an authorization was obtained: what it "
+                           "covers (code, units, dates) against the claim decides between a corrected claim or "
+                           "reconsideration carrying it and a write-off",
     "cob": "coordination of benefits: work the secondary coverage or carry the primary's payment",
     "other_payer": "bill a claim the payer denied as not its responsibility (CO-109) to the payer responsible",
     # DME and the work queues.

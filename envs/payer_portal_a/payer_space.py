@@ -42,6 +42,28 @@ def _appeal_decision_text(payer: Payer) -> str:
     return f"Pre-service appeals of a denied authorization are {when}."
 
 
+def _authorization_absent_text(payer: Payer) -> tuple[str, ...]:
+    """How the payer applies an authorization to a claim it denied CO-197, and what it accepts
+    afterwards: what the appeal rules (rules/appeal_decisions.py), the corrected-claim rules and
+    the authorization changes (auth_lifecycle.py) then enforce."""
+    rules = rules_for(payer.id)
+    decided = ("decided at filing" if rules.immediate_reconsideration else
+               f"decided within {rules.appeal_review_days} days")
+    return (
+        "An authorization applies to a claim line only when it covers the member, the billed procedure code, the "
+        "billed units and the date of service (within its approved from and through dates). Look it up under "
+        "Authorizations (status inquiry by case number or by member) before acting on a CO-197 denial.",
+        "When an authorization covers the line and the claim was sent without its number, either submit a corrected "
+        f"claim (frequency code 7) carrying the authorization number, within {rules.corrected_claim_days} days of the "
+        "original remittance, or file a level 1 reconsideration citing the authorization number "
+        f"({decided}).",
+        "An authorization that does not cover the line (another code, more units, or dates that do not include the "
+        "date of service) is not proof of authorization. Approved dates and units can be changed only before the "
+        "authorization expires and never to a start date in the past; after the service, only a retro-authorization "
+        "within the rule in chapter 2 can cover it. Otherwise the denial stands: the service is a contractual "
+        "adjustment and may not be billed to the member.")
+
+
 def news(payer: Payer, today: date) -> list[NewsItem]:
     """The payer's bulletins, newest first."""
     rules = rules_for(payer.id)
@@ -100,7 +122,8 @@ def manual(payer: Payer) -> list[ManualChapter]:
             "claim within the limit, with its payer claim control number. A claim rejected at the front end was "
             "never received: its rejection report does not establish a filing date.",
             f"Corrected claims: {rules.corrected_claim_days} days from the original remittance.")),
-        ManualChapter(4, "Appeals", (
+        ManualChapter(4, "Authorization-absent denials (CO-197)", _authorization_absent_text(payer)),
+        ManualChapter(5, "Appeals", (
             f"Level 1 appeals within {payer.timely_appeal_days} days of the remittance; decisions within "
             f"{rules.appeal_review_days} days, external review within {common.external_review_days} days.",
             f"Each later level is filed within {payer.timely_appeal_days} days of the decision it appeals: a level 2 "
@@ -109,7 +132,7 @@ def manual(payer: Payer) -> list[ManualChapter]:
             "Reconsiderations of authorization-absent (CO-197) and timely filing (CO-29) denials are decided at filing."
             if rules.immediate_reconsideration else "Reconsiderations are reviewed by the appeals unit.",
             _appeal_decision_text(payer))),
-        ManualChapter(5, "Work-related and accident injuries", (
+        ManualChapter(6, "Work-related and accident injuries", (
             f"{payer.name} does not pay for an injury or illness that a workers' compensation carrier (CARC 19) or a "
             "liability or auto carrier (CARC 20) must cover. A claim billed as related to employment or an accident, or "
             "whose diagnoses show such an injury, is denied for the other carrier until the provider shows otherwise.",
@@ -119,7 +142,7 @@ def manual(payer: Payer) -> list[ManualChapter]:
             "denied the claim, ask for a level 1 reconsideration within the appeal window, with the record that shows "
             "it: the visit or intake note stating how and where the injury happened, or the carrier's denial letter. "
             "The claim is then reprocessed under the member's benefits.")),
-        ManualChapter(6, "Provider enrollment", (
+        ManualChapter(7, "Provider enrollment", (
             f"Each clinician who renders services is enrolled with {payer.name} before its claims are paid; the group's "
             "enrollment does not cover a clinician who has not been credentialed. The Provider Network lookup gives a "
             "clinician's status, the day we logged the complete application, and the participation date in our "
@@ -131,7 +154,7 @@ def manual(payer: Payer) -> list[ManualChapter]:
             "A service rendered before we received the complete application is not payable for that clinician, and no "
             "appeal changes that. Do not rebill it under another clinician's NPI: the claim must name the clinician "
             "who rendered the service.")),
-        ManualChapter(7, "Contacting us", (
+        ManualChapter(8, "Contacting us", (
             f"Provider services {phone_text(payer.phone)}; prior authorization fax {phone_text(payer.pa_fax)}; appeals "
             f"fax {phone_text(payer.appeals_fax)}. Payer ID {payer.payer_code}.",)),
     ]

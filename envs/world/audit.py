@@ -32,7 +32,7 @@ from admindesk.envs.world.cases.builder import CaseError, build_case
 from admindesk.envs.world.claim_lines import EVALUATION_AND_MANAGEMENT, MEDICARE_COVERAGE_REMARKS
 from admindesk.envs.world.claims import DENIED_ALTHOUGH_MET, SUPPLIER_CATEGORY
 from admindesk.envs.world.faxes import answered_order, faxed_request
-from admindesk.envs.world.models import Claim
+from admindesk.envs.world.models import Authorization, Claim
 from admindesk.envs.world.org import NO_RESPONSE_DAYS
 from admindesk.envs.world.retired_codes import NOT_BILLABLE_2026, not_billable
 from admindesk.envs.world.review_rules import (
@@ -60,6 +60,8 @@ KINDS = {
     "paid_without_required_auth": "a claim paid for a reviewed service without an approved auth",
     "necessity_denial_without_auth": "a CO-50 denial of a reviewed service that had no approved auth "
                                      "(the payer denies a missing auth as such: CO-197)",
+    "co197_with_covering_auth": "a CO-197 (authorization absent) on a line the authorization the claim carries "
+                                "covers (its code, units and dates)",
     "dme_not_billed_by_supplier": "a DME claim whose billing provider is not a supplier of that equipment",
     "co18_without_original": "a CO-18 duplicate without the paid original claim it repeats",
     "co109_without_responsible_payer": "a CO-109 (another payer responsible) with no other payer's coverage "
@@ -274,6 +276,9 @@ def _audit_claims(world: World, report: AuditReport, facts: dict[str, dict[str, 
                 if adjustment.rarc in MEDICARE_COVERAGE_REMARKS and product not in MEDICARE_PRODUCTS:
                     report.add("medicare_remark_on_non_medicare_plan", family, record,
                                f"{adjustment.rarc} on a {product} plan")
+                if adjustment.carc == "197" and _covers(approved.get(claim.auth_number or ""), claim, line):
+                    report.add("co197_with_covering_auth", family, record,
+                               f"CO-197 on line {line.line_no} covered by {claim.auth_number}")
                 if adjustment.carc == "97" and not _bundled(claim, line):
                     report.add("co97_not_bundled", family, record, f"CO-97 on line {line.line_no}")
         _audit_contract_pricing(claim, payer.allowed_share, report, family)
@@ -365,6 +370,12 @@ def _audit_submissions(world: World, claim: Claim, report: AuditReport, family: 
         problems.append(f"the last transmission ({last.transmitted_on}, {last.payer_status}) is not the received claim")
     for problem in problems:
         report.add("clearinghouse_history_mismatch", family, claim.claim_number, problem)
+
+
+def _covers(auth: Authorization | None, claim: Claim, line) -> bool:
+    """Whether an approved authorization covers a claim line: its code, units and date of service."""
+    return (auth is not None and auth.code == line.code and line.units <= auth.units
+            and auth.start <= claim.service_date <= auth.end)
 
 
 def _has_paid_original(duplicate: Claim, original: Claim | None) -> bool:

@@ -224,35 +224,25 @@ def appeal_filed(task_id: str, app: str, **fields) -> dict:
 @pytest.mark.parametrize("task_id, app, field, kind", [
     ("appeal-hard-12", "payer_portal_b", "kind", "Reconsideration"),
     ("appeal-hard-12", "payer_portal_b", "kind", "Formal appeal"),
-    ("appeal-easy-11", "payer_portal_a", "appeal_type", "Reconsideration"),
-    ("appeal-easy-11", "payer_portal_a", "appeal_type", "Formal Appeal"),
 ])
 def test_a_level_one_reconsideration_or_formal_appeal_is_accepted_for_a_clerical_denial(task_id, app, field, kind):
     assert check_passes(task_id, "the appeal is a reconsideration or a formal appeal",
                         appeal_filed(task_id, app, **{field: kind}))
 
 
+@pytest.mark.parametrize("kind, credited", [("Reconsideration", True), ("Formal Appeal", True),
+                                            ("Clinical Appeal", False)])
+def test_portal_a_takes_a_reconsideration_or_formal_appeal_of_an_enrollment_denial(kind, credited):
+    final = appeal_filed("appeal-medium-15", "payer_portal_a", appeal_type=kind)
+    assert check_passes("appeal-medium-15", "it is a level-1 reconsideration or formal appeal", final) is credited
+
+
 @pytest.mark.parametrize("task_id, app, field, kind", [
     ("appeal-hard-12", "payer_portal_b", "kind", "Clinical appeal"),
-    ("appeal-easy-11", "payer_portal_a", "appeal_type", "Clinical Appeal"),
 ])
 def test_a_clinical_appeal_is_not_the_kind_for_a_clerical_denial(task_id, app, field, kind):
     assert not check_passes(task_id, "the appeal is a reconsideration or a formal appeal",
                             appeal_filed(task_id, app, **{field: kind}))
-
-
-DECIDED_OR_IN_REVIEW = "the payer overturned the reconsideration at filing, or holds the formal appeal in review"
-
-
-@pytest.mark.parametrize("fields, credited", [
-    ({"appeal_type": "Reconsideration", "status": "Decided", "decision": "Overturned"}, True),
-    ({"appeal_type": "Formal Appeal", "status": "In Review", "decision": None}, True),
-    ({"appeal_type": "Reconsideration", "status": "Decided", "decision": "Upheld"}, False),
-    ({"appeal_type": "Reconsideration", "status": "In Review", "decision": None}, False),
-])
-def test_a_formal_appeal_waits_in_review_where_a_reconsideration_is_decided_at_filing(fields, credited):
-    final = appeal_filed("appeal-easy-11", "payer_portal_a", **fields)
-    assert check_passes("appeal-easy-11", DECIDED_OR_IN_REVIEW, final) is credited
 
 
 # ---- a pended request's result: the EHR must say what the payer decided --------------------

@@ -8,7 +8,7 @@ from admindesk.schema.task_model import TASKS_ROOT, parse_task_text
 from admindesk.verifiers.static_validation import validate_task_data
 from tests.unit.fixtures.episodes import task_data
 
-ACCEPTANCE_REPORT_TASK = TASKS_ROOT / "appeals" / "appeal-easy-11.yaml"
+ACCEPTANCE_REPORT_TASK = TASKS_ROOT / "appeals" / "appeal-hard-12.yaml"
 
 
 @pytest.fixture()
@@ -22,14 +22,14 @@ def _file_check(data: dict) -> dict:
 
 
 def test_a_task_whose_proof_is_in_its_case_is_valid(appeal_data):
-    assert validate_task_data(appeal_data, "appeal-easy-11.yaml") == []
+    assert validate_task_data(appeal_data, "appeal-hard-12.yaml") == []
 
 
 def test_a_file_check_naming_a_fax_the_case_lacks_is_refused(appeal_data):
     without_faxes = copy.deepcopy(appeal_data)
     del without_faxes["case"]["faxes"]
-    problems = [p for p in validate_task_data(without_faxes, "appeal-easy-11.yaml") if "file source" in p]
-    assert problems == ["appeal-easy-11 file_appeal.6: file source names received fax 'accepted', which the case "
+    problems = [p for p in validate_task_data(without_faxes, "appeal-hard-12.yaml") if "file source" in p]
+    assert problems == ["appeal-hard-12 file_appeal.6: file source names received fax 'accepted', which the case "
                         "does not provide (the case's faxes: none)"]
 
 

@@ -94,6 +94,15 @@ def _inject(world, kind):
         denied = replace(line, paid=0.0, adjustments=(Adjustment("CO", "50", None, line.charge),))
         return _swap(world, "claims", claim, replace(claim, status="Denied", auth_number=None, lines=(denied,))), \
             claim.claim_number
+    if kind == "co197_with_covering_auth":
+        # A paid claim whose authorization covers its line, denied as if no authorization were on file.
+        approved = {a.auth_number: a for a in world.authorizations if a.status == "Approved"}
+        claim = next(c for c in world.claims if c.status == "Paid" and len(c.lines) == 1
+                     and (a := approved.get(c.auth_number or "")) and a.code == c.lines[0].code
+                     and a.start <= c.service_date <= a.end and c.lines[0].units <= a.units)
+        line = claim.lines[0]
+        denied = replace(line, paid=0.0, adjustments=(Adjustment("CO", "197", None, line.charge),))
+        return _swap(world, "claims", claim, replace(claim, status="Denied", lines=(denied,))), claim.claim_number
     if kind == "dme_not_billed_by_supplier":
         claim = next(c for c in world.claims if c.order_id and world.order(c.order_id).category == "dme")
         bad = replace(claim, billing_npi=world.facility(claim.facility_id).npi)
