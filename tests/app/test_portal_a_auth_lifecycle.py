@@ -239,7 +239,10 @@ def test_preservice_appeal_files_its_supporting_document_to_the_case(client, sna
 @pytest.mark.parametrize("urgency, due", [("Standard", timedelta(days=7)), ("Expedited", timedelta(hours=72))])
 def test_urgency_sets_the_decision_due_time(client, snap, urgency, due):
     request_id = build_draft(client, snap, _member(snap, "PYR-NWH"))
-    assert client.post(f"/authorizations/requests/{request_id}/submit", {"attest": "y", "urgency": urgency}).status_code == 302
+    # An expedited request names its attesting physician and clinical reason (a standard one needs neither).
+    attestation = {"attesting_physician": "Dr. Robert Becker", "expedited_reason": "New cord compression signs"}
+    fields = {"attest": "y", "urgency": urgency, **(attestation if urgency == "Expedited" else {})}
+    assert client.post(f"/authorizations/requests/{request_id}/submit", fields).status_code == 302
     case = request_by_id(client.snapshot(), request_id)
     assert case["urgency"] == urgency
     assert case["decision_due_at"] == (datetime.fromisoformat(case["submitted_at"]) + due).isoformat()
