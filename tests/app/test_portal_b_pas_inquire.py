@@ -57,8 +57,8 @@ def inquire(client: FormClient, headers: dict, **parameters):
 
 
 def test_inquire_follows_a_pended_request_to_its_later_decision(client, npi):
-    order = task_order("pa-easy-04", npi, documents=())
-    _, submitted = by_pas(client, "pa-easy-04", order)
+    order = task_order("pa-easy-01", npi, documents=())
+    _, submitted = by_pas(client, "pa-easy-01", order)
     headers = api_token(client)
     response, answer_bundle = inquire(client, headers, subscriberId=order.subscriber_id, referenceNumber=submitted.id)
     pended = claim_response(answer_bundle)
