@@ -29,10 +29,10 @@ def env():
 
 def test_the_suite_offers_api_tasks():
     # Every Keystone precertification that needs no other payer's eligibility check offers the
-    # API channel (two since the others became other procedures).
+    # API channel; the other Keystone tasks became procedures whose answers the PAS API does not map yet.
     precerts = {task.id for task in load_tasks() if task.template == "prior_auth/portal_b_precert"
                 and "cob" not in task.skills}
-    assert len(API_TASKS) >= 2 and {task.id for task in API_TASKS} >= precerts
+    assert API_TASKS and {task.id for task in API_TASKS} >= precerts
 
 
 @pytest.mark.parametrize("task", API_TASKS, ids=[task.id for task in API_TASKS])
@@ -52,10 +52,10 @@ def test_the_reference_passes_and_the_controls_and_a_skipped_subtask_fail(env, t
 def test_run_channel_api_writes_a_run_folder(tmp_path):
     out = tmp_path / "run"
     result = CliRunner().invoke(main, ["run", "--agent", "reference", "--channel", "api",
-                                       "--tasks", "channel=api,difficulty=easy", "--limit", "2", "--out", str(out)])
+                                       "--tasks", "channel=api,difficulty=easy", "--limit", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
     run = json.loads((out / "run.json").read_text())
-    assert run["channel"] == "api" and len(run["episodes"]) == 2
+    assert run["channel"] == "api" and len(run["episodes"]) == 1
     assert all(episode["deterministic_pass"] for episode in run["episodes"]), run["episodes"]
     trajectory = (out / f"{run['episodes'][0]['task_id']}-t0" / "trajectory.jsonl").read_text().splitlines()
     assert json.loads(trajectory[0])["channel"] == "api"
