@@ -132,6 +132,20 @@ def send_staff_message(work: Work, *, message_type: str, subject: str, body: str
         raise ScriptFailed(f"the staff message was not sent: {work.env.page_locator('.error, .alert').all_inner_texts()}")
 
 
+def route_to_provider_and_hold(work: Work, *, subject: str, message: str, comment: str,
+                               route: str = "route_to_provider") -> None:
+    """When the chart does not meet the payer's criteria: subtask `route` (a clinical-question
+    staff message to the ordering provider about the order) and `hold_item` (an order comment
+    saying why nothing was submitted and what comes next; the Prior Auth item In Progress)."""
+    if work.doing(route):
+        work.need("order_id")
+        send_staff_message(work, message_type="Clinical question", subject=subject, body=message)
+    if work.doing("hold_item"):
+        back_to_order(work)
+        add_order_comment(work, comment)
+        set_work_item(work, "In Progress")
+
+
 def table_rows(work: Work, caption: str, columns: tuple[str, ...]) -> list[dict[str, str]]:
     """The rows of the page's table with this caption, as dicts of the first len(columns) cells."""
     rows = work.env.page_locator(f"xpath=//table[caption[normalize-space()='{caption}']]/tbody/tr").all()

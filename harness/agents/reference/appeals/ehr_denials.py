@@ -16,7 +16,7 @@ from datetime import date
 from pypdf import PdfReader
 
 from admindesk.harness.agents.reference import ehr_steps
-from admindesk.harness.agents.reference.work import Work, us_date
+from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
 EHR_TAB = 0  # the EHR stays in the first tab; portals and fax open in new tabs
@@ -237,6 +237,13 @@ def record_appeal(work: Work, *, reference: str, submitted_on: date, follow_up: 
     shown = work.actor.fact("Appeal / corrected claim #")
     if shown != reference:
         raise ScriptFailed(f"the item shows appeal reference {shown!r}, not {reference!r}")
+
+
+def record_filed_appeal(work: Work, appeal: dict[str, str], follow_up: date | None = None) -> None:
+    """`record_appeal` from the portal's confirmation of a filed appeal: its reference and
+    submission date, and a follow-up on its decision-due date unless another day is given."""
+    record_appeal(work, reference=appeal["reference"], submitted_on=parse_us_date(appeal["submitted"]),
+                  follow_up=follow_up or parse_us_date(appeal["decision_due"]))
 
 
 def add_item_note(work: Work, text: str) -> None:

@@ -166,8 +166,7 @@ def solve(work: Work) -> None:
         work.finish("No reconsideration was filed; the denial item is unchanged.")
         return
     if work.doing("record_outcome"):
-        ehr_denials.record_appeal(work, reference=appeal["reference"], submitted_on=parse_us_date(appeal["submitted"]),
-                                  follow_up=parse_us_date(appeal["decision_due"]))
+        ehr_denials.record_filed_appeal(work, appeal)
     if work.doing("explain"):
         ehr_denials.add_item_note(work, appeal_note(work, appeal))
     work.finish(appeal_note(work, appeal))

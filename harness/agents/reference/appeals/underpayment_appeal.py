@@ -141,8 +141,7 @@ def solve(work: Work) -> None:
     follow_up = follow_up_day(appeal)
     disputed = "; ".join(f"{describe_line(line, share)}, short ${line.shortfall(share):,.2f}" for line in short)
     if work.doing("record_appeal"):
-        ehr_denials.record_appeal(work, reference=appeal["reference"], submitted_on=parse_us_date(appeal["submitted"]),
-                                  follow_up=follow_up)
+        ehr_denials.record_filed_appeal(work, appeal, follow_up)
     if work.doing("explain"):
         ehr_denials.add_item_note(
             work, f"Low-payment review of claim {n['claim_number']} (DOS {n['service_date']}): {disputed}. Filed "

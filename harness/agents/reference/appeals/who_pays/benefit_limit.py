@@ -99,8 +99,7 @@ def solve(work: Work) -> None:
         return
     follow_up = follow_up_day(appeal)
     if work.doing("record_appeal"):
-        ehr_denials.record_appeal(work, reference=appeal["reference"], submitted_on=parse_us_date(appeal["submitted"]),
-                                  follow_up=follow_up)
+        ehr_denials.record_filed_appeal(work, appeal, follow_up)
     if work.doing("explain"):
         ehr_denials.add_item_note(
             work, f"Claim {n['claim_number']} denied PR-119 (visit limit). Keystone's accumulator counts "

@@ -18,7 +18,7 @@ from pypdf import PdfReader
 from admindesk.harness.agents.reference import ehr_steps, portal_a
 from admindesk.harness.agents.reference.appeals import ehr_denials
 from admindesk.harness.agents.reference.appeals.portal_appeal import document_type
-from admindesk.harness.agents.reference.work import Work, parse_us_date
+from admindesk.harness.agents.reference.work import Work
 from admindesk.harness.agents.scripted import ScriptFailed
 
 INJURY_CARCS = {"19": "workers' compensation", "20": "liability"}
@@ -154,8 +154,7 @@ def solve(work: Work) -> None:
         work.finish("No reconsideration was filed; the denial item is unchanged.")
         return
     if work.doing("record_outcome"):
-        ehr_denials.record_appeal(work, reference=appeal["reference"], submitted_on=parse_us_date(appeal["submitted"]),
-                                  follow_up=parse_us_date(appeal["decision_due"]))
+        ehr_denials.record_filed_appeal(work, appeal)
     if work.doing("explain"):
         ehr_denials.add_item_note(work, appeal_note(work, appeal))
     work.finish(appeal_note(work, appeal))

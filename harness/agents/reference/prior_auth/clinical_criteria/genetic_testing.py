@@ -98,21 +98,14 @@ def solve(work: Work) -> None:
     if work.doing("read_policy"):
         work.notes["policy_title"] = portal_b.read_policy(work, POLICY)
     if not counseled:
-        if work.doing("route_to_provider"):
-            work.need("order_id")
-            ehr_steps.send_staff_message(
-                work, message_type="Clinical question",
-                subject=f"Genetic test {work.notes['code']}: pre-test genetic counseling not documented ({POLICY})",
-                body=message_text(work))
-        if work.doing("hold_item"):
-            ehr_steps.back_to_order(work)
-            ehr_steps.add_order_comment(
-                work, f"Not submitted to {KEYSTONE}: genetic testing policy {POLICY} requires completed, documented "
-                      "pre-test genetic counseling; the chart shows only a referral (first appointment after the "
-                      "planned collection). Staff message sent to the ordering provider "
-                      f"({work.notes['provider']}). Submit with the counseling note and pedigree once the counseling "
-                      "is documented; follow up with the provider in 2 business days.")
-            ehr_steps.set_work_item(work, "In Progress")
+        ehr_steps.route_to_provider_and_hold(
+            work, subject=f"Genetic test {work.notes['code']}: pre-test genetic counseling not documented ({POLICY})",
+            message=message_text(work),
+            comment=f"Not submitted to {KEYSTONE}: genetic testing policy {POLICY} requires completed, documented "
+                    "pre-test genetic counseling; the chart shows only a referral (first appointment after the "
+                    "planned collection). Staff message sent to the ordering provider "
+                    f"({work.notes['provider']}). Submit with the counseling note and pedigree once the counseling "
+                    "is documented; follow up with the provider in 2 business days.")
         work.finish(f"Nothing submitted: {KEYSTONE}'s genetic testing policy {POLICY} requires documented pre-test "
                     "genetic counseling and the chart shows only a referral. The ordering provider was told by staff "
                     "message; the Prior Auth item is left In Progress with an order comment.")

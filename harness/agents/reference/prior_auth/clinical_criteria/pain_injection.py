@@ -102,22 +102,15 @@ def solve(work: Work) -> None:
     if work.doing("read_policy"):
         work.notes["policy_title"] = portal_b.read_policy(work, POLICY)
     if not met:
-        if work.doing("route_to_provider"):
-            work.need("order_id")
-            ehr_steps.send_staff_message(
-                work, message_type="Clinical question",
-                subject=f"Repeat epidural injection {work.notes['code']}: prior relief below {POLICY} criteria",
-                body=message_text(work, injection, follow_up, sessions))
-        if work.doing("hold_item"):
-            ehr_steps.back_to_order(work)
-            ehr_steps.add_order_comment(
-                work, f"Not submitted to {KEYSTONE}: epidural steroid injection policy {POLICY} covers a repeat only "
-                      f"after {MIN_RELIEF_PERCENT}% relief lasting {MIN_RELIEF_WEEKS} weeks; the follow-up note of "
-                      f"{us_date(follow_up['date'])} measures {relief['relief_percent']}% relief lasting "
-                      f"{relief['relief_weeks']} weeks after the {us_date(injection['date'])} lumbar injection. Staff "
-                      f"message sent to the ordering provider ({work.notes['provider']}). Follow up with the provider "
-                      "in 2 business days.")
-            ehr_steps.set_work_item(work, "In Progress")
+        ehr_steps.route_to_provider_and_hold(
+            work, subject=f"Repeat epidural injection {work.notes['code']}: prior relief below {POLICY} criteria",
+            message=message_text(work, injection, follow_up, sessions),
+            comment=f"Not submitted to {KEYSTONE}: epidural steroid injection policy {POLICY} covers a repeat only "
+                    f"after {MIN_RELIEF_PERCENT}% relief lasting {MIN_RELIEF_WEEKS} weeks; the follow-up note of "
+                    f"{us_date(follow_up['date'])} measures {relief['relief_percent']}% relief lasting "
+                    f"{relief['relief_weeks']} weeks after the {us_date(injection['date'])} lumbar injection. Staff "
+                    f"message sent to the ordering provider ({work.notes['provider']}). Follow up with the provider "
+                    "in 2 business days.")
         work.finish(f"Nothing submitted: the follow-up note of the most recent lumbar injection measures "
                     f"{relief['relief_percent']}% relief lasting {relief['relief_weeks']} weeks, short of {KEYSTONE}'s "
                     f"{MIN_RELIEF_PERCENT}% for {MIN_RELIEF_WEEKS} weeks ({POLICY}). The ordering provider was told by "

@@ -145,20 +145,13 @@ def solve(work: Work) -> None:
         work.notes["policy_title"] = portal_b.read_policy(work, POLICY)
     if not met:
         missing = missing_step(steps)
-        if work.doing("route_to_provider"):
-            work.need("order_id")
-            ehr_steps.send_staff_message(
-                work, message_type="Clinical question",
-                subject=f"Golimumab IV {work.notes['code']}: step therapy not met ({POLICY})",
-                body=message_text(work, found, missing))
-        if work.doing("hold_item"):
-            ehr_steps.back_to_order(work)
-            ehr_steps.add_order_comment(
-                work, f"Not submitted to {KEYSTONE}: step-therapy policy {POLICY} needs a failed conventional agent "
-                      f"and a failed preferred biologic ({PREFERRED_NAMES}) before golimumab IV, and {missing} "
-                      f"(history: {history_line(found)}). Staff message sent to the ordering provider "
-                      f"({work.notes['provider']}). Follow up with the provider in 2 business days.")
-            ehr_steps.set_work_item(work, "In Progress")
+        ehr_steps.route_to_provider_and_hold(
+            work, subject=f"Golimumab IV {work.notes['code']}: step therapy not met ({POLICY})",
+            message=message_text(work, found, missing),
+            comment=f"Not submitted to {KEYSTONE}: step-therapy policy {POLICY} needs a failed conventional agent "
+                    f"and a failed preferred biologic ({PREFERRED_NAMES}) before golimumab IV, and {missing} "
+                    f"(history: {history_line(found)}). Staff message sent to the ordering provider "
+                    f"({work.notes['provider']}). Follow up with the provider in 2 business days.")
         work.finish(f"Nothing submitted: {missing}, which {KEYSTONE}'s step-therapy policy {POLICY} requires before "
                     "golimumab IV. The ordering provider was told by staff message; the Prior Auth item is left In "
                     "Progress with an order comment.")

@@ -103,21 +103,15 @@ def solve(work: Work) -> None:
     if not met:
         if radiograph is None:
             raise ScriptFailed("the reference routes only the weeks of therapy; no qualifying radiograph")
-        if work.doing("route_to_surgeon"):
-            work.need("order_id")
-            ehr_steps.send_staff_message(
-                work, message_type="Clinical question",
-                subject=f"Knee replacement {work.notes['code']}: {MIN_WEEKS} weeks of therapy not documented ({POLICY})",
-                body=message_text(work, record, weeks))
-        if work.doing("hold_item"):
-            ehr_steps.back_to_order(work)
-            ehr_steps.add_order_comment(
-                work, f"Not submitted to {KEYSTONE}: joint replacement policy {POLICY} requires {MIN_WEEKS} weeks of "
-                      f"failed conservative therapy in the physical therapy record; the {record['facts']['therapy_site']}"
-                      f" record shows {weeks} weeks ({us_date(record['facts']['therapy_first_visit'])} to "
-                      f"{us_date(record['facts']['therapy_last_visit'])}). Staff message sent to the ordering surgeon "
-                      f"({work.notes['provider']}). Submit once the therapy is documented; follow up in 5 business days.")
-            ehr_steps.set_work_item(work, "In Progress")
+        ehr_steps.route_to_provider_and_hold(
+            work, route="route_to_surgeon",
+            subject=f"Knee replacement {work.notes['code']}: {MIN_WEEKS} weeks of therapy not documented ({POLICY})",
+            message=message_text(work, record, weeks),
+            comment=f"Not submitted to {KEYSTONE}: joint replacement policy {POLICY} requires {MIN_WEEKS} weeks of "
+                    f"failed conservative therapy in the physical therapy record; the {record['facts']['therapy_site']}"
+                    f" record shows {weeks} weeks ({us_date(record['facts']['therapy_first_visit'])} to "
+                    f"{us_date(record['facts']['therapy_last_visit'])}). Staff message sent to the ordering surgeon "
+                    f"({work.notes['provider']}). Submit once the therapy is documented; follow up in 5 business days.")
         work.finish(f"Nothing submitted: {KEYSTONE}'s joint replacement policy {POLICY} requires {MIN_WEEKS} weeks of "
                     f"failed conservative therapy and the operated knee's physical therapy record documents {weeks}. "
                     "The ordering surgeon was told by staff message; the Prior Auth item is left In Progress with an "
