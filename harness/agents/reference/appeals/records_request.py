@@ -45,11 +45,12 @@ def read_request(work: Work) -> dict[str, str]:
     return facts
 
 
-def requested_document(work: Work, asked: str) -> str:
-    """The chart document the letter asks for: the one of the date the letter's list gives (a
-    note of the same kind from another day is another encounter's record)."""
+def requested_document(work: Work, asked: str) -> tuple[str, date]:
+    """The chart document the letter asks for, as (key, date): the one of the date the letter's
+    list gives (a note of the same kind from another day is another encounter's record)."""
     days = {parse_us_date(day) for day in US_DATE.findall(asked)}
-    matches = [d["key"] for d in work.case.get("documents", []) if date.fromisoformat(str(d["date"])) in days]
+    dated = ((d["key"], date.fromisoformat(str(d["date"]))) for d in work.case.get("documents", []))
+    matches = [(key, day) for key, day in dated if day in days]
     if len(matches) != 1:
         raise ScriptFailed(f"the chart holds {len(matches)} documents of the dates the letter lists: {asked}")
     return matches[0]
@@ -67,9 +68,10 @@ def review_request(work: Work) -> None:
     if parse_us_date(request["respond_by"]) < work.task.now.date():
         work.notes["late"] = "yes"
         return
-    key = requested_document(work, request["records_asked"])
+    key, day = requested_document(work, request["records_asked"])
     file_name = ehr_denials.open_chart_document(work, key, download=True)
-    work.notes.update(attachment_file=file_name, attachment_title=work.notes[f"doc_{key}_title"])
+    title = work.notes[f"doc_{key}_title"]
+    work.notes.update(attachment_file=file_name, attachment_title=f"{title}, dated {us_date(day)}")
 
 
 def appeal_letter(work: Work) -> str:
@@ -81,9 +83,9 @@ def appeal_letter(work: Work) -> str:
             f"Claim {n['claim_number']}, date of service {n['service_date']}, {n['service']}, billed {n['billed']}.\n\n"
             f"{n['payer']} denied the claim on remittance {n['remittance_id']} of {n['paid_on']} with {n['denials']} "
             f"({n['codes_explained']}). Its records request dated {n['letter_date']} asks for: "
-            f"{n['records_asked']}\n\nEnclosed is that record: {n['attachment_title']}, the note of the date of "
-            f"service {n['service_date']}. We request that {n['payer']} adjudicate and pay claim {n['claim_number']} "
-            f"as billed.\nEnclosed: {n['attachment_title']}.\n"
+            f"{n['records_asked']}\n\nEnclosed is that record: {n['attachment_title']}. We request that "
+            f"{n['payer']} adjudicate and pay claim {n['claim_number']} as billed.\n"
+            f"Enclosed: {n['attachment_title']}.\n"
             f"For questions contact {n['user_name']}, Susquehanna Valley Health, at {n['provider_phone']}.")
 
 
@@ -167,6 +169,7 @@ def solve(work: Work) -> None:
                   f"attached {n['attachment_title']}. Status: {appeal['status']}, decision due "
                   f"{appeal['decision_due']}. Follow up on {follow_up:%m/%d/%Y} for the payer's decision; if none "
                   f"has come, call the payer.")
-    work.finish(f"Sent the records {n['payer']} asked for on claim {n['claim_number']} ({n['denials']}): {n['attachment_title']} "
-                f"on a level 1 reconsideration on payer portal A, reference {appeal['reference']}, {appeal['status']}. "
+    work.finish(f"Sent the records {n['payer']} asked for on claim {n['claim_number']} ({n['denials']}): "
+                f"{n['attachment_title']} on a level 1 reconsideration on payer portal A, reference "
+                f"{appeal['reference']}, {appeal['status']}. "
                 f"Denial item {n['item_id']} set to Appeal Filed, follow-up {follow_up:%m/%d/%Y}.")
