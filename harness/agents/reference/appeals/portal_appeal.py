@@ -4,7 +4,8 @@ patient's Denials work item.
 
 The coordinator reads the denial code off the remittance and lets it choose the argument:
 CO-197 cites the authorization approved for the order, CO-29 proves the first filing date,
-CO-50 argues medical necessity from the chart, CO-16/252 sends the missing records.
+CO-50 argues medical necessity from the chart. (CO-197 is no longer a row of this template; its
+argument stays for the do-it-anyway control, which files every appeals task through this solution.)
 """
 from __future__ import annotations
 
@@ -17,15 +18,13 @@ from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
 KEYSTONE = "Keystone Mutual Health"  # its claims are appealed on its own portal (B)
-BASIS_BY_CARC = {"197": "auth", "29": "timely", "50": "medical", "16": "records", "252": "records"}
+BASIS_BY_CARC = {"197": "auth", "29": "timely", "50": "medical"}
 APPEAL_FORMS = {  # (portal, basis) -> (request type, reason) on the portal's appeal form
     ("A", "auth"): ("Reconsideration", "Authorization was on file"),
     ("A", "timely"): ("Reconsideration", "Timely filing proof"),
-    ("A", "records"): ("Reconsideration", "Missing information now provided"),
     ("A", "medical"): ("Clinical Appeal", "Medical necessity"),
     ("B", "auth"): ("Reconsideration", "Precertification / authorization on file"),
     ("B", "timely"): ("Reconsideration", "Timely filing"),
-    ("B", "records"): ("Reconsideration", "Coding or billing error"),
     ("B", "medical"): ("Clinical appeal", "Medical necessity"),
 }
 CLINICAL_PHRASES = {  # chart fact -> how the letter states it
@@ -147,9 +146,6 @@ def argument(work: Work, basis: str) -> str:
                 + (f" The enclosed clearinghouse acceptance report ({enclosed}) shows the claim accepted on "
                    f"{n['submitted_on']}."
                    if enclosed else ""))
-    if basis == "records":
-        return (f"The claim was denied for missing documentation. The enclosed {enclosed or 'chart record'} "
-                f"documents the service on {n['service_date']}; with it the claim can be adjudicated as billed.")
     return (f"The service was medically necessary. The chart documents {'; '.join(clinical_facts(work))}. "
             f"These findings meet {n['payer']}'s medical-necessity criteria for {n['service']}: conservative "
             f"management of the required duration was tried and failed, or the objective findings call for "
