@@ -158,8 +158,7 @@ def solve(work: Work) -> None:
     n = work.notes
     follow_up = follow_up_day(appeal)
     if work.doing("record_appeal"):
-        ehr_denials.record_appeal(work, reference=appeal["reference"], submitted_on=parse_us_date(appeal["submitted"]),
-                                  follow_up=follow_up)
+        ehr_denials.record_filed_appeal(work, appeal, follow_up)
     if work.doing("explain"):
         ehr_denials.add_item_note(
             work, f"Denial {n['denials']} on claim {n['claim_number']} (DOS {n['service_date']}, {n['payer']}). "
