@@ -249,7 +249,7 @@ class DocumentFacts(CaseModel):
 
 DocumentType = Literal["progress_note", "pt_note", "imaging_report", "sleep_study", "face_to_face",
                        "written_order", "lab_result", "medication_history", "addendum", "adherence_report", "oximetry_report",
-                       "incident_report", "injury_report",
+                       "incident_report", "injury_report", "financial_form",
                        "history_and_physical", "hospital_progress_note", "discharge_summary",
                        "clearinghouse_report"]
 # Documents of a hospital stay: they belong to the case's admission (its inpatient encounter).

@@ -58,6 +58,9 @@ SKILLS: dict[str, str] = {
                       "decides between billing the coverage in force, the patient, or a reconsideration",
     "benefit_limit": "work a visit-limit denial (CARC 119): the payer's count against the practice's visits decides "
                      "between billing the member and asking the payer to reprocess",
+    "member_waiver": "work a denial of a service the plan does not cover (CARC 50, 96 or 204): the payer's advance "
+                     "member waiver rule against the signed forms in the chart decides between billing the member "
+                     "and a write-off",
     "timely_filing": "work a timely filing denial (CO-29): the payer's filing limit against the claim's clearinghouse "
                      "history decides between a reconsideration with the acceptance report and a write-off",
     "claim_follow_up": "follow up a claim the payer has not answered: its claim status decides between resubmitting "

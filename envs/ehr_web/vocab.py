@@ -93,6 +93,7 @@ DOCUMENT_KINDS = {
     "sleep_study": "Sleep Study", "adherence_report": "PAP Adherence Report",
     "oximetry_report": "Oximetry Report", "incident_report": "Incident Report",
     "clearinghouse_report": "Clearinghouse Report", "injury_report": "Injury Report",
+    "financial_form": "Financial Form",
 }
 # Types a user may pick when uploading a PDF into the chart.
 UPLOAD_KINDS = ("Payer Letter", "Authorization Approval", "Denial Letter", "Outside Records",

@@ -54,9 +54,14 @@ def test_infeasible_tasks_forbid_every_filing_and_want_the_deadline_written(appe
         assert FILING_TABLES <= forbidden, task.id
         notes = [c for c in task.checks() if c.kind == "query" and c.app == "ehr_web" and "notes[" in c.query
                  and c.op == "contains"]
-        # A later level's window runs from the decision below it: its note dates that decision.
-        deadline = ("payer_history.appeals.0.decided_on" if task.template == "appeals/level2_appeal"
-                    else "claims.0.remittance.appeal_deadline")
+        # A later level's window runs from the decision below it: its note dates that decision. A
+        # non-covered service is not appealed at all: its note dates the waiver that could not be used.
+        if task.template == "appeals/member_waiver":
+            deadline = f"documents.{[d.key for d in task.case.documents].index('waiver')}.date"
+        elif task.template == "appeals/level2_appeal":
+            deadline = "payer_history.appeals.0.decided_on"
+        else:
+            deadline = "claims.0.remittance.appeal_deadline"
         assert [c.expected.case for c in notes] == [deadline], task.id
 
 

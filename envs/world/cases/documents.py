@@ -100,6 +100,7 @@ DEFAULT_TITLES = {
     "history_and_physical": "Admission history and physical", "hospital_progress_note": "Hospital progress note",
     "discharge_summary": "Discharge summary",
     "injury_report": "First report of injury",
+    "financial_form": "Patient financial form",
 }
 
 
@@ -132,6 +133,8 @@ def write_text(kind: str, title: str, patient: Patient, author: Provider | None,
     """The document's full text: the world's layout around the facts' sentences."""
     if kind == "injury_report":
         return injury_report_text(title, patient, day, facts, narrative)
+    if kind == "financial_form":
+        return financial_form_text(title, patient, day, narrative)
     statements = " ".join(filter(None, (fact_sentences(facts), narrative))) or "No new findings."
     if kind == "progress_note":
         assessment = (f"{icd10[order.diagnosis_codes[0]]} ({order.diagnosis_codes[0]})." if order
@@ -155,6 +158,19 @@ def injury_report_text(title: str, patient: Patient, day: date, facts: dict[str,
              *(FACT_SENTENCES[key].format(value) for key, value in facts.items())]
     if narrative:
         lines += ["", f"Remarks: {narrative}"]
+    return "\n".join(lines)
+
+
+def financial_form_text(title: str, patient: Patient, day: date, narrative: str | None) -> str:
+    """A form the patient signed at the front desk (a financial policy, an advance waiver), scanned
+    into the chart by registration: its wording is the narrative, then the signature block dated
+    the day it was signed (the document's date), which is what decides whether it came before a
+    service."""
+    lines = [title.upper(), f"Patient: {patient.last_name}, {patient.first_name}    DOB: {us_date(patient.dob)}    "
+             f"MRN: {patient.mrn}", "", narrative or "", "",
+             f"Signature of patient or responsible party: /s/ {patient.first_name} {patient.last_name}    "
+             f"Date signed: {us_date(day)}",
+             f"Scanned into the chart by Patient Access on {us_date(day)}."]
     return "\n".join(lines)
 
 
