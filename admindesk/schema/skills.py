@@ -65,6 +65,10 @@ SKILLS: dict[str, str] = {
     "provider_enrollment": "work a rendering-provider enrollment denial (CARC B7): when the payer logged the "
                            "clinician's application, against the date of service, decides between a reconsideration "
                            "with the welcome letter and a hand-off to credentialing",
+    "member_id_correction": "work a denial for a patient the payer cannot identify as its member (CARC 31): the "
+                            "payer's eligibility by name and date of birth gives the member it holds; correct the "
+                            "registered coverage (member id, subscriber, relationship, effective date) and resubmit "
+                            "the claim as an original claim within the filing limit",
     "cob": "coordination of benefits: work the secondary coverage or carry the primary's payment",
     "other_payer": "bill a claim the payer denied as not its responsibility (CO-109) to the payer responsible",
     # DME and the work queues.
