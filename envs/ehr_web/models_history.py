@@ -52,7 +52,7 @@ class CoverageEvent(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     coverage_id: Mapped[str] = mapped_column(ForeignKey("coverages.id"), index=True)
     mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"), index=True)
-    # "Verification" | "Rank change" | coverage_corrections.CORRECTED's "Member ID change"...
+    # "Verification" | "Rank change" | coverage_changes.CORRECTED's "Member ID change"...
     event: Mapped[str] = mapped_column(String(24))
     old_value: Mapped[str | None] = mapped_column(String(128))
     new_value: Mapped[str] = mapped_column(String(128))

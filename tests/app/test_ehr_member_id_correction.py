@@ -2,7 +2,7 @@
 (the payer cannot identify the patient as its member): a correction to the payer's enrollment is
 kept in the coverage history and starts the verification over, a correction that changes nothing,
 takes another coverage's member id or contradicts itself is refused with nothing written
-(envs/ehr_web/coverage_corrections.py); the denied claim is resubmitted as an original claim only
+(envs/ehr_web/coverage_changes.py); the denied claim is resubmitted as an original claim only
 once registration holds another member id, and carries it (envs/ehr_web/claim_rebill.py)."""
 from __future__ import annotations
 

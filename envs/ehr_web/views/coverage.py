@@ -10,7 +10,7 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
-from admindesk.envs.ehr_web import coverage_changes, coverage_corrections
+from admindesk.envs.ehr_web import coverage_changes
 from admindesk.envs.ehr_web.forms_changes import RANK_CHOICES, CoordinationOfBenefitsForm
 from admindesk.envs.ehr_web.models import AccidentRecord, Patient
 from admindesk.envs.ehr_web.models_history import CoverageEvent
@@ -35,7 +35,7 @@ def render_coverage(patient: Patient, status: int = 200, verify_form=None, cob_f
     verify_form = verify_form or coverage_changes.verification_form(patient, formdata=None)
     return render_chart(patient, "coverage", "chart_coverage.html", status=status, coverages=patient.coverages,
                         today=clock.today(), verify_form=verify_form,
-                        correct_form=correct_form or coverage_corrections.correction_form(patient, formdata=None),
+                        correct_form=correct_form or coverage_changes.correction_form(patient, formdata=None),
                         cob_form=cob_form or CoordinationOfBenefitsForm(formdata=None), rank_choices=RANK_CHOICES,
                         rank_errors=rank_errors or {}, proposed=proposed or {}, events=events,
                         accidents=accidents, accident_kinds=ACCIDENT_KINDS)
@@ -57,8 +57,8 @@ def verify(mrn: str):
 def correct(mrn: str):
     """Correct one coverage's member id, subscriber, relationship or effective date to the payer's."""
     patient = patient_or_404(mrn)
-    form = coverage_corrections.correction_form(patient)
-    changes = coverage_corrections.correct_coverage(patient, form)
+    form = coverage_changes.correction_form(patient)
+    changes = coverage_changes.correct_coverage(patient, form)
     if changes is None:
         return render_coverage(patient, 422, correct_form=form)
     flash("Coverage corrected: " + "; ".join(changes) + ". Verify it with the payer.", "success")
