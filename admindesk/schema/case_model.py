@@ -55,6 +55,9 @@ class LookalikeSpec(CaseModel):
     suffix: Suffix | None = None
     dob: date | None = None
     sex: Sex | None = None
+    # The look-alike's member id at the patient's primary payer (e.g. the subscriber whose id,
+    # without the dependent's suffix, the patient was billed under); unset: one from the case range.
+    member_id: str | None = Field(default=None, min_length=4)
 
 
 class PayerRecordSpec(CaseModel):
@@ -63,6 +66,9 @@ class PayerRecordSpec(CaseModel):
     member_id: str | None = Field(default=None, min_length=4)
     effective: date | None = None
     termination: date | None = None
+    # The payer enrolls the patient as a dependent of someone registration does not name.
+    relationship: Literal["Self", "Spouse", "Child"] | None = None
+    subscriber_name: str | None = None
 
 
 class TherapyBenefitSpec(CaseModel):

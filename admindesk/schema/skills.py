@@ -71,6 +71,10 @@ SKILLS: dict[str, str] = {
     "missing_auth_denial": "work an authorization-absent denial (CO-197) when an authorization was obtained: what it "
                            "covers (code, units, dates) against the claim decides between a corrected claim or "
                            "reconsideration carrying it and a write-off",
+    "member_id_correction": "work a denial for a patient the payer cannot identify as its member (CARC 31): the "
+                            "payer's eligibility by name and date of birth gives the member it holds; correct the "
+                            "registered coverage (member id, subscriber, relationship, effective date) and resubmit "
+                            "the claim as an original claim within the filing limit",
     "cob": "coordination of benefits: work the secondary coverage or carry the primary's payment",
     "other_payer": "bill a claim the payer denied as not its responsibility (CO-109) to the payer responsible",
     # DME and the work queues.

@@ -18,8 +18,15 @@ same claim goes again, unchanged, as a new submission. A claim the payer has on 
 again (a second copy is denied as a duplicate, CO-18), and a change to an adjudicated claim is a
 corrected claim (frequency 7), not this.
 
+A claim the payer denied because it could not identify the patient as its member (CARC 31) was
+never adjudicated under a valid member either: once registration holds the member id the payer
+has (its eligibility by the patient's name and date of birth), the claim goes again the same way,
+as an original claim under the corrected member id, not a corrected claim or an appeal.
+
 Rules (a refused resubmission writes nothing and says why):
-- Only a claim without an answer from the payer: no remittance posted, not adjudicated.
+- Only a claim without an answer from the payer (no remittance posted, not adjudicated), or one
+  denied CARC 31 whose coverage registration has since corrected (its member id now differs from
+  the one billed) and holds in force on the date of service.
 - Once: a resubmitted claim waits for that submission's acknowledgement.
 - Within the payer's filing limit: the deadline the coordinator read must not have passed (a
   late claim is denied CO-29 whatever is sent).
@@ -98,6 +105,34 @@ def bill_other_payer(session: Session, claim: Claim, coverage: Coverage, reason:
 # ---- resubmitting an unanswered claim ----------------------------------------------------
 ORIGINAL = "1"
 UNANSWERED = "Pending"
+UNIDENTIFIED = "31"  # CARC 31: patient cannot be identified as our insured
+
+
+def identity_denied(claim: Claim) -> bool:
+    """The payer denied the claim because it could not identify the patient as its member."""
+    return any(adj.carc_code == UNIDENTIFIED for line in claim.lines for adj in line.adjustments)
+
+
+def _identity_problem(claim: Claim) -> str | None:
+    coverage = db().get(Coverage, claim.coverage_id) if claim.coverage_id else None
+    if coverage is None:
+        return "The claim has no registered coverage to correct; register the coverage the payer holds first."
+    if coverage.member_id == claim.member_id:
+        return (f"{claim.payer.name} could not identify the patient under member ID {claim.member_id} (CARC 31), "
+                "which registration still holds: correct the coverage to the payer's enrollment (Coverage tab) "
+                "before resubmitting.")
+    dos = claim.service_date
+    if not coverage.active_on(dos):
+        return (f"{coverage.payer.name} coverage {coverage.member_id} is registered from "
+                f"{_fmt(coverage.effective_date)} to {_fmt(coverage.termination_date)}, which does not include the "
+                f"date of service {_fmt(dos)}.")
+    return None
+
+
+def resubmitted_member_id(claim: Claim) -> str:
+    """The member id a resubmission carries: registration's corrected one after a CARC 31 denial."""
+    coverage = db().get(Coverage, claim.coverage_id) if claim.coverage_id else None
+    return coverage.member_id if coverage is not None and identity_denied(claim) else claim.member_id
 
 
 def resubmit_problem(claim: Claim) -> str | None:
@@ -105,6 +140,8 @@ def resubmit_problem(claim: Claim) -> str | None:
     if claim.resubmission is not None:
         return (f"This claim was resubmitted on {claim.resubmission.resubmitted_on:%m/%d/%Y}; wait for that "
                 "submission's acknowledgement, a second copy would be a duplicate.")
+    if identity_denied(claim):
+        return _identity_problem(claim)
     if claim.remittance is not None or claim.status != UNANSWERED:
         return (f"The payer has answered this claim (status {claim.status}); a change to it is a corrected claim "
                 "and a dispute an appeal, not a resubmission.")
@@ -132,13 +169,14 @@ def resubmit(claim: Claim, form: ResubmitClaimForm) -> ClaimResubmission | None:
         valid = False
     if not valid:
         return None
-    sent = ClaimResubmission(claim_number=claim.claim_number, frequency_code=ORIGINAL, resubmitted_on=today,
+    sent = ClaimResubmission(claim_number=claim.claim_number, frequency_code=ORIGINAL,
+                             member_id=resubmitted_member_id(claim), resubmitted_on=today,
                              filing_deadline=form.filing_deadline.data, reason=form.reason.data.strip(),
                              at=clock.now(), username=current_username())
     db().add(sent)
     store_note(claim.mrn, "claim", claim.claim_number,
-               f"Claim resubmitted as an original claim (frequency 1), filing deadline "
-               f"{sent.filing_deadline:%m/%d/%Y}. {sent.reason}")
+               f"Claim resubmitted as an original claim (frequency 1) under member ID {sent.member_id}, filing "
+               f"deadline {sent.filing_deadline:%m/%d/%Y}. {sent.reason}")
     db().commit()
     describe(frequency_code=ORIGINAL)
     return sent

@@ -6,6 +6,8 @@ expired authorization cannot be extended...) live in auth_changes and coverage_c
 """
 from __future__ import annotations
 
+import re
+
 from flask_wtf import FlaskForm
 from wtforms import SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length, Optional, ValidationError
@@ -120,11 +122,43 @@ class PatientTransferForm(FlaskForm):
 
 
 class ResubmitClaimForm(FlaskForm):
-    """Send an unanswered claim again as an original claim (frequency 1), with the payer's filing
-    deadline and what its claim status inquiry showed."""
+    """Send a claim again as an original claim (frequency 1), with the payer's filing deadline and
+    what the payer's inquiry showed (its claim status, or its eligibility for a member it could
+    not identify)."""
 
     filing_deadline = DateText("Payer's filing deadline", validators=[
         InputRequired("Enter the last day the payer accepts this claim (its timely filing limit).")], **date_kwargs())
-    reason = TextAreaField("Claim status inquiry result", validators=[
-        DataRequired("Say what the payer's claim status inquiry showed (no claim on file)."), _NOTE_LENGTH],
+    reason = TextAreaField("Payer inquiry result", validators=[
+        DataRequired("Say what the payer's claim status inquiry showed (no claim on file), or its eligibility "
+                     "inquiry (the member it holds)."), _NOTE_LENGTH],
         render_kw={"rows": 2})
+
+
+# Who the patient is to the subscriber, as the 270/271 eligibility exchange names it.
+RELATIONSHIPS = ("Self", "Spouse", "Child", "Other")
+# A member id as payers print it on the card: letters and digits, a hyphen before a suffix.
+MEMBER_ID_MESSAGE = "Enter the member ID as the payer prints it: 4 to 20 letters and digits, a hyphen before a suffix."
+
+
+def _member_id_check(_form, field) -> None:
+    if field.data and not re.fullmatch(r"[A-Za-z0-9]{4,16}(-[A-Za-z0-9]{1,3})?", field.data):
+        raise ValidationError(MEMBER_ID_MESSAGE)
+
+
+class CorrectCoverageForm(FlaskForm):
+    """Correct a registered coverage to the payer's enrollment: member id, subscriber, the
+    patient's relationship to the subscriber, effective date, and where the correction came from."""
+
+    coverage_id = SelectField("Coverage", choices=[], validators=[InputRequired()])
+    member_id = StringField("Member ID", validators=[DataRequired("Enter the member ID the payer holds."),
+                                                     _member_id_check], filters=[strip])
+    subscriber_name = StringField("Subscriber name", validators=[
+        DataRequired("Enter the subscriber (policy holder) as the payer holds them."), Length(max=128)],
+        filters=[strip])
+    relationship = SelectField("Patient's relationship to subscriber", choices=options(RELATIONSHIPS),
+                               validators=[DataRequired()])
+    effective_date = DateText("Effective date", validators=[InputRequired("Enter the date the coverage began.")],
+                              **date_kwargs())
+    reason = TextAreaField("Source of the correction", validators=[
+        DataRequired("Say where the correction comes from (the payer's eligibility response and its reference, "
+                     "the member's card)."), _NOTE_LENGTH], render_kw={"rows": 2})

@@ -44,16 +44,18 @@ class AuthorizationEvent(Base):
 
 
 class CoverageEvent(Base):
-    """A verification of a coverage, or a change of its rank (coordination of benefits)."""
+    """A verification of a coverage, a change of its rank (coordination of benefits), or a
+    correction of one of its fields to the payer's enrollment."""
 
     __tablename__ = "coverage_history"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     coverage_id: Mapped[str] = mapped_column(ForeignKey("coverages.id"), index=True)
     mrn: Mapped[str] = mapped_column(ForeignKey("patients.mrn"), index=True)
-    event: Mapped[str] = mapped_column(String(24))  # "Verification" | "Rank change"
-    old_value: Mapped[str | None] = mapped_column(String(32))
-    new_value: Mapped[str] = mapped_column(String(32))
+    # "Verification" | "Rank change" | coverage_changes.CORRECTED's "Member ID change"...
+    event: Mapped[str] = mapped_column(String(24))
+    old_value: Mapped[str | None] = mapped_column(String(128))
+    new_value: Mapped[str] = mapped_column(String(128))
     reference: Mapped[str | None] = mapped_column(String(20))
     note: Mapped[str] = mapped_column(Text, default="")
     at: Mapped[datetime] = mapped_column(DateTime)

@@ -135,14 +135,17 @@ class BalanceTransfer(Base):
 
 
 class ClaimResubmission(Base):
-    """An unanswered claim sent again, unchanged, as an original claim (frequency code 1) after the
-    payer's claim status inquiry found it not on file; claim_rebill.py holds the rules."""
+    """A claim sent again as an original claim (frequency code 1): unchanged after the payer's claim
+    status inquiry found it not on file, or under the member id registration corrected after the
+    payer could not identify the patient (CARC 31); claim_rebill.py holds the rules."""
 
     __tablename__ = "claim_resubmissions"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     claim_number: Mapped[str] = mapped_column(ForeignKey("claims.claim_number"), unique=True)
     frequency_code: Mapped[str] = mapped_column(String(1))
+    # The member id the resubmission carried (the claim's, or the corrected registration's).
+    member_id: Mapped[str] = mapped_column(String(32))
     resubmitted_on: Mapped[date] = mapped_column(Date)
     filing_deadline: Mapped[date] = mapped_column(Date)
     reason: Mapped[str] = mapped_column(Text)

@@ -77,7 +77,9 @@ def _render_claim(claim: Claim, form: NoteForm | None = None, status: int = 200,
                         transfer_form=transfer_form or PatientTransferForm(formdata=None),
                         transfer_closed=balance_transfers.claim_problem(claim),
                         resubmit_form=resubmit_form or ResubmitClaimForm(formdata=None),
-                        resubmit_closed=claim_rebill.resubmit_problem(claim))
+                        resubmit_closed=claim_rebill.resubmit_problem(claim),
+                        identity_denied=claim_rebill.identity_denied(claim),
+                        resubmit_member=claim_rebill.resubmitted_member_id(claim))
 
 
 @billing.get("/claims/<claim_number>")
@@ -116,7 +118,8 @@ def transfer_to_patient(claim_number: str):
 
 @billing.post("/claims/<claim_number>/resubmit")
 def resubmit_claim(claim_number: str):
-    """Send an unanswered claim the payer has no record of again, as an original claim."""
+    """Send a claim again as an original claim: one the payer has no record of, or one it could not
+    identify the member of (CARC 31) after registration's correction."""
     claim = get_or_404(Claim, claim_number)
     form = ResubmitClaimForm()
     sent = claim_rebill.resubmit(claim, form)

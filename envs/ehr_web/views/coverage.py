@@ -1,6 +1,7 @@
 """Coverage tab: every coverage with its verification, registration's accident / injury
-information, the Verify coverage action, the order of benefits (coordination of benefits) and
-the coverage history."""
+information, the Verify coverage action, the Correct coverage action (member id, subscriber,
+relationship, effective date), the order of benefits (coordination of benefits) and the
+coverage history."""
 from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, request, url_for
@@ -24,7 +25,8 @@ coverage = Blueprint("coverage", __name__, url_prefix="/patients/<mrn>/coverage"
 
 
 def render_coverage(patient: Patient, status: int = 200, verify_form=None, cob_form=None,
-                    rank_errors: dict[str, str] | None = None, proposed: dict[str, int] | None = None):
+                    rank_errors: dict[str, str] | None = None, proposed: dict[str, int] | None = None,
+                    correct_form=None):
     """The Coverage tab (the chart's GET and the re-render of a refused action)."""
     events = list(db().scalars(select(CoverageEvent).where(CoverageEvent.mrn == patient.mrn)
                                .order_by(CoverageEvent.at.desc(), CoverageEvent.id.desc())))
@@ -33,6 +35,7 @@ def render_coverage(patient: Patient, status: int = 200, verify_form=None, cob_f
     verify_form = verify_form or coverage_changes.verification_form(patient, formdata=None)
     return render_chart(patient, "coverage", "chart_coverage.html", status=status, coverages=patient.coverages,
                         today=clock.today(), verify_form=verify_form,
+                        correct_form=correct_form or coverage_changes.correction_form(patient, formdata=None),
                         cob_form=cob_form or CoordinationOfBenefitsForm(formdata=None), rank_choices=RANK_CHOICES,
                         rank_errors=rank_errors or {}, proposed=proposed or {}, events=events,
                         accidents=accidents, accident_kinds=ACCIDENT_KINDS)
@@ -47,6 +50,18 @@ def verify(mrn: str):
     if chosen is None:
         return render_coverage(patient, 422, verify_form=form)
     flash(f"{chosen.payer.name} coverage: {chosen.verification_status} on {clock.today():%m/%d/%Y}.", "success")
+    return redirect(url_for("chart.coverage", mrn=patient.mrn))
+
+
+@coverage.post("/correct")
+def correct(mrn: str):
+    """Correct one coverage's member id, subscriber, relationship or effective date to the payer's."""
+    patient = patient_or_404(mrn)
+    form = coverage_changes.correction_form(patient)
+    changes = coverage_changes.correct_coverage(patient, form)
+    if changes is None:
+        return render_coverage(patient, 422, correct_form=form)
+    flash("Coverage corrected: " + "; ".join(changes) + ". Verify it with the payer.", "success")
     return redirect(url_for("chart.coverage", mrn=patient.mrn))
 
 

@@ -52,6 +52,7 @@ from admindesk.schema.case_model import HOSPITAL_DOCUMENTS, Case
 
 # Document types written during a visit: they share the visit's encounter.
 KEYSTONE_PAYER = "PYR-KMH"
+UNIDENTIFIED_CARC = "31"  # patient cannot be identified as our insured
 VISIT_DOCUMENTS = frozenset({"progress_note", "face_to_face", "written_order"})
 
 
@@ -226,9 +227,9 @@ class _Builder:
             payer.append(replace(coverage, **at_payer))
         # Look-alikes are enrolled with the patient's primary payer under their own member ids.
         primary_spec, primary = self.case.coverages[0], chart[0]
-        for offset, alike in enumerate(patients[1:], start=len(chart)):
+        for offset, (alike, spec) in enumerate(zip(patients[1:], self.case.lookalikes), start=len(chart)):
             coverage = replace(primary, id=self.ids.coverage(offset), mrn=alike.mrn, rank=1,
-                               member_id=self.ids.member_id(primary_spec.payer, offset),
+                               member_id=spec.member_id or self.ids.member_id(primary_spec.payer, offset),
                                subscriber_name=alike.full_name, relationship="Self", termination=None,
                                therapy_accumulator=None)
             chart.append(coverage)
@@ -524,13 +525,18 @@ class _Builder:
             rendering = order.ordering_npi if order else self.world.providers[0].npi
             claim = Claim(
                 claim_number=self.ids.claim_number(spec.service_date, index), mrn=patient.mrn, payer_id=payer.id,
-                coverage_id=coverage.id, member_id=coverage.member_id, service_date=spec.service_date,
-                billing_npi=facility.npi, rendering_npi=rendering, facility_id=facility.id,
+                coverage_id=coverage.id, member_id=self._billed_member_id(spec, coverage),
+                service_date=spec.service_date, billing_npi=facility.npi, rendering_npi=rendering,
+                facility_id=facility.id,
                 submitted_on=spec.submitted_on, total_charge=round(sum(line.charge for line in lines), 2),
                 status=spec.status, lines=lines, order_id=order.id if order else None,
                 auth_number=self.auth_by_key[spec.auth].auth_number if spec.auth else None,
                 payment_review=spec.payment_review, underpaid=spec.underpaid,
                 eligibility_error=spec.eligibility_error, submissions=self._submitted(index, spec, payer))
+            if not chart and claim.member_id == coverage.member_id and self._unidentified(spec):
+                self._fail(f"{field}.lines", f"the payer holds the patient under the billed member id "
+                                             f"{claim.member_id}: a CARC 31 denial needs another id at the payer "
+                                             "(coverage at_payer.member_id)")
             if spec.eligibility_error and not self.payer_coverage[coverage.id].active_on(spec.service_date):
                 self._fail(f"{field}.eligibility_error", "the payer's enrollment record (at_payer) does not cover "
                                                          "the date of service: the CO-27 is no error")
@@ -549,6 +555,16 @@ class _Builder:
                                             no_response=True), None
             results.append((claim, remittance))
         return link_duplicates(self._benefit_limits(self._recoupments(results)))
+
+    @staticmethod
+    def _unidentified(spec) -> bool:
+        """The payer denied the claim because it could not identify the patient as its member (CARC 31)."""
+        return any(adj.carc == UNIDENTIFIED_CARC for line in spec.lines for adj in line.adjustments)
+
+    def _billed_member_id(self, spec, coverage: Coverage) -> str:
+        """The member id on the claim: the payer files it under the member it holds, except a claim it
+        could not identify the patient on, which keeps the id registration billed."""
+        return self.coverage_by_key[spec.coverage].member_id if self._unidentified(spec) else coverage.member_id
 
     def _recoupments(self, billed: list[tuple[Claim, Remittance | None]]) -> list[tuple[Claim, Remittance | None]]:
         """Each claim the payer will recover from, with the claim it names as the first payment."""

@@ -62,14 +62,19 @@ def medical_policy(work: Work, payer_id: str, code: str) -> str:
 
 
 def check_eligibility(work: Work, member_id: str, payer_id: str, service_day: date) -> str:
-    """An eligibility inquiry on portal A; returns the status shown (Active, Inactive...)."""
+    """An eligibility inquiry on portal A; returns the status shown (Active, Inactive...). With no
+    `member_id` the member is searched by the patient's last and first name and date of birth."""
     open_portal_a(work)
     actor = work.actor
     actor.click("nav.top-tabs a:has-text('Eligibility')")
     actor.select_option("select[name=payer_id]", payer_name(payer_id))
     actor.fill("input[name=dob]", us_date(work.patient["dob"]))
     actor.fill("input[name=service_date]", us_date(service_day))
-    actor.fill("input[name=member_id]", member_id)
+    if member_id:
+        actor.fill("input[name=member_id]", member_id)
+    else:
+        actor.fill("input[name=last_name]", work.patient["last_name"])
+        actor.fill("input[name=first_name]", work.patient["first_name"])
     actor.click("button:text-is('Submit inquiry')")
     if not actor.count("#coverage-heading"):
         raise ScriptFailed(f"the eligibility inquiry gave no result: {actor.text('main')[:400]}")

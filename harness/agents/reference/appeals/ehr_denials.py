@@ -264,3 +264,15 @@ def _add_note(work: Work, text: str, button: str) -> None:
     actor.click(f"#notes button:text-is('{button}')")
     if not actor.count(f"#notes :text('{text[:40]}')"):
         raise ScriptFailed("the note was not saved")
+
+
+def resubmit_original(work: Work, deadline: str, reason: str) -> None:
+    """The claim page's Resubmit claim: the claim again as an original claim (frequency 1), with
+    the payer's filing deadline (MM/DD/YYYY) and what the payer's inquiry showed."""
+    actor = work.actor
+    back_to_claim(work)
+    actor.fill("#resubmit input[name=filing_deadline]", deadline)
+    actor.fill("#resubmit textarea[name=reason]", reason)
+    actor.click("#resubmit button:text-is('Resubmit as original claim')")
+    if not actor.count("#resubmit dt:text-is('Resubmitted')"):
+        raise ScriptFailed(f"the claim was not resubmitted: {actor.text('#resubmit')[:300]}")

@@ -65,15 +65,10 @@ def inquiry_text(work: Work) -> str:
 
 def resubmit(work: Work) -> None:
     """The claim page's Resubmit claim: the filing deadline and what the inquiry showed."""
-    n, actor = work.notes, work.actor
+    n = work.notes
     if parse_us_date(n["last_day"]) < work.task.now.date():
         raise ScriptFailed(f"the filing limit ended {n['last_day']}: nothing to resubmit")
-    ehr_denials.back_to_claim(work)
-    actor.fill("#resubmit input[name=filing_deadline]", n["last_day"])
-    actor.fill("#resubmit textarea[name=reason]", inquiry_text(work))
-    actor.click("#resubmit button:text-is('Resubmit as original claim')")
-    if not actor.count("#resubmit dt:text-is('Resubmitted')"):
-        raise ScriptFailed(f"the claim was not resubmitted: {actor.text('#resubmit')[:300]}")
+    ehr_denials.resubmit_original(work, n["last_day"], inquiry_text(work))
     n["resubmitted"] = us_date(work.task.now.date())
 
 
