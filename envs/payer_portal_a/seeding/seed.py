@@ -36,6 +36,7 @@ from admindesk.envs.payer_portal_a.rules.benefits import accumulators, benefit_l
 from admindesk.envs.payer_portal_a.seeding.appeals_on_file import seed_appeals_on_file
 from admindesk.envs.payer_portal_a.seeding.seed_answers import answers_from_facts
 from admindesk.envs.world import WORLD_ANCHOR
+from admindesk.envs.world.org import FACILITY_SERVICES
 
 PORTAL = "a"
 # Letters are in the inbox for requests decided within this many days of the world's anchor.
@@ -110,11 +111,11 @@ def _seed_directory_and_codes(session: Session, world) -> None:
         site = facilities[provider.facility_id]
         session.add(Provider(npi=provider.npi, name=provider.display_name, entity_type="Individual",
                              specialty=provider.specialty, address=f"{site.address}, {site.city}, {site.state} {site.zip}",
-                             phone=provider.phone, fax=provider.fax))
+                             zip=site.zip, phone=provider.phone, fax=provider.fax))
     for site in world.facilities:
         session.add(Provider(npi=site.npi, name=site.name, entity_type="Organization", specialty="Facility",
-                             address=f"{site.address}, {site.city}, {site.state} {site.zip}",
-                             phone=site.phone, fax=site.fax))
+                             address=f"{site.address}, {site.city}, {site.state} {site.zip}", zip=site.zip,
+                             phone=site.phone, fax=site.fax, services="; ".join(FACILITY_SERVICES.get(site.id, ()))))
     seed_code_sets(session, world, CODE_SET_MODELS)
 
 
