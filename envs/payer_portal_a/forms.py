@@ -8,7 +8,7 @@ from flask_wtf.file import FileField
 from wtforms import BooleanField, IntegerField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
 
-from admindesk.envs.payer_portal_a.network_access import NETWORK_EXCEPTION_REASONS
+from admindesk.envs.common.network_access import NETWORK_EXCEPTION_REASONS
 from admindesk.envs.payer_portal_a.organizations import REQUEST_TYPES, SERVICE_TYPES
 from admindesk.envs.payer_portal_a.rules.appeal_decisions import KINDS, LEVELS
 

@@ -31,6 +31,7 @@ from admindesk.envs.payer_portal_a.models import (
     Remittance,
 )
 from admindesk.envs.payer_portal_a.numbering import SEQUENCE_STARTS
+from admindesk.envs.payer_portal_a.organizations import OUTSIDE_FACILITY
 from admindesk.envs.payer_portal_a.policy import load_policy
 from admindesk.envs.payer_portal_a.rules.benefits import accumulators, benefit_lines
 from admindesk.envs.payer_portal_a.seeding.appeals_on_file import seed_appeals_on_file
@@ -75,6 +76,11 @@ def seed_records(session: Session, world) -> None:
     payer_ids = _payer_ids(world)
     plans = {p.id: p for p in world.plans if p.payer_id in payer_ids}
     _seed_members(session, world, payer_ids, plans)
+    session.add_all(Provider(npi=site.npi, name=site.name, entity_type="Organization", specialty=OUTSIDE_FACILITY,
+                             address=f"{site.address}, {site.city}, {site.state} {site.zip}", zip=site.zip,
+                             phone=site.phone, fax=site.fax, services="; ".join(site.services),
+                             next_available=site.next_available) for site in world.outside_sites)
+    session.flush()
     session.add_all(NetworkEnrollment(npi=e.npi, payer_id=e.payer_id, submitted_on=e.submitted_on,
                                       received_on=e.received_on, status=e.status, effective=e.effective,
                                       welcome_letter_on=e.welcome_letter_on)

@@ -13,7 +13,7 @@ from admindesk.envs.common.enrollment import enrollments
 from admindesk.envs.common.npi import is_valid_npi
 from admindesk.envs.common.web import db, get_or_404
 from admindesk.envs.payer_portal_a.models import Member, NetworkEnrollment, Payer, Provider
-from admindesk.envs.payer_portal_a.network_access import (
+from admindesk.envs.common.network_access import (
     ACCESS_DAYS,
     ACCESS_MILES,
     CLOSED_NETWORK_PRODUCTS,
