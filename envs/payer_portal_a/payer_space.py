@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from admindesk.envs.payer_portal_a.models import Payer
 from admindesk.envs.common.network_access import ACCESS_DAYS, ACCESS_MILES
+from admindesk.envs.payer_portal_a.models import Payer
 from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for, timing
 
 

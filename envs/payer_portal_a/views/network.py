@@ -10,9 +10,6 @@ from sqlalchemy import func, select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import also_viewed, describe
 from admindesk.envs.common.enrollment import enrollments
-from admindesk.envs.common.npi import is_valid_npi
-from admindesk.envs.common.web import db, get_or_404
-from admindesk.envs.payer_portal_a.models import Member, NetworkEnrollment, Payer, Provider
 from admindesk.envs.common.network_access import (
     ACCESS_DAYS,
     ACCESS_MILES,
@@ -23,6 +20,9 @@ from admindesk.envs.common.network_access import (
     meets_standard,
     miles_between,
 )
+from admindesk.envs.common.npi import is_valid_npi
+from admindesk.envs.common.web import db, get_or_404
+from admindesk.envs.payer_portal_a.models import Member, NetworkEnrollment, Payer, Provider
 from admindesk.envs.payer_portal_a.web import payer_choices
 
 network = Blueprint("network", __name__, url_prefix="/network")
