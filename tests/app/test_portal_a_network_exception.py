@@ -69,6 +69,11 @@ def test_an_in_network_site_within_the_standard_is_flagged(portal):
         ("Conestoga Heart Institute - Reading", "Out of network", "No"),
         ("Susquehanna Valley Hospital Outpatient Imaging", "In network", "No")]
     assert float(rows[0][3]) < 8
+    # Within 30 miles the ordered site does not show; searched by its name it does, at its distance.
+    assert "Conestoga" not in _search(portal, payer_id="PYR-CSH", service="Nuclear cardiology", zip="17603", radius="30")
+    [ordered] = _rows(_search(portal, payer_id="PYR-CSH", service="Nuclear cardiology", zip="17603", radius="10",
+                              name="conestoga"))
+    assert ordered[4] == "Out of network" and float(ordered[3]) > 30
 
 
 @pytest.mark.parametrize("args, message", [

@@ -128,7 +128,9 @@ def facilities():
         results = []
         for site in db().scalars(query):
             miles = miles_between(args["zip"], site.zip)
-            if args["service"] not in site.services.split("; ") or miles is None or miles > int(args["radius"]):
+            # A site searched by name is listed wherever it is; otherwise only within the radius.
+            beyond = miles is None or (miles > int(args["radius"]) and not args["name"])
+            if args["service"] not in site.services.split("; ") or beyond:
                 continue
             record, opening = participation(site.npi, args["payer_id"]), next_available(site)
             in_network = bool(record and record.status == PARTICIPATING)
