@@ -5,11 +5,14 @@ service that meets the standard, though one is near (its trap), and the redirect
 one its vars name; the checks credit either true exception reason and only those."""
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
 from admindesk.envs.common.network_access import meets_standard, miles_between, service_of
 from admindesk.envs.world import build_world
+from admindesk.envs.world.cases import CaseError, build_case
 from admindesk.envs.world.org import FACILITY_SERVICES
 from admindesk.schema.task_model import TASKS_ROOT, load_tasks
 from tests.unit.test_credited_routes import check_passes, ids
@@ -92,3 +95,31 @@ def test_the_exception_reason_is_credited_when_true(reason, passes):
     member = ids("pa-medium-01")["coverages"]["primary"]["payer_member_id"]
     final = {"payer_portal_a": {"pa_requests": [{"id": 1, "member_id": member, "network_exception": reason}]}}
     assert check_passes("pa-medium-01", EXCEPTION_CHECK, final) is passes
+
+
+def _with_site(task, **change):
+    data = task.case.model_dump(mode="json")
+    data["sites"][0].update(change)
+    return type(task.case).model_validate(data)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"services": ["MRI"]}, "case.orders.0.facility: Adams County PET Imaging does not perform 78815"),
+    ({"zip": "99501"}, "case.sites.0.zip: 99501 is outside the directory's service area"),
+    ({"npi": "1648739204"}, "case.sites.0.npi: 1648739204 is not a valid NPI of its own"),
+    ({"networks": ["PYR-ZZZ"]}, "case.sites.0.networks.0: unknown payer 'PYR-ZZZ'"),
+    ({"services": ["Cardiology"]}, "case.sites.0.services.0: 'Cardiology' is not a directory service"),
+])
+def test_an_outside_site_that_does_not_fit_is_refused(cases, world, change, message):
+    task = cases["pa-medium-01"]
+    with pytest.raises(CaseError, match=re.escape(message)):
+        build_case(world, task.id, _with_site(task, **change))
+
+
+def test_an_outside_site_is_in_the_networks_it_names_only(cases, world):
+    task = cases["pa-medium-01"]
+    records = build_case(world, task.id, task.case)
+    adams = task.case.sites[0]
+    assert {f.id for f in records.payer.outside_sites} == {"EXT-ADM", "EXT-HNV"}
+    assert {e.payer_id for e in records.payer.provider_enrollments if e.npi == adams.npi} == {"PYR-CSH"}
+    assert records.chart.facility("EXT-ADM").services == ("PET/CT",)

@@ -15,7 +15,7 @@ from datetime import date, timedelta
 from faker import Faker
 
 from admindesk.envs.common.enrollment import PARTICIPATING
-from admindesk.envs.common.network_access import SERVICE_CODES, ZIP_CENTROIDS
+from admindesk.envs.common.network_access import SERVICE_CODES, ZIP_CENTROIDS, service_of
 from admindesk.envs.common.npi import is_valid_npi
 from admindesk.envs.world import WORLD_ANCHOR
 from admindesk.envs.world.cases import documents as text
@@ -265,6 +265,10 @@ class _Builder:
             dx = self._diagnoses(f"{field}.diagnoses", spec.diagnoses)
             provider = self._provider(f"{field}.ordering_provider", spec.ordering_provider)
             facility = self._facility(f"{field}.facility", spec.facility)
+            if facility in self.world.outside_sites and service_of(spec.code) not in facility.services:
+                # The payers' directory lists a site by what it performs: the ordered service must be one.
+                self._fail(f"{field}.facility", f"{facility.name} does not perform {spec.code} "
+                                                f"(its services: {', '.join(facility.services)})")
             if spec.supplier is not None:
                 self._supplier(f"{field}.supplier", spec.supplier)
             description = spec.description or procedure.description
