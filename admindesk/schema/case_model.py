@@ -356,6 +356,24 @@ class EnrollmentSpec(CaseModel):
         return self
 
 
+class SiteSpec(CaseModel):
+    """A facility outside the health system that an order may send a service to (its `facility`), as
+    the payers' facility directories list it: where it is, the services it performs (portal A's directory
+    services), its next open appointment, and the payers it is in network with (with no other)."""
+
+    id: str = Field(pattern=r"^EXT-[A-Z0-9]{2,8}$")
+    name: str = Field(min_length=3)
+    npi: str = Field(pattern=r"^\d{10}$", description="the site's organisational NPI")
+    address: str
+    city: str
+    zip: str = Field(pattern=r"^\d{5}$")
+    place_of_service: str = Field(default="22", pattern=r"^\d{2}$")
+    services: list[str] = Field(min_length=1)
+    next_available: date | None = Field(default=None, description="the next open appointment the site reports; "
+                                                                  "default: 2 to 10 days out, from its NPI")
+    networks: list[str] = Field(min_length=1, description="payer ids whose network it is in")
+
+
 class RequestOnFileSpec(CaseModel):
     """A prior-auth request already at the payer, with its determination."""
 
@@ -699,6 +717,7 @@ class Case(CaseModel):
     admission: AdmissionSpec | None = None
     accidents: list[AccidentSpec] = Field(default_factory=list)
     enrollments: list[EnrollmentSpec] = Field(default_factory=list)
+    sites: list[SiteSpec] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _references_resolve(self):

@@ -40,6 +40,9 @@ SKILLS: dict[str, str] = {
     "concurrent_review": "send clinical updates for a stay or course under concurrent review",
     "preservice_appeal": "appeal a denied authorization before the service",
     "referral": "obtain or record a referral the plan requires",
+    "network_exception": ("work an HMO/EPO service ordered out of network: the payer's directory against its access "
+                          "standard decides between a request with a network exception and routing the order to "
+                          "the in-network facility that meets it"),
     # Denials and appeals: claims the payer denied, underpaid or takes back.
     "level1_appeal": "first-level appeal or reconsideration of a denied claim, with its proof",
     "fax_appeal": "file an appeal on paper: the letter and records to the payer's appeals fax with a cover sheet",

@@ -8,6 +8,7 @@ from flask_wtf.file import FileField
 from wtforms import BooleanField, IntegerField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
 
+from admindesk.envs.common.network_access import NETWORK_EXCEPTION_REASONS
 from admindesk.envs.payer_portal_a.organizations import REQUEST_TYPES, SERVICE_TYPES
 from admindesk.envs.payer_portal_a.rules.appeal_decisions import KINDS, LEVELS
 
@@ -167,6 +168,27 @@ class ReviewForm(FlaskForm):
         Length(max=80, message="At most 80 characters.")])
     expedited_reason = TextAreaField("Clinical reason the standard timeframe would put the member at risk", validators=[
         Length(max=1000, message="At most 1,000 characters.")])
+
+    network_exception = SelectField("Network exception (out-of-network servicing provider)", default="", choices={
+        "": "Not requested (servicing provider in network)",
+        **{reason: reason for reason in NETWORK_EXCEPTION_REASONS}})
+    in_network_checked = TextAreaField("In-network providers checked (name, miles from the member, next available)",
+                                       validators=[Length(max=1000, message="At most 1,000 characters.")])
+    # Set by the view before validation: the servicing provider is outside a closed network plan's network.
+    out_of_network = False
+
+    def validate_network_exception(self, field):
+        if self.out_of_network and not field.data:
+            raise ValidationError("The servicing provider is not in this HMO/EPO plan's network: out-of-network "
+                                  "services are covered only with an approved network exception. Select its reason.")
+        if field.data and not self.out_of_network:
+            raise ValidationError("A network exception is requested only for a servicing provider outside the "
+                                  "plan's network.")
+
+    def validate_in_network_checked(self, field):
+        if self.network_exception.data and not (field.data or "").strip():
+            raise ValidationError("A network exception lists the in-network providers checked and why none meets "
+                                  "the access standard.")
 
     def validate_attesting_physician(self, field):
         if self.urgency.data == "Expedited" and not (field.data or "").strip():

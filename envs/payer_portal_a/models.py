@@ -95,7 +95,9 @@ class Member(Base):
 
 
 class Provider(Base):
-    """The portal's provider directory: clinicians and facilities, by NPI."""
+    """The portal's provider directory: clinicians and facilities, by NPI. A facility lists the
+    services it performs ("; "-separated, network_access.SERVICE_CODES) and the next appointment it
+    reported (`next_available`; unset: network_access.default_next_available)."""
 
     __tablename__ = "providers"
 
@@ -104,8 +106,11 @@ class Provider(Base):
     entity_type: Mapped[str] = mapped_column(String(16))  # "Individual" or "Organization"
     specialty: Mapped[str] = mapped_column(String(64))
     address: Mapped[str] = mapped_column(String(200))
+    zip: Mapped[str] = mapped_column(String(5), default="")
     phone: Mapped[str] = mapped_column(String(16))
     fax: Mapped[str] = mapped_column(String(16))
+    services: Mapped[str] = mapped_column(String(200), default="")
+    next_available: Mapped[date | None] = mapped_column(Date)
 
 
 # The public code sets are the kit's (see common/code_sets.py), so that every app holds
@@ -219,6 +224,10 @@ class PaRequest(Base):
     decision_due_at: Mapped[datetime | None] = mapped_column(DateTime)
     expedited_attested_by: Mapped[str | None] = mapped_column(String(80))
     expedited_reason: Mapped[str | None] = mapped_column(Text)
+    # An HMO/EPO request for an out-of-network servicing provider: the exception's reason and the
+    # in-network providers the office checked (network_access).
+    network_exception: Mapped[str | None] = mapped_column(String(80))
+    in_network_checked: Mapped[str | None] = mapped_column(Text)
     retro: Mapped[bool] = mapped_column(default=False)
     emergent: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime)

@@ -28,9 +28,20 @@ def tax_id(organization_npi: str) -> str:
     return f"{20 + int(organization_npi[-2:]) % 70}-{digits}"
 
 
+# The directory's facilities of the account's own health system; a site outside it is listed as an
+# "Outside facility": a servicing site only, never an organization the office submits for.
+ACCOUNT_FACILITY = "Facility"
+OUTSIDE_FACILITY = "Outside facility"
+
+
+def _sites(*specialties: str) -> list[Provider]:
+    return list(db().scalars(select(Provider).where(Provider.entity_type == "Organization",
+                                                    Provider.specialty.in_(specialties)).order_by(Provider.name)))
+
+
 def organizations() -> list[Provider]:
-    """The account's organizations (the directory's facilities), by name."""
-    return list(db().scalars(select(Provider).where(Provider.entity_type == "Organization").order_by(Provider.name)))
+    """The account's organizations (the directory's facilities of the health system), by name."""
+    return _sites(ACCOUNT_FACILITY)
 
 
 def registered_providers() -> list[Provider]:
@@ -57,5 +68,5 @@ def requesting_choices() -> dict[str, str]:
 
 def rendering_choices() -> dict[str, str]:
     """Rendering (servicing) choices: registered clinicians and the organizations' sites."""
-    rows = registered_providers() + organizations()
+    rows = registered_providers() + _sites(ACCOUNT_FACILITY, OUTSIDE_FACILITY)
     return {"": "Select a rendering provider or facility", **{p.npi: provider_label(p) for p in rows}}

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from admindesk.envs.common.network_access import ACCESS_DAYS, ACCESS_MILES
 from admindesk.envs.payer_portal_a.models import Payer
 from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for, timing
 
@@ -154,7 +155,22 @@ def manual(payer: Payer) -> list[ManualChapter]:
             "A service rendered before we received the complete application is not payable for that clinician, and no "
             "appeal changes that. Do not rebill it under another clinician's NPI: the claim must name the clinician "
             "who rendered the service.")),
-        ManualChapter(8, "Contacting us", (
+        ManualChapter(8, "Network access and exceptions", (
+            f"Members of {payer.name}'s HMO and EPO plans are covered for services from in-network providers only, "
+            "except emergencies. A service from an out-of-network provider or facility is covered only with a network "
+            "exception (gap exception) approved before the service.",
+            f"Access standard for specialist care and advanced imaging: an in-network provider of the service within "
+            f"{ACCESS_MILES} miles of the member's home (straight-line, as the Provider Network's facility search measures "
+            f"it) with an appointment within {ACCESS_DAYS} calendar days of the request. A network exception is granted "
+            "only when no in-network provider meets both; an in-network provider farther away or booked later does not "
+            "meet it.",
+            "Request the exception with the prior authorization request for the out-of-network servicing provider: give "
+            "its reason and list the in-network providers of the service you checked (name, miles, next available "
+            "appointment). Search by the service, not by the out-of-network provider's name: a group's other locations "
+            "may be in network under their own name and NPI.",
+            "When an in-network provider meets the standard, no exception is granted: do not request the service from "
+            "the out-of-network provider; the ordering provider redirects the order to the in-network provider.")),
+        ManualChapter(9, "Contacting us", (
             f"Provider services {phone_text(payer.phone)}; prior authorization fax {phone_text(payer.pa_fax)}; appeals "
             f"fax {phone_text(payer.appeals_fax)}. Payer ID {payer.payer_code}.",)),
     ]

@@ -62,10 +62,12 @@ def _decide(session: Session, pa: PaRequest, *, check_duplicates: bool) -> None:
 
 
 def submit_request(session: Session, pa: PaRequest, *, urgency: str = "Standard", emergent: bool = False,
-                   attested_by: str = "", expedited_reason: str = "") -> None:
+                   attested_by: str = "", expedited_reason: str = "", network_exception: str = "",
+                   in_network_checked: str = "") -> None:
     """Turn a complete draft into a case and decide it; commits. The caller has checked
-    `retro_refusal` (a refused request stays a draft) and that an expedited request names
-    its attesting physician and clinical reason (kept only on an expedited request)."""
+    `retro_refusal` (a refused request stays a draft), that an expedited request names
+    its attesting physician and clinical reason (kept only on an expedited request), and that a
+    network exception is requested exactly when the servicing provider is out of network."""
     pa.case_number = numbering.case_number(session)
     pa.attested = True
     pa.submitted_at = clock.now()
@@ -73,13 +75,16 @@ def submit_request(session: Session, pa: PaRequest, *, urgency: str = "Standard"
     pa.decision_due_at = decision_due(pa.submitted_at, urgency)
     if urgency == "Expedited":
         pa.expedited_attested_by, pa.expedited_reason = attested_by.strip(), expedited_reason.strip()
+    if network_exception:
+        pa.network_exception, pa.in_network_checked = network_exception, in_network_checked.strip()
     pa.retro = any(line.from_date < clock.today() for line in pa.lines)
     pa.emergent = emergent
     kind = "retro-authorization request" if pa.retro else f"{urgency.lower()} request"
     attested = f" (urgency attested by {pa.expedited_attested_by})" if pa.expedited_attested_by else ""
+    exception = f", network exception requested ({pa.network_exception})" if pa.network_exception else ""
     pa.history.append(PaStatusEvent(
         at=clock.now(), status="Submitted", username=current_username(),
-        note=f"Submitted through the portal as a {kind}{attested} with {len(pa.attachments)} attachment(s); "
+        note=f"Submitted through the portal as a {kind}{attested}{exception} with {len(pa.attachments)} attachment(s); "
              f"decision due {pa.decision_due_at:%m/%d/%Y %H:%M}."))
     _decide(session, pa, check_duplicates=True)
     session.commit()

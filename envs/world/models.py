@@ -106,6 +106,9 @@ class Facility:
     phone: str
     fax: str
     place_of_service: str
+    # A site outside the health system (a case's): what it performs and its next open appointment.
+    services: tuple[str, ...] = ()
+    next_available: date | None = None
 
 
 @dataclass(**_FROZEN)

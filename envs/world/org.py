@@ -63,6 +63,14 @@ _FACILITIES = (
     ("FAC-HOM", "Susquehanna Valley Home Care", "12", 5),
 )
 
+# What each site performs, as payers' facility directories list it (portal A's Provider Network).
+FACILITY_SERVICES = {
+    "FAC-OPI": ("MRI", "CT", "PET/CT", "Nuclear cardiology", "Cardiac CT angiography"),
+    "FAC-INF": ("Infusion",),
+    "FAC-SLP": ("Sleep study",),
+    "FAC-ASC": ("Ambulatory surgery",),
+}
+
 # The inpatient hospital (place of service 21). It is made after the rest of the world (its own
 # draws come last), so adding it changed none of the world's other records.
 HOSPITAL = ("FAC-HOS", "Susquehanna Valley Hospital", "21", 0)

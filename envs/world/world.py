@@ -73,6 +73,9 @@ class World:
     # Clinicians' payer enrollments other than the default (every clinician participates with every
     # payer): the background world makes none; a case may (envs/common/enrollment.py reads them).
     provider_enrollments: tuple[ProviderEnrollment, ...] = ()
+    # Facilities outside the health system an order sends a service to: the background world has none; a
+    # case may (its `sites`, in network with the payers whose enrollments name them).
+    outside_sites: tuple[Facility, ...] = ()
 
     __hash__ = object.__hash__  # CodeSets holds dicts; identity hashing keeps World usable as a key.
 
@@ -83,7 +86,7 @@ class World:
             "payer": {p.id: p for p in self.payers},
             "plan": {p.id: p for p in self.plans},
             "provider": {p.npi: p for p in self.providers},
-            "facility": {f.id: f for f in self.facilities},
+            "facility": {f.id: f for f in self.facilities + self.outside_sites},
             "supplier": {s.id: s for s in self.suppliers},
             "order": {o.id: o for o in self.orders},
             "claim": {c.claim_number: c for c in self.claims},

@@ -82,8 +82,9 @@ LUMBAR_NOT_MET = {"conservative_therapy_weeks": "2", "red_flag_symptoms": "None"
 
 
 def organization(snapshot: dict) -> dict:
-    """The first registered organization (a directory facility) by name."""
-    return min((p for p in snapshot["providers"] if p["entity_type"] == "Organization"), key=lambda p: p["name"])
+    """The first registered organization (a facility of the account's health system) by name."""
+    return min((p for p in snapshot["providers"] if p["entity_type"] == "Organization" and p["specialty"] == "Facility"),
+               key=lambda p: p["name"])
 
 
 def header(snapshot: dict, member: dict, **change) -> dict:

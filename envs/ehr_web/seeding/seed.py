@@ -78,9 +78,16 @@ def _patients(session: Session, world) -> None:
     session.add_all(m.AccidentRecord(mrn=a.mrn, kind=a.kind, injury_date=a.injury_date, description=a.description,
                                      employer=a.employer, carrier=a.carrier, claim_number=a.claim_number,
                                      status=a.status, closed_on=a.closed_on) for a in world.accidents)
+    # Credentialing keeps the clinicians' enrollments; an outside site's networks are the payers' record.
+    clinicians = {p.npi for p in world.providers}
     session.add_all(m.ProviderEnrollment(npi=e.npi, payer_id=e.payer_id, submitted_on=e.submitted_on,
                                          received_on=e.received_on, status=e.status, effective=e.effective,
-                                         welcome_letter_on=e.welcome_letter_on) for e in world.provider_enrollments)
+                                         welcome_letter_on=e.welcome_letter_on)
+                    for e in world.provider_enrollments if e.npi in clinicians)
+    # The outside sites the case's orders send services to, beside the health system's own.
+    session.add_all(m.Facility(id=f.id, name=f.name, address=f.address, city=f.city, state=f.state, zip=f.zip,
+                               npi=f.npi, tax_id=f.tax_id, phone=f.phone, fax=f.fax,
+                               place_of_service=f.place_of_service) for f in world.outside_sites)
 
 
 def _chart(session: Session, world) -> None:

@@ -31,11 +31,13 @@ from admindesk.envs.payer_portal_a.models import (
     Remittance,
 )
 from admindesk.envs.payer_portal_a.numbering import SEQUENCE_STARTS
+from admindesk.envs.payer_portal_a.organizations import OUTSIDE_FACILITY
 from admindesk.envs.payer_portal_a.policy import load_policy
 from admindesk.envs.payer_portal_a.rules.benefits import accumulators, benefit_lines
 from admindesk.envs.payer_portal_a.seeding.appeals_on_file import seed_appeals_on_file
 from admindesk.envs.payer_portal_a.seeding.seed_answers import answers_from_facts
 from admindesk.envs.world import WORLD_ANCHOR
+from admindesk.envs.world.org import FACILITY_SERVICES
 
 PORTAL = "a"
 # Letters are in the inbox for requests decided within this many days of the world's anchor.
@@ -74,6 +76,11 @@ def seed_records(session: Session, world) -> None:
     payer_ids = _payer_ids(world)
     plans = {p.id: p for p in world.plans if p.payer_id in payer_ids}
     _seed_members(session, world, payer_ids, plans)
+    session.add_all(Provider(npi=site.npi, name=site.name, entity_type="Organization", specialty=OUTSIDE_FACILITY,
+                             address=f"{site.address}, {site.city}, {site.state} {site.zip}", zip=site.zip,
+                             phone=site.phone, fax=site.fax, services="; ".join(site.services),
+                             next_available=site.next_available) for site in world.outside_sites)
+    session.flush()
     session.add_all(NetworkEnrollment(npi=e.npi, payer_id=e.payer_id, submitted_on=e.submitted_on,
                                       received_on=e.received_on, status=e.status, effective=e.effective,
                                       welcome_letter_on=e.welcome_letter_on)
@@ -110,11 +117,11 @@ def _seed_directory_and_codes(session: Session, world) -> None:
         site = facilities[provider.facility_id]
         session.add(Provider(npi=provider.npi, name=provider.display_name, entity_type="Individual",
                              specialty=provider.specialty, address=f"{site.address}, {site.city}, {site.state} {site.zip}",
-                             phone=provider.phone, fax=provider.fax))
+                             zip=site.zip, phone=provider.phone, fax=provider.fax))
     for site in world.facilities:
         session.add(Provider(npi=site.npi, name=site.name, entity_type="Organization", specialty="Facility",
-                             address=f"{site.address}, {site.city}, {site.state} {site.zip}",
-                             phone=site.phone, fax=site.fax))
+                             address=f"{site.address}, {site.city}, {site.state} {site.zip}", zip=site.zip,
+                             phone=site.phone, fax=site.fax, services="; ".join(FACILITY_SERVICES.get(site.id, ()))))
     seed_code_sets(session, world, CODE_SET_MODELS)
 
 

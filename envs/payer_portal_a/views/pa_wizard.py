@@ -32,6 +32,7 @@ from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for
 from admindesk.envs.payer_portal_a.submission import retro_refusal, submit_request
 from admindesk.envs.payer_portal_a.validation import parse_diagnoses
 from admindesk.envs.payer_portal_a.views.eligibility import find_member
+from admindesk.envs.payer_portal_a.views.network import out_of_network
 from admindesk.envs.payer_portal_a.web import attachment_form, payer_choices
 
 pa_wizard = Blueprint("pa_wizard", __name__, url_prefix="/authorizations")
@@ -293,7 +294,8 @@ def _review_step(pa: PaRequest, form: ReviewForm | None = None, status: int = 20
     retro = any(line.from_date < clock.today() for line in pa.lines)
     return _render("review", pa, status, form=form or ReviewForm(formdata=None), member=member,
                    questionnaire=policy.questionnaire(pa.questionnaire), duplicates=find_duplicates(db(), pa),
-                   auth_needed=auth_needed, retro_rule=rules.retro_rule_text() if retro else None, refusal=refusal)
+                   auth_needed=auth_needed, retro_rule=rules.retro_rule_text() if retro else None, refusal=refusal,
+                   out_of_network=out_of_network(pa))
 
 
 @pa_wizard.post("/requests/<int:request_id>/submit")
@@ -306,6 +308,7 @@ def submit(request_id: int):
         flash(f"Complete the {dict(STEPS)[missing]} step before submitting.", "error")
         return redirect(url_for("pa_wizard.step", request_id=pa.id, step=missing))
     form = ReviewForm()
+    form.out_of_network = out_of_network(pa)
     if not form.validate():
         return _review_step(pa, form, 422)
     refusal = retro_refusal(pa, form.emergent.data, clock.today())
@@ -313,7 +316,9 @@ def submit(request_id: int):
         describe(refused=refusal)
         return _review_step(pa, form, 422, refusal)
     submit_request(db(), pa, urgency=form.urgency.data, emergent=form.emergent.data,
-                   attested_by=form.attesting_physician.data or "", expedited_reason=form.expedited_reason.data or "")
+                   attested_by=form.attesting_physician.data or "", expedited_reason=form.expedited_reason.data or "",
+                   network_exception=form.network_exception.data or "",
+                   in_network_checked=form.in_network_checked.data or "")
     describe(case_number=pa.case_number, status=pa.status)
     flash(f"Request submitted. Case number {pa.case_number}. Status: {pa.status}.", "success")
     return redirect(url_for("pa_cases.case_detail", case_number=pa.case_number))

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import date, timedelta
 
 from faker import Faker
 
+from admindesk.envs.common.enrollment import PARTICIPATING
+from admindesk.envs.common.network_access import SERVICE_CODES, ZIP_CENTROIDS, service_of
+from admindesk.envs.common.npi import is_valid_npi
 from admindesk.envs.world import WORLD_ANCHOR
 from admindesk.envs.world.cases import documents as text
 from admindesk.envs.world.cases.adherence import adherence_sections
@@ -36,6 +39,7 @@ from admindesk.envs.world.models import (
     Coverage,
     Document,
     Encounter,
+    Facility,
     InboundFax,
     InpatientNotice,
     Order,
@@ -53,6 +57,8 @@ from admindesk.schema.case_model import HOSPITAL_DOCUMENTS, Case
 # Document types written during a visit: they share the visit's encounter.
 KEYSTONE_PAYER = "PYR-KMH"
 UNIDENTIFIED_CARC = "31"  # patient cannot be identified as our insured
+# The day a case's outside site joined the networks it names (its directory participation date).
+SITE_CONTRACTED_ON = date(2019, 1, 1)
 VISIT_DOCUMENTS = frozenset({"progress_note", "face_to_face", "written_order"})
 
 
@@ -125,7 +131,7 @@ class _Builder:
         return provider.npi if provider is not None else None
 
     def _facility(self, field: str, facility_id: str):
-        if facility_id not in {f.id for f in self.world.facilities}:
+        if facility_id not in {f.id for f in self.world.facilities + self.world.outside_sites}:
             self._fail(field, f"unknown facility {facility_id!r}")
         return self.world.facility(facility_id)
 
@@ -136,6 +142,8 @@ class _Builder:
 
     # ---- records -----------------------------------------------------------------------------
     def build(self) -> CaseRecords:
+        # The case's outside sites first: its orders may send a service to one.
+        self.world = replace(self.world, outside_sites=tuple(self._outside_sites()))
         patients = self._patients()
         patient = patients[0]
         chart_cov, payer_cov = self._coverages(patients)
@@ -164,7 +172,8 @@ class _Builder:
                       # Registration's accident records (the payer knows the injury from the claims billed for it).
                       accidents=tuple(self._accidents(patient)),
                       # The practice's credentialing record and the payer's directory hold one enrollment.
-                      provider_enrollments=tuple(self._enrollments()))
+                      provider_enrollments=tuple(self._enrollments() + self._site_networks()),
+                      outside_sites=self.world.outside_sites)
         # The desk knows the appeals it filed (reference, date: the denial item records them);
         # how the payer decided is the payer's record, so the chart holds them as filed.
         chart = replace(self.world, coverages=tuple(chart_cov), claims=tuple(claims), remittances=tuple(remits),
@@ -257,6 +266,10 @@ class _Builder:
             dx = self._diagnoses(f"{field}.diagnoses", spec.diagnoses)
             provider = self._provider(f"{field}.ordering_provider", spec.ordering_provider)
             facility = self._facility(f"{field}.facility", spec.facility)
+            if facility in self.world.outside_sites and service_of(spec.code) not in facility.services:
+                # The payers' directory lists a site by what it performs: the ordered service must be one.
+                self._fail(f"{field}.facility", f"{facility.name} does not perform {spec.code} "
+                                                f"(its services: {', '.join(facility.services)})")
             if spec.supplier is not None:
                 self._supplier(f"{field}.supplier", spec.supplier)
             description = spec.description or procedure.description
@@ -294,6 +307,36 @@ class _Builder:
                 npi=spec.provider, payer_id=spec.payer, submitted_on=spec.submitted_on, received_on=spec.received_on,
                 status=spec.status, effective=spec.effective, welcome_letter_on=spec.welcome_letter_on))
         return enrollments
+
+    def _outside_sites(self) -> list[Facility]:
+        known_npis = {p.npi for p in self.world.providers} | {f.npi for f in self.world.facilities}
+        sites = []
+        for index, spec in enumerate(self.case.sites):
+            field = f"sites.{index}"
+            if spec.id in {f.id for f in self.world.facilities} | {f.id for f in sites}:
+                self._fail(f"{field}.id", f"{spec.id} is already a facility")
+            if not is_valid_npi(spec.npi) or spec.npi in known_npis | {f.npi for f in sites}:
+                self._fail(f"{field}.npi", f"{spec.npi} is not a valid NPI of its own")
+            if spec.zip not in ZIP_CENTROIDS:
+                self._fail(f"{field}.zip", f"{spec.zip} is outside the directory's service area")
+            for n, service in enumerate(spec.services):
+                if service not in SERVICE_CODES:
+                    self._fail(f"{field}.services.{n}", f"{service!r} is not a directory service "
+                                                        f"({', '.join(SERVICE_CODES)})")
+            for n, payer_id in enumerate(spec.networks):
+                self._payer(f"{field}.networks.{n}", payer_id)
+            sites.append(Facility(id=spec.id, name=spec.name, address=spec.address, city=spec.city, state=STATE,
+                                  zip=spec.zip, npi=spec.npi, tax_id="", phone="", fax="",
+                                  place_of_service=spec.place_of_service, services=tuple(spec.services),
+                                  next_available=spec.next_available))
+        return sites
+
+    def _site_networks(self) -> list[ProviderEnrollment]:
+        """An outside site participates with the payers it names (and so with no other)."""
+        return [ProviderEnrollment(npi=spec.npi, payer_id=payer_id, submitted_on=SITE_CONTRACTED_ON,
+                                   received_on=SITE_CONTRACTED_ON, status=PARTICIPATING, effective=SITE_CONTRACTED_ON,
+                                   welcome_letter_on=None)
+                for spec in self.case.sites for payer_id in spec.networks]
 
     def _documents(self, patient: Patient) -> list[Document]:
         by_key: dict[str, Document] = {}

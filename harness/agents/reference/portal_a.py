@@ -166,19 +166,26 @@ def attach_to_request(work: Work, file_name: str, document_type: str, button: st
 
 def submit_prior_auth(work: Work, *, payer_id: str, member_id: str, answers: dict[str, str],
                       attachments: list[tuple[str, str]], performed_on: date | None = None,
-                      emergent: bool = False, expedited: tuple[str, str] | None = None) -> dict[str, str]:
+                      emergent: bool = False, expedited: tuple[str, str] | None = None,
+                      network_exception: tuple[str, str, str] | None = None) -> dict[str, str]:
     """Run portal A's PA wizard from the order read into work.notes (codes, units, NPIs,
     place of service, planned date) for one member, with (file name, document type)
     attachments; returns the case page's determination (see `case_decision`).
 
     `performed_on` makes it a retro request for a service already done: one line for that
     day, with the emergent attestation on the review step when `emergent` (the chart says so).
-    `expedited` (attesting physician, clinical reason) files it for expedited review; else standard."""
+    `expedited` (attesting physician, clinical reason) files it for expedited review; else standard.
+    `network_exception` (the practice's organization as its select label begins, the exception's reason,
+    the in-network providers checked) files it for the order's out-of-network facility: the practice
+    submits, the ordered facility is the servicing provider."""
     open_portal_a(work)
     actor, notes = work.actor, work.notes
     actor.click("nav.top-tabs a:has-text('Authorizations')")
     actor.click("nav.sub-tabs a:text-is('New Request')")
-    actor.select_by_value("select[name=organization_npi]", notes["facility_npi"])
+    if network_exception:
+        actor.select_containing("select[name=organization_npi]", network_exception[0])
+    else:
+        actor.select_by_value("select[name=organization_npi]", notes["facility_npi"])
     organization = actor.read("select[name=organization_npi]").evaluate(
         "s => s.options[s.selectedIndex].text").split(" (NPI")[0]
     actor.select_containing("select[name=tin]", f" - {organization}")
@@ -212,6 +219,9 @@ def submit_prior_auth(work: Work, *, payer_id: str, member_id: str, answers: dic
         actor.select_by_value("select[name=urgency]", "Expedited")
         actor.fill("input[name=attesting_physician]", expedited[0])
         actor.fill("textarea[name=expedited_reason]", expedited[1])
+    if network_exception:
+        actor.select_by_value("select[name=network_exception]", network_exception[1])
+        actor.fill("textarea[name=in_network_checked]", network_exception[2])
     actor.set_checkbox("input[name=attest]")
     actor.click("button:text-is('Submit request')")
     if not actor.count("#determination-heading"):
