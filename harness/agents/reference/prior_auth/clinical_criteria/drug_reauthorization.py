@@ -41,11 +41,11 @@ class Score:
 
 
 def measured_scores(work: Work) -> list[Score]:
-    """Every DAS28 measured at a visit, oldest first (a flowsheet or a note quoting one is no visit)."""
+    """Every DAS28 measured at a visit, oldest first (a flowsheet or a note quoting one measures none)."""
     found = []
     for document in work.case["documents"]:
         match = MEASURED.search(str(document.get("narrative", "")))
-        if match and document["type"] == "progress_note":
+        if match:
             found.append(Score(float(match.group(1)), date.fromisoformat(str(document["date"])), document))
     return sorted(found, key=lambda s: s.day)
 
