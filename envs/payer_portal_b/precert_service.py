@@ -25,17 +25,17 @@ from admindesk.envs.payer_portal_b.models import (
 )
 from admindesk.envs.payer_portal_b.numbering import next_authorization_number, next_precert_reference
 from admindesk.envs.payer_portal_b.portal import check_uploads, has_errors, store_attachment
-from admindesk.envs.payer_portal_b.rules.precert_determination import (
-    Determination,
-    Submission,
-    determine,
-    policy_for_code,
-)
 from admindesk.envs.payer_portal_b.rules.continuation import (
     approval_continued,
     continuation_policy,
     response_answers,
     window_problem,
+)
+from admindesk.envs.payer_portal_b.rules.precert_determination import (
+    Determination,
+    Submission,
+    determine,
+    policy_for_code,
 )
 from admindesk.envs.payer_portal_b.rules.precert_rules import add_event, decision_due, retro_problem
 from admindesk.envs.payer_portal_b.workflow_models import PrecertLine
