@@ -15,7 +15,8 @@ DAS28_RANGE = NumberRange(0, 10, "A DAS28 is between 0 and 10.")
 class ContinuationAnswers:
     """A continuation names the authorization it continues and states both scores with their dates."""
 
-    continuation_of = StringField("Continuation: current authorization number", [Optional(), Length(max=20)],
+    # No Optional(): it would skip the check that DAS28 answers come with the authorization they renew.
+    continuation_of = StringField("Continuation: current authorization number", [Length(max=20)],
                                   description="Continuation of therapy policy KM-RX-520; leave blank for an "
                                               "initial request.")
     baseline_das28 = DecimalField("Continuation: pre-treatment DAS28 (before the first dose)", [Optional(), DAS28_RANGE],

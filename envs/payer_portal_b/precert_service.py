@@ -209,6 +209,9 @@ def record_request(session: Session, form, found: CheckedReferences, source: str
         document_types=frozenset(kind for kind, _ in found.uploads), place_of_service=form.place_of_service.data,
         received_on=clock.today())
     decision = determine(session, submission, subscriber)
+    policy = found.policy
+    if policy is not None and submission.clinical.get("continuation_of"):  # judged by the renewal's own policy
+        policy = continuation_policy(session, submission.service_code) or policy
     lines = [(submission.service_code, submission.units, decision)]
     for code, units in form.extra_lines():
         line_submission = replace(submission, service_code=code, units=units)
@@ -222,7 +225,7 @@ def record_request(session: Session, form, found: CheckedReferences, source: str
         urgency=form.urgency.data, start_date=submission.start_date, end_date=submission.end_date,
         clinical=submission.clinical, clinical_summary=form.clinical_summary.data.strip(),
         contact_name=form.contact_name.data.strip(), contact_phone=_digits(form.contact_phone.data),
-        policy_number=found.policy.policy_number if found.policy else None, status="", decision_reason="",
+        policy_number=policy.policy_number if policy else None, status="", decision_reason="",
         source=source, submitted_by=current_username(), submitted_at=now, updated_at=now,
         decision_due=decision_due(form.urgency.data, now), admission_type=form.admission_type.data,
         retro=submission.start_date < now.date())
