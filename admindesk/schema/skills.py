@@ -37,6 +37,9 @@ SKILLS: dict[str, str] = {
                       "note, sessions counted per region in 12 months",
     "step_therapy": "request a non-preferred drug on the payer's step-therapy policy: each preferred agent's dates and why it "
                     "was stopped from the medication history and the notes, or route the order back when a step is missing",
+    "reauthorization": "renew a specialty drug whose approval is ending on the payer's continuation criteria: the "
+                       "response measured against the pre-treatment baseline, its date and the renewal window, or "
+                       "route the renewal back when the response is not documented",
     "concurrent_review": "send clinical updates for a stay or course under concurrent review",
     "preservice_appeal": "appeal a denied authorization before the service",
     "referral": "obtain or record a referral the plan requires",

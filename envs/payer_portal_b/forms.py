@@ -24,6 +24,7 @@ from admindesk.envs.payer_portal_b.fields import (
     split_codes,
     valid_npi,
 )
+from admindesk.envs.payer_portal_b.forms_continuation import ContinuationAnswers
 from admindesk.envs.payer_portal_b.portal import DOCUMENT_TYPES
 from admindesk.envs.payer_portal_b.rules.dme_bed import BED_INDICATIONS, POSITION_CHANGES
 from admindesk.envs.payer_portal_b.rules.dme_clinical import (
@@ -219,7 +220,7 @@ def service_span(start, end) -> None:
         raise ValidationError("A request can span at most one year.")
 
 
-class PrecertForm(FlaskForm, ClinicalAnswers, StepTherapyAnswers):
+class PrecertForm(FlaskForm, ClinicalAnswers, StepTherapyAnswers, ContinuationAnswers):
     """The one long precertification request form."""
 
     subscriber_id = StringField("Subscriber ID", SUBSCRIBER_ID)

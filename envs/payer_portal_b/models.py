@@ -150,6 +150,8 @@ class PolicyCode(Base):
     billing_unit: Mapped[str | None] = mapped_column(String(32))
     # Infused drugs: the site-of-care policy that says where the infusion may be given (KM-RX-510).
     site_of_care_policy: Mapped[str | None] = mapped_column(String(16))
+    # Biologics: the policy whose criteria a continuation (re-authorization) request meets (KM-RX-520).
+    continuation_policy: Mapped[str | None] = mapped_column(String(16))
 
 
 class DmeRequirement(Base):

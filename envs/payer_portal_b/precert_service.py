@@ -25,6 +25,12 @@ from admindesk.envs.payer_portal_b.models import (
 )
 from admindesk.envs.payer_portal_b.numbering import next_authorization_number, next_precert_reference
 from admindesk.envs.payer_portal_b.portal import check_uploads, has_errors, store_attachment
+from admindesk.envs.payer_portal_b.rules.continuation import (
+    approval_continued,
+    continuation_policy,
+    response_answers,
+    window_problem,
+)
 from admindesk.envs.payer_portal_b.rules.precert_determination import (
     Determination,
     Submission,
@@ -97,9 +103,30 @@ def check_request_form(session: Session, form, files) -> CheckedReferences:
         check_diagnoses(session, form.diagnosis_codes)
     check_provider(session, form.rendering_npi)
     check_provider(session, form.referring_npi)
+    if found.subscriber is not None and code is not None and not form.continuation_of.errors:
+        check_continuation(session, form, found.subscriber, code.code)
     found.uploads = check_uploads([(getattr(form, f"document_type_{n}").data, files.get(f"attachment_{n}"),
                                     getattr(form, f"attachment_{n}")) for n in (1, 2, 3)])
     return found
+
+
+def check_continuation(session: Session, form, subscriber: Subscriber, code: str) -> None:
+    """A continuation names an approval on file for this member and drug, within the renewal window."""
+    auth_number = (form.continuation_of.data or "").strip()
+    if not auth_number:
+        return
+    if continuation_policy(session, code) is None:
+        form.continuation_of.errors.append(f"{code} has no continuation policy: leave the Continuation of Therapy "
+                                           "section blank.")
+        return
+    continued = approval_continued(session, subscriber.subscriber_id, code, auth_number)
+    if continued is None:
+        form.continuation_of.errors.append(f"No approved authorization {auth_number.upper()} for {code} is on file "
+                                           "for this subscriber.")
+        return
+    problem = window_problem(continued, clock.today())
+    if problem:
+        form.continuation_of.errors.append(problem)
 
 
 @dataclass
@@ -158,10 +185,17 @@ def _apply(request: PrecertRequest, decision: Determination, session: Session) -
     request.updated_at = clock.now()
 
 
-def _answers(form) -> dict:
-    """The form's clinical answers, with the Step Therapy section's where it was answered."""
+def _answers(session: Session, form, subscriber_id: str, code: str) -> dict:
+    """The form's clinical answers, with the Step Therapy and Continuation of Therapy sections' where
+    they were answered (a continuation also with the response the policy reads, derived)."""
     steps = {key: value for key, value in form.step_answers().items() if value is not None}
-    return form.clinical_answers() | steps
+    continuation = form.continuation_answers()
+    if continuation:
+        continuation |= response_answers(session, subscriber_id, code, {
+            "baseline_das28": continuation["baseline_das28"], "current_das28": continuation["current_das28"],
+            "baseline_das28_date": form.baseline_das28_date.data,
+            "current_das28_date": form.current_das28_date.data}, clock.today())
+    return form.clinical_answers() | steps | continuation
 
 
 def record_request(session: Session, form, found: CheckedReferences, source: str = PORTAL_SOURCE) -> PrecertRequest:
@@ -170,10 +204,14 @@ def record_request(session: Session, form, found: CheckedReferences, source: str
     submission = Submission(
         subscriber_id=subscriber.subscriber_id, service_code=form.service_code.data.strip().upper(),
         units=form.units.data, diagnosis_codes=tuple(split_codes(form.diagnosis_codes.data)),
-        start_date=form.start_date.data, end_date=form.end_date.data, clinical=_answers(form),
+        start_date=form.start_date.data, end_date=form.end_date.data,
+        clinical=_answers(session, form, subscriber.subscriber_id, form.service_code.data.strip().upper()),
         document_types=frozenset(kind for kind, _ in found.uploads), place_of_service=form.place_of_service.data,
         received_on=clock.today())
     decision = determine(session, submission, subscriber)
+    policy = found.policy
+    if policy is not None and submission.clinical.get("continuation_of"):  # judged by the renewal's own policy
+        policy = continuation_policy(session, submission.service_code) or policy
     lines = [(submission.service_code, submission.units, decision)]
     for code, units in form.extra_lines():
         line_submission = replace(submission, service_code=code, units=units)
@@ -187,7 +225,7 @@ def record_request(session: Session, form, found: CheckedReferences, source: str
         urgency=form.urgency.data, start_date=submission.start_date, end_date=submission.end_date,
         clinical=submission.clinical, clinical_summary=form.clinical_summary.data.strip(),
         contact_name=form.contact_name.data.strip(), contact_phone=_digits(form.contact_phone.data),
-        policy_number=found.policy.policy_number if found.policy else None, status="", decision_reason="",
+        policy_number=policy.policy_number if policy else None, status="", decision_reason="",
         source=source, submitted_by=current_username(), submitted_at=now, updated_at=now,
         decision_due=decision_due(form.urgency.data, now), admission_type=form.admission_type.data,
         retro=submission.start_date < now.date())

@@ -292,5 +292,5 @@ def test_seeded_tables(app):
     client.reset()
     snapshot = client.snapshot()
     assert snapshot["_meta"]["app"] == "payer_portal_b"
-    assert len(snapshot["medical_policies"]) == 24 and snapshot["subscribers"] and snapshot["claims"]
+    assert len(snapshot["medical_policies"]) == 25 and snapshot["subscribers"] and snapshot["claims"]
     assert {r["status"] for r in snapshot["precert_requests"]} <= {"Approved", "Pended", "Denied", "Cancelled"}

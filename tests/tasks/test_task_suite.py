@@ -77,7 +77,7 @@ def test_infeasible_tasks_forbid_any_submission_and_want_the_reason_written(suit
 WORK_ITEM_GOAL = re.compile(r"Work the (Prior Auth|Denials|DME) queue item for the [\w ,/-]+ of [\w' -]+ "
                             r"\(born \d{4}-\d{2}-\d{2}\)(, date of service \d{4}-\d{2}-\d{2})?\."
                             r"( The supplier referral goes out separately; record on the item which supplier "
-                            r"it should go to\.)?")
+                            r"it should go to\.| Renewal due: the current authorization ends \d{4}-\d{2}-\d{2}\.)?")
 
 
 def test_goals_are_work_items_that_say_nothing_of_the_outcome(suite):

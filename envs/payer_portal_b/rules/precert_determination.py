@@ -9,6 +9,8 @@ The outcome of a request is a pure function of what was submitted and what is on
    member's benefit period is Not Required; past a hard limit it is Denied; past a soft limit
    policy KM-REHAB-801 governs it (its cap of visits and days). Otherwise Not Required: no
    medical policy governs the code.
+   A continuation request (one naming the approval it continues) is judged by the drug's
+   continuation policy instead of its initial one (rules/continuation.py, KM-RX-520).
 4. Denied: none of the diagnosis codes falls under the policy's covered diagnoses
    (prefix match, so "M51" covers "M51.26").
 5. The policy's clinical rules are alternatives; each is a list of conditions on the
@@ -32,6 +34,7 @@ from sqlalchemy.orm import Session
 
 from admindesk.envs.payer_portal_b.fields import DATE_FORMAT
 from admindesk.envs.payer_portal_b.models import MedicalPolicy, PolicyCode, PrecertRequest, Subscriber
+from admindesk.envs.payer_portal_b.rules.continuation import continuation_policy
 from admindesk.envs.payer_portal_b.rules.genetic_testing import HEREDITARY_CRITERIA
 from admindesk.envs.payer_portal_b.rules.precert_rules import unit_limit
 from admindesk.envs.payer_portal_b.rules.site_of_care import site_of_care_problem
@@ -141,6 +144,8 @@ def determine(session: Session, submission: Submission, subscriber: Subscriber,
         return Determination("Denied", "Subscriber coverage is not active on the date of service "
                              f"{submission.start_date.strftime(DATE_FORMAT)}.")
     policy = policy_for_code(session, submission.service_code)
+    if policy is not None and submission.clinical.get("continuation_of"):
+        policy = continuation_policy(session, submission.service_code) or policy
     limit = None if policy else visit_limit(session, submission.subscriber_id, submission.service_code,
                                             submission.start_date)
     if limit is not None:

@@ -111,10 +111,13 @@ def _seed_providers(session: Session, world) -> None:
 
 def _seed_policies(session: Session) -> None:
     site_of_care: dict[str, str] = {}
+    continuation: dict[str, str] = {}
     for policy in load_yaml("policies.yaml"):
         codes = policy.pop("codes")
         # A site-of-care policy governs where another policy's drugs are given, not whether.
         site_of_care.update(dict.fromkeys(policy.pop("site_of_care_codes", ()), policy["policy_number"]))
+        # A continuation policy states what renewing another policy's approval of a drug takes.
+        continuation.update(dict.fromkeys(policy.pop("continuation_codes", ()), policy["policy_number"]))
         session.add(m.MedicalPolicy(**policy))
         session.flush()
         for code in codes:
@@ -122,6 +125,8 @@ def _seed_policies(session: Session) -> None:
     session.flush()
     for code, policy_number in site_of_care.items():
         session.get(m.PolicyCode, code).site_of_care_policy = policy_number
+    for code, policy_number in continuation.items():
+        session.get(m.PolicyCode, code).continuation_policy = policy_number
     for requirement in load_yaml("dme_requirements.yaml"):
         test = requirement.pop("test") or (None, None, None)
         session.add(m.DmeRequirement(**requirement, test_field=test[0], test_operator=test[1],

@@ -31,9 +31,11 @@ def library():
         pattern = f"%{query}%"
         by_code = select(PolicyCode.policy_number).where(PolicyCode.code == query.upper())
         by_site = select(PolicyCode.site_of_care_policy).where(PolicyCode.code == query.upper())
+        by_continuation = select(PolicyCode.continuation_policy).where(PolicyCode.code == query.upper())
         stmt = stmt.where(or_(MedicalPolicy.title.ilike(pattern), MedicalPolicy.policy_number.ilike(pattern),
                               MedicalPolicy.summary.ilike(pattern), MedicalPolicy.policy_number.in_(by_code),
-                              MedicalPolicy.policy_number.in_(by_site)))
+                              MedicalPolicy.policy_number.in_(by_site),
+                              MedicalPolicy.policy_number.in_(by_continuation)))
     tabs = status_counts(MedicalPolicy.category, ())
     if category:
         stmt = stmt.where(MedicalPolicy.category == category)
@@ -51,9 +53,10 @@ def library():
 def _codes_by_policy(numbers: list[str]) -> dict[str, list[str]]:
     grouped: dict[str, list[str]] = {number: [] for number in numbers}
     for link in db().scalars(select(PolicyCode).where(or_(PolicyCode.policy_number.in_(numbers),
-                                                          PolicyCode.site_of_care_policy.in_(numbers)))
+                                                          PolicyCode.site_of_care_policy.in_(numbers),
+                                                          PolicyCode.continuation_policy.in_(numbers)))
                              .order_by(PolicyCode.code)):
-        for number in (link.policy_number, link.site_of_care_policy):
+        for number in (link.policy_number, link.site_of_care_policy, link.continuation_policy):
             if number in grouped:
                 grouped[number].append(link.code)
     return grouped
@@ -63,17 +66,19 @@ def _codes_by_policy(numbers: list[str]) -> dict[str, list[str]]:
 def detail(policy_number: str):
     """The full policy document: covered codes, criteria, documentation, how to submit."""
     policy = get_or_404(MedicalPolicy, policy_number)
-    # A site-of-care policy lists the drugs whose place of infusion it governs.
+    # A site-of-care or continuation policy lists the drugs whose infusion or renewal it governs.
     codes = list(db().scalars(select(ProcedureCode).join(PolicyCode, PolicyCode.code == ProcedureCode.code)
                               .where(or_(PolicyCode.policy_number == policy_number,
-                                         PolicyCode.site_of_care_policy == policy_number))
+                                         PolicyCode.site_of_care_policy == policy_number,
+                                         PolicyCode.continuation_policy == policy_number))
                               .order_by(ProcedureCode.code)))
     requirements = {r.code: requirement_text(r) for r in db().scalars(
         select(DmeRequirement).where(DmeRequirement.policy_number == policy_number))}
     # A drug's limit is counted in its own billing unit (J1745: 10 mg), code by code.
     billing_limits = {link.code: (link.billing_unit, link.max_billing_units) for link in db().scalars(
         select(PolicyCode).where(or_(PolicyCode.policy_number == policy_number,
-                                     PolicyCode.site_of_care_policy == policy_number),
+                                     PolicyCode.site_of_care_policy == policy_number,
+                                     PolicyCode.continuation_policy == policy_number),
                                  PolicyCode.max_billing_units.is_not(None)))}
     describe(record_type="policy", record_id=policy_number, tab="document")
     return render_template("policy_detail.html", policy=policy, codes=codes, requirements=requirements,
