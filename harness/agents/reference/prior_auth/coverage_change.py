@@ -18,7 +18,7 @@ from admindesk.harness.agents.scripted import ScriptFailed
 KEYSTONE = "PYR-KMH"
 PAYER_IDS = {name: payer_id for payer_id, name in portal_a.PAYER_NAMES.items()}
 # The card's lines (insurance_card_text), read off its PDF.
-CARD = re.compile(r"FRONT (?P<payer>.+?) Plan: (?P<plan>.+?) \((?P<product>[^)]+)\) Member: .+? "
+CARD = re.compile(r"FRONT (?P<payer>[^:]+?) Plan: (?P<plan>.+?) \((?P<product>[^)]+)\) Member: .+? "
                   r"Member ID: (?P<member>\S+) Group number: (?P<group>\S+) Subscriber: (?P<subscriber>.+?) "
                   r"\(patient's relationship: (?P<relationship>\w+)\) .*?Effective date: (?P<effective>[\d/]+)")
 
