@@ -1,4 +1,4 @@
-"""EHR registration of a coverage change (envs/ehr_web/coverage_registration.py): a new card's coverage
+"""EHR registration of a coverage change (envs/ehr_web/registration/coverage.py): a new card's coverage
 is added on the Coverage tab only once the coverage of the same rank it replaces is ended, for a plan of
 its payer and a member id not registered yet; End coverage sets a coverage's last day (not before it
 began); an order is billed to another coverage only when that one is in force on its planned date, and

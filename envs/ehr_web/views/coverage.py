@@ -10,10 +10,11 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
-from admindesk.envs.ehr_web import coverage_changes, coverage_registration
+from admindesk.envs.ehr_web import coverage_changes
 from admindesk.envs.ehr_web.forms_changes import RANK_CHOICES, CoordinationOfBenefitsForm
 from admindesk.envs.ehr_web.models import AccidentRecord, Patient
 from admindesk.envs.ehr_web.models_history import CoverageEvent
+from admindesk.envs.ehr_web.registration import coverage as coverage_registration
 from admindesk.envs.ehr_web.views.chart_base import render_chart
 from admindesk.envs.ehr_web.views.common import patient_or_404
 

@@ -7,13 +7,14 @@ from sqlalchemy import select
 from admindesk.envs.common import clock
 from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db, get_or_404
-from admindesk.envs.ehr_web import auth_changes, coverage_registration
+from admindesk.envs.ehr_web import auth_changes
 from admindesk.envs.ehr_web.forms import AuthorizationForm, NoteForm
 from admindesk.envs.ehr_web.forms_changes import AuthorizationChangeForm
 from admindesk.envs.ehr_web.models import DiagnosisCode, Document, Encounter, Order, OrderAuthorization, ProcedureCode
 from admindesk.envs.ehr_web.models_work import WorkItem
 from admindesk.envs.ehr_web.notes import add_note, notes_for
 from admindesk.envs.ehr_web.order_authorizations import authorization_form, save_authorization
+from admindesk.envs.ehr_web.registration import coverage as coverage_registration
 from admindesk.envs.ehr_web.views.chart_base import render_chart
 from admindesk.envs.ehr_web.views.common import patient_or_404
 

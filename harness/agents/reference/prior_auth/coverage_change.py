@@ -62,7 +62,7 @@ def check_eligibility(work: Work) -> None:
     old = eligibility(work, n["old_payer"], n["old_member"])
     if old["status"] == "Active" or not old["ends"]:
         raise ScriptFailed(f"the coverage on file is in force on the date of service: {old}")
-    new = eligibility(work, n["card_payer_id"], n["card_member"])
+    new = eligibility(work, work.need("card_payer_id"), n["card_member"])
     if new["status"] != "Active":
         raise ScriptFailed(f"the card's coverage is not active on the date of service: {new}")
     n.update(old_status=old["status"], old_reference=old["reference"], old_ends=old["ends"],
@@ -73,6 +73,7 @@ def update_registration(work: Work) -> None:
     """Coverage tab: end the coverage on file on its payer's last day (recorded Verified - Inactive),
     then add the card's coverage as primary."""
     n, actor = work.notes, work.actor
+    work.need("old_ends")  # registration follows the payers' answers
     ehr_denials.to_ehr_tab(work)
     ehr_steps.back_to_order(work)
     actor.click("nav[aria-label='Chart sections'] a:text-is('Coverage')")

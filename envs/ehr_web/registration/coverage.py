@@ -25,10 +25,10 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
 from admindesk.envs.ehr_web.coverage_changes import subscriber_problems
 from admindesk.envs.ehr_web.forms import options
-from admindesk.envs.ehr_web.forms_registration import AddCoverageForm, EndCoverageForm, OrderCoverageForm
 from admindesk.envs.ehr_web.models import COVERAGE_RANKS, Coverage, Order, Patient, Payer, Plan
 from admindesk.envs.ehr_web.models_history import CoverageEvent
 from admindesk.envs.ehr_web.models_work import WorkItem
+from admindesk.envs.ehr_web.registration.forms import AddCoverageForm, EndCoverageForm, OrderCoverageForm
 from admindesk.envs.ehr_web.vocab import NOT_VERIFIED, QUEUE_BY_NAME
 
 ADDED = "Coverage added"

@@ -3,7 +3,7 @@ a coverage the payer terminated, and point an order at the coverage that pays fo
 
 Field-level checks live here; rules against the patient's other coverages (overlapping ranks,
 a member id registered twice, a coverage not in force on the service date) live in
-coverage_registration.
+registration.coverage.
 """
 from __future__ import annotations
 
