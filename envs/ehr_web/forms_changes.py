@@ -149,7 +149,9 @@ class CorrectCoverageForm(FlaskForm):
     """Correct a registered coverage to the payer's enrollment: member id, subscriber, the
     patient's relationship to the subscriber, effective date, and where the correction came from."""
 
-    coverage_id = SelectField("Coverage", choices=[], validators=[InputRequired()])
+    # Own ids: the tab's verification and order-of-benefits forms have a coverage_id and a reason too,
+    # and a label must name one control.
+    coverage_id = SelectField("Coverage", id="correct_coverage_id", choices=[], validators=[InputRequired()])
     member_id = StringField("Member ID", validators=[DataRequired("Enter the member ID the payer holds."),
                                                      member_id_check], filters=[strip])
     subscriber_name = StringField("Subscriber name", validators=[
@@ -159,6 +161,6 @@ class CorrectCoverageForm(FlaskForm):
                                validators=[DataRequired()])
     effective_date = DateText("Effective date", validators=[InputRequired("Enter the date the coverage began.")],
                               **date_kwargs())
-    reason = TextAreaField("Source of the correction", validators=[
+    reason = TextAreaField("Source of the correction", id="correct_reason", validators=[
         DataRequired("Say where the correction comes from (the payer's eligibility response and its reference, "
                      "the member's card)."), _NOTE_LENGTH], render_kw={"rows": 2})

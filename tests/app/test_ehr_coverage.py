@@ -2,6 +2,7 @@
 benefits (coordination of benefits) with its refusals and history rows."""
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -152,3 +153,12 @@ def test_bad_order_of_benefits_writes_nothing(client, both_active, ranks, reason
     page = response.get_data(as_text=True)
     assert response.status_code == 422 and message in page and "This activity cannot be saved until these fields are corrected:" in page
     assert (client.snapshot()["coverages"], rows(client, "coverage_history", both_active[0].mrn)) == before
+
+
+def test_each_control_on_the_coverage_tab_has_its_own_id_and_label(client, both_active):
+    """The tab holds several forms; a label (and an agent reading the accessibility tree) must
+    name exactly one control."""
+    page = client.get(f"/patients/{both_active[0].mrn}/coverage").get_data(as_text=True)
+    ids = [i for i in re.findall(r'<(?:input|select|textarea)[^>]*\sid="([^"]+)"', page) if i != "csrf_token"]
+    assert ids and len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    assert '<label for="correct_coverage_id">' in page

@@ -71,9 +71,12 @@ def test_an_in_network_site_within_the_standard_is_flagged(portal):
     assert float(rows[0][3]) < 8
     # Within 30 miles the ordered site does not show; searched by its name it does, at its distance.
     assert "Conestoga" not in _search(portal, payer_id="PYR-CSH", service="Nuclear cardiology", zip="17603", radius="30")
-    [ordered] = _rows(_search(portal, payer_id="PYR-CSH", service="Nuclear cardiology", zip="17603", radius="10",
-                              name="conestoga"))
+    by_name = _search(portal, payer_id="PYR-CSH", service="Nuclear cardiology", zip="17603", radius="10", name="conestoga")
+    [ordered] = _rows(by_name)
     assert ordered[4] == "Out of network" and float(ordered[3]) > 30
+    # The heading says what was searched: a name at any distance, not the radius the name search ignores.
+    heading = html.unescape(re.search(r'<h2 id="results-heading">(.*?)</h2>', by_name, re.S).group(1))
+    assert 'named like "conestoga" (any distance from 17603)' in heading and "within 10 miles" not in heading
 
 
 @pytest.mark.parametrize("args, message", [

@@ -67,7 +67,7 @@ def test_a_case_table_affects_the_tasks_of_its_rows(suite):
     table = "tasks/templates/appeals/easy.cases.yml"
     rows = yaml.safe_load((REPOSITORY / table).read_text(encoding="utf-8"))["rows"]
     found = affected(table)
-    assert len(rows) > 5 and found["tasks"] == sorted(row["id"] for row in rows)
+    assert len(rows) >= 2 and found["tasks"] == sorted(row["id"] for row in rows)
     assert set(found["tasks"]) <= {t.id for t in suite if t.workflow == "appeals" and t.difficulty == "easy"}
 
 
