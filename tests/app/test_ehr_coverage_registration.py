@@ -6,6 +6,8 @@ its open work item follows it to the new payer. Refused changes write nothing. T
 scanned chart document (Insurance Card) and registration holds no coverage of it until it is added."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from admindesk.schema.case_ids import case_values
@@ -124,3 +126,6 @@ def test_the_order_is_billed_only_to_a_coverage_in_force_on_its_planned_date(ehr
     assert [i["payer_id"] for i in _rows(ehr, "work_items", order_id=order)] == ["PYR-KMH"]
     page = ehr.get(f"/orders/{order}").get_data(as_text=True)
     assert f"Member ID {member}" in page
+    # The order page's forms name each control once (a label names one control).
+    controls = [i for i in re.findall(r'<(?:input|select|textarea)[^>]*\sid="([^"]+)"', page) if i != "csrf_token"]
+    assert len(controls) == len(set(controls)) and '<label for="order_coverage_id">' in page

@@ -138,7 +138,8 @@ def submit(work: Work) -> None:
         portal_b.stay_signed_in(work)
         summary = (f"{work.patient_name}, DOB {work.patient['dob']}, member {n['card_member']}. {n['code']} for "
                    f"{n['diagnoses']}, ordered by {n['provider']}; see the attached visit note.")
-        decision = portal_b.submit_approved_precert(work, n["card_member"], {}, summary, [(attachment, "Clinical notes")])
+        decision = portal_b.submit_approved_precert(work, n["card_member"], {}, summary,
+                                                    [(attachment, "Clinical notes")])
     portal_b.record_and_close(work, decision, lambda d: (
         f"{coverage_sentence(work)} Precertification approved by Keystone Mutual Health: auth {d['auth_number']}, "
         f"reference {d['reference']}, {d['units']} unit(s), {d['start']} to {d['end']}; the visit note attached."))
