@@ -26,7 +26,8 @@ class AddCoverageForm(FlaskForm):
 
     payer_id = SelectField("Payer", id="add_payer_id", choices=[],
                            validators=[DataRequired("Choose the payer on the card.")])
-    plan_id = SelectField("Plan", id="add_plan_id", choices=[], validators=[DataRequired("Choose the plan on the card.")])
+    plan_id = SelectField("Plan", id="add_plan_id", choices=[],
+                          validators=[DataRequired("Choose the plan on the card.")])
     member_id = StringField("Member ID", id="add_member_id", filters=[strip],
                             validators=[DataRequired("Enter the member ID on the card."), member_id_check])
     group_number = StringField("Group number", id="add_group_number", filters=[strip],
