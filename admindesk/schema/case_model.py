@@ -109,6 +109,9 @@ class CoverageSpec(CaseModel):
                                                        "NPI or a specialty), as the payer and the EHR hold it")
     therapy_benefit: TherapyBenefitSpec | None = Field(default=None, description="the therapy visit limit and the "
                                                        "visits applied so far, as the payer's accumulator shows them")
+    registered: bool = Field(default=True, description="false: the payer enrolls the patient but registration does "
+                                                       "not hold the coverage yet (the member's new card, in the "
+                                                       "chart's documents, is all the EHR has of it)")
 
 
 class OrderSpec(CaseModel):
@@ -257,7 +260,7 @@ DocumentType = Literal["progress_note", "pt_note", "imaging_report", "sleep_stud
                        "written_order", "lab_result", "medication_history", "addendum", "adherence_report", "oximetry_report",
                        "incident_report", "injury_report", "financial_form",
                        "history_and_physical", "hospital_progress_note", "discharge_summary",
-                       "clearinghouse_report"]
+                       "clearinghouse_report", "insurance_card"]
 # Documents of a hospital stay: they belong to the case's admission (its inpatient encounter).
 HOSPITAL_DOCUMENTS = ("history_and_physical", "hospital_progress_note", "discharge_summary")
 
@@ -276,9 +279,13 @@ class DocumentSpec(CaseModel):
     narrative: str | None = Field(default=None, description="extra sentences written into the text")
     corrects: Key | None = None
     contradicts: Key | None = None
+    coverage: Key | None = Field(default=None, description="an insurance card's coverage: the card scanned at "
+                                                           "check-in, front and back, as the payer issued it")
 
     @model_validator(mode="after")
     def _addendum_corrects(self):
+        if (self.type == "insurance_card") != (self.coverage is not None):
+            raise ValueError("an insurance card (and only one) names the `coverage` it is the card of")
         if (self.type == "addendum") != (self.corrects is not None):
             raise ValueError("an addendum (and only an addendum) names the document it `corrects`")
         if (self.type == "adherence_report") != (self.facts.nightly_minutes is not None):
@@ -735,6 +742,8 @@ class Case(CaseModel):
         _refer("documents", "order", self.documents, orders)
         _refer("documents", "corrects", self.documents, documents)
         _refer("documents", "contradicts", self.documents, documents)
+        _refer("documents", "coverage", self.documents, coverages)
+        _unregistered_coverage_is_carded(self)
         _refer("payer_history.requests", "order", self.payer_history.requests, orders)
         _refer("claims", "coverage", self.claims, coverages)
         _refer("claims", "order", self.claims, orders)
@@ -746,6 +755,23 @@ class Case(CaseModel):
         _recoupments_name_an_earlier_claim(self.claims)
         _admission_holds_its_documents(self)
         return self
+
+
+def _unregistered_coverage_is_carded(case: Case) -> None:
+    """A coverage registration does not hold is known to the desk only by its card in the chart, and
+    nothing is billed to it yet: no order or claim names it, and the case keeps one registered."""
+    registered = {c.key for c in case.coverages if c.registered}
+    if not registered:
+        raise ValueError("coverages: registration holds at least one of them (`registered: false` on all)")
+    carded = {d.coverage for d in case.documents if d.type == "insurance_card"}
+    for index, coverage in enumerate(case.coverages):
+        if not coverage.registered and coverage.key not in carded:
+            raise ValueError(f"coverages.{index}.registered: an unregistered coverage has its insurance_card in "
+                             "the documents")
+    for section, parts in (("orders", case.orders), ("claims", case.claims)):
+        for index, part in enumerate(parts):
+            if part.coverage not in registered:
+                raise ValueError(f"{section}.{index}.coverage: {part.coverage!r} is not registered yet")
 
 
 def _reports_are_their_submissions(case: Case) -> None:

@@ -41,6 +41,9 @@ SKILLS: dict[str, str] = {
                        "response measured against the pre-treatment baseline, its date and the renewal window, or "
                        "route the renewal back when the response is not documented",
     "concurrent_review": "send clinical updates for a stay or course under concurrent review",
+    "coverage_update": ("work an order whose coverage on file ended before the service: the patient's new card, "
+                        "confirmed at its payer, is registered, the old coverage ended and the order billed to the "
+                        "new one, whose payer then decides between a request and 'no auth required'"),
     "preservice_appeal": "appeal a denied authorization before the service",
     "referral": "obtain or record a referral the plan requires",
     "network_exception": ("work an HMO/EPO service ordered out of network: the payer's directory against its access "

@@ -156,6 +156,18 @@ def _proposed(form: CorrectCoverageForm) -> dict[str, object]:
             "relationship_to_subscriber": form.relationship.data, "effective_date": form.effective_date.data}
 
 
+def subscriber_problems(patient: Patient, subscriber: str, relationship: str) -> dict[str, str]:
+    """Form field -> why the subscriber and relationship disagree: Self names the patient (as
+    registration names them, "First Last" or "Last, First"), another relationship someone else."""
+    names = {f"{patient.first_name} {patient.last_name}".casefold(), patient.full_name.casefold()}
+    is_patient = subscriber.casefold() in names
+    if relationship == "Self" and not is_patient:
+        return {"relationship": "Self means the patient is the subscriber; name the patient or choose the relationship."}
+    if relationship != "Self" and is_patient:
+        return {"subscriber_name": "The patient is not their own dependent; name the subscriber or choose Self."}
+    return {}
+
+
 def correction_problems(patient: Patient, coverage: Coverage, proposed: dict[str, object]) -> dict[str, str]:
     """Form field -> why the proposed values cannot be saved on `coverage`."""
     problems = {}
@@ -165,14 +177,8 @@ def correction_problems(patient: Patient, coverage: Coverage, proposed: dict[str
     if other is not None:
         problems["member_id"] = (f"Member ID {other.member_id} is already registered as the patient's "
                                  f"{other.payer.name} {other.rank_label.lower()} coverage.")
-    # The patient as registration names them, "First Last" or "Last, First".
-    names = {f"{patient.first_name} {patient.last_name}".casefold(), patient.full_name.casefold()}
-    is_patient = str(proposed["subscriber_name"]).casefold() in names
-    if proposed["relationship_to_subscriber"] == "Self" and not is_patient:
-        problems["relationship"] = ("Self means the patient is the subscriber; name the patient or choose the "
-                                    "relationship.")
-    if proposed["relationship_to_subscriber"] != "Self" and is_patient:
-        problems["subscriber_name"] = "The patient is not their own dependent; name the subscriber or choose Self."
+    problems.update(subscriber_problems(patient, str(proposed["subscriber_name"]),
+                                        str(proposed["relationship_to_subscriber"])))
     effective: date = proposed["effective_date"]
     if coverage.termination_date is not None and effective > coverage.termination_date:
         problems["effective_date"] = (f"The coverage is registered as terminated on "

@@ -140,7 +140,7 @@ RELATIONSHIPS = ("Self", "Spouse", "Child", "Other")
 MEMBER_ID_MESSAGE = "Enter the member ID as the payer prints it: 4 to 20 letters and digits, a hyphen before a suffix."
 
 
-def _member_id_check(_form, field) -> None:
+def member_id_check(_form, field) -> None:
     if field.data and not re.fullmatch(r"[A-Za-z0-9]{4,16}(-[A-Za-z0-9]{1,3})?", field.data):
         raise ValidationError(MEMBER_ID_MESSAGE)
 
@@ -153,7 +153,7 @@ class CorrectCoverageForm(FlaskForm):
     # and a label must name one control.
     coverage_id = SelectField("Coverage", id="correct_coverage_id", choices=[], validators=[InputRequired()])
     member_id = StringField("Member ID", validators=[DataRequired("Enter the member ID the payer holds."),
-                                                     _member_id_check], filters=[strip])
+                                                     member_id_check], filters=[strip])
     subscriber_name = StringField("Subscriber name", validators=[
         DataRequired("Enter the subscriber (policy holder) as the payer holds them."), Length(max=128)],
         filters=[strip])

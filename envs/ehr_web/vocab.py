@@ -94,6 +94,7 @@ DOCUMENT_KINDS = {
     "oximetry_report": "Oximetry Report", "incident_report": "Incident Report",
     "clearinghouse_report": "Clearinghouse Report", "injury_report": "Injury Report",
     "financial_form": "Financial Form",
+    "insurance_card": "Insurance Card",
 }
 # Types a user may pick when uploading a PDF into the chart.
 UPLOAD_KINDS = ("Payer Letter", "Authorization Approval", "Denial Letter", "Outside Records",

@@ -26,6 +26,7 @@ from admindesk.envs.ehr_web.vocab import DOCUMENT_KINDS
 # Who signs documents that have no clinician author in the world.
 UNSIGNED_AUTHORS = {"imaging_report": "Radiology Department", "clearinghouse_report": "Central PA Claims Exchange",
                     "injury_report": "Patient Access (scanned)", "financial_form": "Patient Access (scanned)",
+                    "insurance_card": "Patient Access (scanned)",
                     "medication_history": "Health Information Management (scanned)"}
 
 

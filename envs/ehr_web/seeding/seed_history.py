@@ -10,7 +10,9 @@ Rules (deterministic, from the rows seeded before):
 - Verification: the front desk verifies coverage when the patient checks in, so a
   coverage in force on the patient's latest visit (on or before the world's anchor day)
   is "Verified - Active" as of that visit; others are "Not Verified". A coverage that
-  ended after that visit keeps its old verification: re-verifying is the desk's job.
+  ended after that visit keeps its old verification: re-verifying is the desk's job. A patient
+  who brought a new insurance card to that visit (scanned that day) left check-in with the card
+  for Patient Access to register: nothing is verified that day.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from sqlalchemy.orm import Session
 from admindesk.envs.common.clock import DEFAULT_NOW
 from admindesk.envs.ehr_web import models as m, models_work as w
 from admindesk.envs.ehr_web.models_history import AuthorizationEvent, CoverageEvent
-from admindesk.envs.ehr_web.vocab import VERIFICATION_RESULTS
+from admindesk.envs.ehr_web.vocab import DOCUMENT_KINDS, VERIFICATION_RESULTS
 
 CHECK_IN_STAFF = "frontdesk"
 CHECK_IN_TIME = time(7, 45)
@@ -78,10 +80,12 @@ def _verifications(session: Session, coverage_ids: list[str]) -> None:
     anchor = DEFAULT_NOW.date()
     last_visit = dict(session.execute(select(m.Encounter.mrn, func.max(m.Encounter.encounter_date))
                                       .where(m.Encounter.encounter_date <= anchor).group_by(m.Encounter.mrn)).all())
+    new_card = set(session.execute(select(m.Document.mrn, m.Document.document_date)
+                                   .where(m.Document.kind == DOCUMENT_KINDS["insurance_card"])).all())
     for coverage in session.scalars(select(m.Coverage).where(m.Coverage.id.in_(coverage_ids))
                                     .order_by(m.Coverage.id)):
         visit = last_visit.get(coverage.mrn)
-        if visit is None or not coverage.active_on(visit):
+        if visit is None or not coverage.active_on(visit) or (coverage.mrn, visit) in new_card:
             continue
         coverage.verification_status = VERIFICATION_RESULTS["Active"]
         coverage.verified_on, coverage.verified_by = visit, CHECK_IN_STAFF

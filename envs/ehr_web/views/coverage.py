@@ -1,7 +1,7 @@
 """Coverage tab: every coverage with its verification, registration's accident / injury
 information, the Verify coverage action, the Correct coverage action (member id, subscriber,
-relationship, effective date), the order of benefits (coordination of benefits) and the
-coverage history."""
+relationship, effective date), Add coverage and End coverage (a new card, a coverage the payer
+ended), the order of benefits (coordination of benefits) and the coverage history."""
 from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, request, url_for
@@ -14,6 +14,7 @@ from admindesk.envs.ehr_web import coverage_changes
 from admindesk.envs.ehr_web.forms_changes import RANK_CHOICES, CoordinationOfBenefitsForm
 from admindesk.envs.ehr_web.models import AccidentRecord, Patient
 from admindesk.envs.ehr_web.models_history import CoverageEvent
+from admindesk.envs.ehr_web.registration import coverage as coverage_registration
 from admindesk.envs.ehr_web.views.chart_base import render_chart
 from admindesk.envs.ehr_web.views.common import patient_or_404
 
@@ -26,7 +27,7 @@ coverage = Blueprint("coverage", __name__, url_prefix="/patients/<mrn>/coverage"
 
 def render_coverage(patient: Patient, status: int = 200, verify_form=None, cob_form=None,
                     rank_errors: dict[str, str] | None = None, proposed: dict[str, int] | None = None,
-                    correct_form=None):
+                    correct_form=None, add_form=None, end_form=None):
     """The Coverage tab (the chart's GET and the re-render of a refused action)."""
     events = list(db().scalars(select(CoverageEvent).where(CoverageEvent.mrn == patient.mrn)
                                .order_by(CoverageEvent.at.desc(), CoverageEvent.id.desc())))
@@ -36,6 +37,8 @@ def render_coverage(patient: Patient, status: int = 200, verify_form=None, cob_f
     return render_chart(patient, "coverage", "chart_coverage.html", status=status, coverages=patient.coverages,
                         today=clock.today(), verify_form=verify_form,
                         correct_form=correct_form or coverage_changes.correction_form(patient, formdata=None),
+                        add_form=add_form or coverage_registration.add_form(formdata=None),
+                        end_form=end_form or coverage_registration.end_form(patient, formdata=None),
                         cob_form=cob_form or CoordinationOfBenefitsForm(formdata=None), rank_choices=RANK_CHOICES,
                         rank_errors=rank_errors or {}, proposed=proposed or {}, events=events,
                         accidents=accidents, accident_kinds=ACCIDENT_KINDS)
@@ -62,6 +65,31 @@ def correct(mrn: str):
     if changes is None:
         return render_coverage(patient, 422, correct_form=form)
     flash("Coverage corrected: " + "; ".join(changes) + ". Verify it with the payer.", "success")
+    return redirect(url_for("chart.coverage", mrn=patient.mrn))
+
+
+@coverage.post("/add")
+def add(mrn: str):
+    """Register a new coverage from the member's card."""
+    patient = patient_or_404(mrn)
+    form = coverage_registration.add_form()
+    added = coverage_registration.add_coverage(patient, form)
+    if added is None:
+        return render_coverage(patient, 422, add_form=form)
+    flash(f"Coverage added: {added.payer.name} - {added.plan.name} ({added.member_id}), {added.rank_label.lower()} "
+          f"from {added.effective_date:%m/%d/%Y}. Verify it with the payer.", "success")
+    return redirect(url_for("chart.coverage", mrn=patient.mrn))
+
+
+@coverage.post("/end")
+def end(mrn: str):
+    """Set the last day a coverage is in force."""
+    patient = patient_or_404(mrn)
+    form = coverage_registration.end_form(patient)
+    ended = coverage_registration.end_coverage(patient, form)
+    if ended is None:
+        return render_coverage(patient, 422, end_form=form)
+    flash(f"{ended.payer.name} coverage ({ended.member_id}) ends {ended.termination_date:%m/%d/%Y}.", "success")
     return redirect(url_for("chart.coverage", mrn=patient.mrn))
 
 

@@ -14,6 +14,7 @@ from admindesk.envs.ehr_web.models import DiagnosisCode, Document, Encounter, Or
 from admindesk.envs.ehr_web.models_work import WorkItem
 from admindesk.envs.ehr_web.notes import add_note, notes_for
 from admindesk.envs.ehr_web.order_authorizations import authorization_form, save_authorization
+from admindesk.envs.ehr_web.registration import coverage as coverage_registration
 from admindesk.envs.ehr_web.views.chart_base import render_chart
 from admindesk.envs.ehr_web.views.common import patient_or_404
 
@@ -39,17 +40,19 @@ def _authorization_form(order: Order) -> AuthorizationForm:
 
 
 def _render_order(order: Order, auth_form: AuthorizationForm | None = None, comment_form: NoteForm | None = None,
-                  status: int = 200, change_form: AuthorizationChangeForm | None = None):
+                  status: int = 200, change_form: AuthorizationChangeForm | None = None, coverage_form=None):
     session = db()
+    patient = patient_or_404(order.mrn)
     diagnoses = [(code, session.get(DiagnosisCode, code)) for code in order.diagnosis_list]
     documents = list(session.scalars(select(Document).where(Document.order_id == order.id)
                                      .order_by(Document.document_date, Document.id)))
     items = list(session.scalars(select(WorkItem).where(WorkItem.order_id == order.id).order_by(WorkItem.id)))
-    return render_chart(patient_or_404(order.mrn), "orders", "order_detail.html", status=status, order=order,
+    return render_chart(patient, "orders", "order_detail.html", status=status, order=order,
                         procedure=session.get(ProcedureCode, order.code), diagnoses=diagnoses, documents=documents,
                         items=items, auth_form=auth_form or _authorization_form(order),
                         stay=_stay(session, order),
                         change_form=change_form or AuthorizationChangeForm(formdata=None),
+                        coverage_form=coverage_form or coverage_registration.order_form(patient, order, formdata=None),
                         auth_history=auth_changes.history(session, order.id),
                         comment_form=comment_form or NoteForm(formdata=None), comments=notes_for("order", order.id))
 
@@ -107,6 +110,19 @@ def change_authorization(order_id: str):
              end_date=auth.end_date.isoformat() if auth.end_date else None, approved_units=auth.approved_units)
     flash(f"{form.change.data} recorded for order {order.id}: {auth.status}.", "success")
     return redirect(url_for("orders.order_detail", order_id=order.id) + "#auth-history")
+
+
+@orders.post("/orders/<order_id>/coverage")
+def change_coverage(order_id: str):
+    """Bill the order to another of the patient's coverages (in force on its planned date)."""
+    order = get_or_404(Order, order_id)
+    patient = patient_or_404(order.mrn)
+    form = coverage_registration.order_form(patient, order)
+    chosen = coverage_registration.change_order_coverage(patient, order, form)
+    if chosen is None:
+        return _render_order(order, coverage_form=form, status=422)
+    flash(f"Order {order.id} is billed to {chosen.payer.name} ({chosen.member_id}).", "success")
+    return redirect(url_for("orders.order_detail", order_id=order.id))
 
 
 @orders.post("/orders/<order_id>/comments")

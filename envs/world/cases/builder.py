@@ -176,7 +176,10 @@ class _Builder:
                       outside_sites=self.world.outside_sites)
         # The desk knows the appeals it filed (reference, date: the denial item records them);
         # how the payer decided is the payer's record, so the chart holds them as filed.
-        chart = replace(self.world, coverages=tuple(chart_cov), claims=tuple(claims), remittances=tuple(remits),
+        # A coverage registration does not hold yet is the payer's record (and its card in the chart) only.
+        registered = tuple(c for spec, c in zip(self.case.coverages, chart_cov) if spec.registered) + tuple(
+            chart_cov[len(self.case.coverages):])
+        chart = replace(self.world, coverages=registered, claims=tuple(claims), remittances=tuple(remits),
                         appeals=tuple(as_filed(appeal) for appeal in appeals), **common)
         payer = replace(self.world, coverages=tuple(payer_cov), claims=tuple(payer_claims), appeals=tuple(appeals),
                         remittances=tuple(payer_remits),
@@ -368,7 +371,10 @@ class _Builder:
                 enc = self._encounter(author, spec.date, None, self.codes.icd10[dx[0]], dx)
             doc_id = self.ids.document(index)
             doc_rng = random.Random(f"case:{self.task_id}:{spec.key}")
-            if spec.type == "clearinghouse_report":
+            if spec.type == "insurance_card":
+                title = spec.title or f"Insurance card - scanned {us_date(spec.date)}"
+                body = self._insurance_card(spec, patient)
+            elif spec.type == "clearinghouse_report":
                 title = spec.title or f"Clearinghouse acknowledgment - {us_date(spec.date)}"
                 body = self._clearinghouse_report(spec.key, doc_id, patient)
             elif spec.type == "addendum":
@@ -392,6 +398,13 @@ class _Builder:
             by_key[spec.key] = doc
             docs.append(doc)
         return docs
+
+    def _insurance_card(self, spec, patient: Patient) -> str:
+        """The card of the coverage `spec.coverage` as its payer issued it (the payer's record: member
+        id, plan, effective date), front and back, scanned by registration on the document's day."""
+        coverage = self.payer_coverage[self.coverage_by_key[spec.coverage].id]
+        return text.insurance_card_text(patient, coverage, self.world.payer(coverage.payer_id),
+                                        self.world.plan(coverage.plan_id), spec.date, spec.narrative)
 
     def _submitted(self, index: int, spec, payer) -> tuple:
         """The claim's clearinghouse transmissions, each with its report's document id."""

@@ -11,7 +11,7 @@ import random
 from datetime import date
 
 from admindesk.envs.world.documents import progress_note, report, us_date
-from admindesk.envs.world.models import Document, Order, Patient, Provider
+from admindesk.envs.world.models import Coverage, Document, Order, Patient, Payer, Plan, Provider
 
 # Fact -> sentence; "{}" is the fact's value as written in `Document.facts`.
 FACT_SENTENCES = {
@@ -101,6 +101,7 @@ DEFAULT_TITLES = {
     "discharge_summary": "Discharge summary",
     "injury_report": "First report of injury",
     "financial_form": "Patient financial form",
+    "insurance_card": "Insurance card",
 }
 
 
@@ -171,6 +172,34 @@ def financial_form_text(title: str, patient: Patient, day: date, narrative: str 
              f"Signature of patient or responsible party: /s/ {patient.first_name} {patient.last_name}    "
              f"Date signed: {us_date(day)}",
              f"Scanned into the chart by Patient Access on {us_date(day)}."]
+    return "\n".join(lines)
+
+
+# Where each portal's payers take precertification requests, as their cards print it.
+CARD_PORTALS = {"a": "ProviderLink (providerlink.example.com)", "b": "the Keystone Mutual provider portal"}
+
+
+def insurance_card_text(patient: Patient, coverage: Coverage, payer: Payer, plan: Plan, day: date,
+                        narrative: str | None) -> str:
+    """A member's insurance card as registration scans it at check-in: the front (payer, plan, member,
+    member id, group, effective date) and the back (the payer's provider lines), then the scan line."""
+    def phone(number: str) -> str:
+        return f"({number[:3]}) {number[3:6]}-{number[6:]}"
+
+    lines = ["INSURANCE CARD (FRONT AND BACK)",
+             f"Patient: {patient.last_name}, {patient.first_name}    DOB: {us_date(patient.dob)}    MRN: {patient.mrn}",
+             "", "FRONT", payer.name, f"Plan: {plan.name} ({plan.product})",
+             f"Member: {coverage.subscriber_name if coverage.relationship == 'Self' else patient.full_name}",
+             f"Member ID: {coverage.member_id}", f"Group number: {coverage.group_number}",
+             f"Subscriber: {coverage.subscriber_name} (patient's relationship: {coverage.relationship})",
+             f"Payer ID: {payer.payer_code}", f"Effective date: {us_date(coverage.effective)}",
+             "", "BACK", f"Providers: verify eligibility and benefits at {CARD_PORTALS[payer.portal]}.",
+             "Some services require prior authorization; see the plan's medical policy before the service.",
+             f"Provider services: {phone(payer.phone)}    Prior authorization fax: {phone(payer.pa_fax)}",
+             "This card does not guarantee coverage."]
+    if narrative:
+        lines += ["", f"Remarks: {narrative}"]
+    lines += ["", f"Scanned into the chart by Patient Access on {us_date(day)}."]
     return "\n".join(lines)
 
 
