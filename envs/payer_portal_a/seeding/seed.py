@@ -33,8 +33,8 @@ from admindesk.envs.payer_portal_a.models import (
 from admindesk.envs.payer_portal_a.numbering import SEQUENCE_STARTS
 from admindesk.envs.payer_portal_a.organizations import OUTSIDE_FACILITY
 from admindesk.envs.payer_portal_a.policy import load_policy
-from admindesk.envs.payer_portal_a.rules.determination import PARTIALLY_APPROVED
 from admindesk.envs.payer_portal_a.rules.benefits import accumulators, benefit_lines
+from admindesk.envs.payer_portal_a.rules.determination import PARTIALLY_APPROVED
 from admindesk.envs.payer_portal_a.seeding.appeals_on_file import seed_appeals_on_file
 from admindesk.envs.payer_portal_a.seeding.seed_answers import answers_from_facts
 from admindesk.envs.world import WORLD_ANCHOR

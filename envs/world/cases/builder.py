@@ -468,8 +468,8 @@ class _Builder:
             if auth.approved_code == auth.code:
                 self._fail(f"{field}.approved_code", "is the code requested")
             if approved.category != self.codes.procedures[auth.code].category:
-                self._fail(f"{field}.approved_code", f"a {approved.category} code cannot replace a "
-                                                     f"{self.codes.procedures[auth.code].category} service")
+                self._fail(f"{field}.approved_code", f"a {approved.category} code cannot replace the "
+                                                     f"{self.codes.procedures[auth.code].category} service requested")
 
     def _delivery(self, field: str, spec, start, end) -> str | None:
         """The NPI of the supplier that delivered approved equipment (the order's supplier), within the
