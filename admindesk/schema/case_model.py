@@ -394,11 +394,22 @@ class RequestOnFileSpec(CaseModel):
                                                       "(status, numbers, units, dates); a completed order's always is")
     delivered: date | None = Field(default=None, description="DME: the day the supplier delivered the approved "
                                                              "equipment (its useful lifetime counts from it)")
+    # A modified (partial) approval: the payer approved fewer units, or another code, than the office asked for.
+    approved_units: int | None = Field(default=None, ge=1, description="fewer units than requested were approved")
+    approved_code: str | None = Field(default=None, description="the code the payer approved in place of the "
+                                                                "requested one (e.g. 72148 for a requested 72158)")
 
     @model_validator(mode="after")
     def _only_an_approval_is_recorded(self):
         if self.recorded and self.status != "Approved":
             raise ValueError("only an Approved request is `recorded` on the order")
+        modified = self.approved_units is not None or self.approved_code is not None
+        if modified and self.status != "Approved":
+            raise ValueError("only an Approved request has `approved_units` or `approved_code`")
+        if modified and (self.recorded or self.delivered is not None):
+            raise ValueError("a modified approval is the office's to work: not `recorded` or `delivered`")
+        if self.approved_units is not None and self.units is not None and self.approved_units >= self.units:
+            raise ValueError("`approved_units` are fewer than the requested `units`")
         if self.delivered is not None and self.status != "Approved":
             raise ValueError("only an Approved request's equipment is `delivered`")
         return self

@@ -18,6 +18,9 @@ SKILLS: dict[str, str] = {
     "auth_lookup": "look up whether a service needs authorization and record 'no auth required'",
     "request_on_file": "find the request already at the payer and record it instead of submitting again",
     "pended_documents": "answer a payer's request for information by sending the records to the pended case",
+    "determination_posting": ("post a payer's faxed determination: file the fax to the patient it names and record "
+                              "on the order what it approves (code, units, dates), routing an approval of less "
+                              "than the order asks to the ordering provider"),
     "peer_to_peer": "schedule or record a peer-to-peer review of a denied or pending request",
     "retro_auth": "request authorization after the service, within the payer's retro window",
     "expedited_review": ("file a prior authorization for expedited or standard review: the treating physician's "

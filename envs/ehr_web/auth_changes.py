@@ -101,7 +101,8 @@ def record_event(session: Session, auth: OrderAuthorization, event: str, usernam
     session.add(AuthorizationEvent(
         order_id=auth.order_id, event=event, status=auth.status, payer_id=auth.payer_id,
         auth_number=auth.auth_number, reference_number=auth.reference_number,
-        approved_units=auth.approved_units, units_used=auth.units_used or 0, start_date=auth.start_date,
+        approved_units=auth.approved_units, approved_code=auth.approved_code, units_used=auth.units_used or 0,
+        start_date=auth.start_date,
         end_date=auth.end_date, recorded_at=clock.now(), recorded_by=username, note=note.strip()))
 
 

@@ -88,6 +88,8 @@ class AuthorizationForm(FlaskForm):
                                    filters=[strip])
     approved_units = StringField("Approved units", validators=[Optional()],
                                  filters=[strip], render_kw={"size": 4})
+    approved_code = StringField("Approved code", validators=[Optional(), Length(max=8)],
+                                filters=[strip, lambda v: v.upper() if v else v], render_kw={"size": 6})
     start_date = DateText("Start date", **date_kwargs())
     end_date = DateText("End date", **date_kwargs())
 
@@ -102,6 +104,9 @@ class AuthorizationForm(FlaskForm):
         start, end = self.start_date.data, self.end_date.data
         if start and end and end < start:
             self.end_date.errors.append("End date must be on or after the start date.")
+            valid = False
+        if self.approved_code.data and self.status.data != "Approved":
+            self.approved_code.errors.append("An approved code is recorded only with the status Approved.")
             valid = False
         if self.status.data == "Approved":
             for field in (self.payer_id, self.auth_number, self.start_date, self.end_date):

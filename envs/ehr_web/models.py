@@ -312,6 +312,8 @@ class OrderAuthorization(Base):
     auth_number: Mapped[str | None] = mapped_column(String(20))
     reference_number: Mapped[str | None] = mapped_column(String(20))
     approved_units: Mapped[int | None] = mapped_column(Integer)
+    # The code the payer approved when it is not the order's (a modified approval); None: the order's code.
+    approved_code: Mapped[str | None] = mapped_column(String(8))
     # Visits/units billed against the authorization so far (claims carrying its number).
     units_used: Mapped[int] = mapped_column(Integer, default=0)
     start_date: Mapped[date | None] = mapped_column(Date)

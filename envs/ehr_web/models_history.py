@@ -31,6 +31,7 @@ class AuthorizationEvent(Base):
     auth_number: Mapped[str | None] = mapped_column(String(20))
     reference_number: Mapped[str | None] = mapped_column(String(20))
     approved_units: Mapped[int | None] = mapped_column(Integer)
+    approved_code: Mapped[str | None] = mapped_column(String(8))
     units_used: Mapped[int] = mapped_column(Integer, default=0)
     start_date: Mapped[date | None] = mapped_column(Date)
     end_date: Mapped[date | None] = mapped_column(Date)

@@ -12,7 +12,7 @@ from admindesk.envs.common.audit import describe
 from admindesk.envs.common.web import current_username, db
 from admindesk.envs.ehr_web import auth_changes
 from admindesk.envs.ehr_web.forms import AuthorizationForm, options
-from admindesk.envs.ehr_web.models import Order, OrderAuthorization, Payer
+from admindesk.envs.ehr_web.models import Order, OrderAuthorization, Payer, ProcedureCode
 from admindesk.envs.ehr_web.vocab import CHANGE_ONLY_AUTH_STATUSES
 
 
@@ -42,6 +42,10 @@ def save_authorization(order: Order, form: AuthorizationForm) -> OrderAuthorizat
             f"Record a {form.status.data.lower()} authorization with 'Record a change' below, which checks that "
             "it can be " + form.status.data.lower() + "."]
         valid = False
+    code = form.approved_code.data or None
+    if code and db().get(ProcedureCode, code) is None:
+        form.approved_code.errors = list(form.approved_code.errors) + [f"{code} is not a CPT/HCPCS code on file."]
+        valid = False
     if not valid:
         return None
     before = auth.status
@@ -50,6 +54,8 @@ def save_authorization(order: Order, form: AuthorizationForm) -> OrderAuthorizat
     auth.auth_number = form.auth_number.data or None
     auth.reference_number = form.reference_number.data or None
     auth.approved_units = int(form.approved_units.data) if form.approved_units.data else None
+    # The order's own code is the default: only a different approved code is kept.
+    auth.approved_code = code if code != order.code else None
     auth.start_date, auth.end_date = form.start_date.data, form.end_date.data
     auth.updated_at, auth.updated_by = clock.now(), current_username()
     db().add(auth)

@@ -108,8 +108,11 @@ class FaxInbox:
             to_number=to_number, received_at=received, csid=csid, kind=kind, mrn=mrn,
             pages_text=tuple(pages)))
 
-    def determination(self, auth: Authorization, order: Order, patient: Patient) -> None:
-        """Approval, denial or request-for-information letter for an auth on file."""
+    def determination(self, auth: Authorization, order: Order, patient: Patient,
+                      approved_description: str = "") -> None:
+        """Approval, denial or request-for-information letter for an auth on file; a modified
+        approval's letter says what was requested and what was approved (`approved_description`:
+        the approved code's description when it is not the ordered one)."""
         payer = self.payers[auth.payer_id]
         provider = self.providers[order.ordering_npi]
         received = self._received(auth.start - timedelta(days=10))
@@ -126,6 +129,15 @@ class FaxInbox:
             body = (f"{payer.name} has pended this request. To complete our review, fax {items} to "
                     f"{payer.pa_fax} within 14 days, referencing the case number above. If we do not receive it "
                     "the request may be denied.")
+        elif auth.status == "Approved" and auth.modified:
+            kind, subject = "determination_letter", f"Authorization partially approved - {auth.auth_number}"
+            description = approved_description if auth.approved_code else order.description
+            body = (f"The request above is PARTIALLY APPROVED. Requested: {order.code} {order.description}, "
+                    f"{auth.units} unit(s). Approved: {auth.granted_code} {description}, {auth.granted_units} "
+                    f"unit(s). Authorization number: {auth.auth_number}. Valid from {us_date(auth.start)} through "
+                    f"{us_date(auth.end)}. The service as requested is not authorized beyond what is approved "
+                    f"here. The ordering provider may request a peer-to-peer discussion by calling {payer.phone} "
+                    f"or appeal within {payer.timely_appeal_days} days by fax to {payer.appeals_fax}.")
         elif auth.status == "Approved":
             kind, subject = "determination_letter", f"Authorization approved - {auth.auth_number}"
             body = (f"The service above is approved. Authorization number: {auth.auth_number}. Approved units: "

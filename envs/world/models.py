@@ -485,6 +485,24 @@ class Authorization:
     # DME: the supplier's delivery of the approved equipment, and that supplier's NPI.
     delivered_on: date | None = None
     delivered_by: str | None = None
+    # A modified (partial) approval: what the payer approved when it is less than `units` of `code`.
+    approved_units: int | None = None
+    approved_code: str | None = None
+
+    @property
+    def modified(self) -> bool:
+        """The payer approved fewer units or another code than requested (the portals' Partially Approved)."""
+        return self.approved_units is not None or self.approved_code is not None
+
+    @property
+    def granted_units(self) -> int:
+        """The units the approval covers."""
+        return self.approved_units if self.approved_units is not None else self.units
+
+    @property
+    def granted_code(self) -> str:
+        """The code the approval covers."""
+        return self.approved_code or self.code
 
     @property
     def channel(self) -> str:

@@ -28,6 +28,10 @@ LETTER_WORDING = {
                  "covers {units} unit(s) of {code} from {start} through {end}. Services outside these dates or "
                  "above these units need a new request. This letter is not a guarantee of payment; benefits are "
                  "subject to eligibility on the date of service."),
+    "Partially Approved": ("Authorization partially approved", "The request below has been approved in part. "
+                           "Authorization number {auth} covers {units} unit(s) of {code} from {start} through {end} "
+                           "(requested: {requested_units} unit(s) of {requested_code}). The ordering provider may "
+                           "request a peer-to-peer review or appeal the part not approved. Reference case {case}."),
     # The peer-to-peer window is the payer's own rule (its portal says it); the appeal window is
     # the payer's timely-appeal days.
     "Denied": ("Adverse determination", "The request below has been denied. Reason: {reason} You may request a "
@@ -59,10 +63,11 @@ def _authorization_letters(session: Session, world, mrns: set[str]) -> list[InBa
     auths = sorted((a for a in world.authorizations if a.mrn in mrns and a.status in LETTER_WORDING),
                    key=lambda a: (a.start, a.case_number))
     for index, auth in enumerate(a for a in auths if oldest <= min(a.start, DEFAULT_NOW.date())):
-        subject, body = LETTER_WORDING[auth.status]
+        subject, body = LETTER_WORDING["Partially Approved" if auth.modified else auth.status]
         payer = session.get(m.Payer, auth.payer_id)
         received = datetime.combine(min(auth.start, DEFAULT_NOW.date() - timedelta(days=1)), time(7, 40 + index % 20))
-        text = body.format(auth=auth.auth_number, units=auth.units, code=auth.code, start=auth.start.strftime("%m/%d/%Y"),
+        text = body.format(auth=auth.auth_number, units=auth.granted_units, code=auth.granted_code,
+                           requested_units=auth.units, requested_code=auth.code, start=auth.start.strftime("%m/%d/%Y"),
                            end=auth.end.strftime("%m/%d/%Y"), case=auth.case_number,
                            reason=auth.decision_reason or "Criteria not met.", appeal_days=payer.timely_appeal_days,
                            items="; ".join(auth.requested_items) or "current clinical notes")

@@ -36,6 +36,7 @@ def _authorization_form(order: Order) -> AuthorizationForm:
         formdata=None, status=auth.status if auth else "Not Started", payer_id=(auth.payer_id if auth else "") or "",
         auth_number=auth.auth_number if auth else "", reference_number=auth.reference_number if auth else "",
         approved_units=str(auth.approved_units) if auth and auth.approved_units else "",
+        approved_code=(auth.approved_code or "") if auth else "",
         start_date=auth.start_date if auth else None, end_date=auth.end_date if auth else None)
 
 

@@ -34,6 +34,7 @@ from admindesk.envs.payer_portal_a.numbering import SEQUENCE_STARTS
 from admindesk.envs.payer_portal_a.organizations import OUTSIDE_FACILITY
 from admindesk.envs.payer_portal_a.policy import load_policy
 from admindesk.envs.payer_portal_a.rules.benefits import accumulators, benefit_lines
+from admindesk.envs.payer_portal_a.rules.determination import PARTIALLY_APPROVED
 from admindesk.envs.payer_portal_a.seeding.appeals_on_file import seed_appeals_on_file
 from admindesk.envs.payer_portal_a.seeding.seed_answers import answers_from_facts
 from admindesk.envs.world import WORLD_ANCHOR
@@ -161,6 +162,29 @@ def _seed_claims(session: Session, world, payer_ids: set[str]) -> None:
                                    appeal_deadline=remittance.appeal_deadline))
 
 
+def _modified_approval(request: PaRequest, auth, place_of_service: str) -> None:
+    """Partially Approved: fewer units on the requested line, or the requested line denied and
+    the code the reviewer approved in its place added as the approved line."""
+    request.status, request.auth_number = PARTIALLY_APPROVED, auth.auth_number
+    request.approved_units, request.approved_start, request.approved_end = auth.granted_units, auth.start, auth.end
+    line = request.lines[0]
+    if auth.approved_code:
+        line.status = "Denied"
+        line.decision_reason = (f"{auth.code} is not medically necessary as requested; {auth.approved_code} is "
+                                "approved in its place (line 2).")
+        request.lines.append(PaServiceLine(
+            line_no=2, code=auth.approved_code, units=auth.granted_units, diagnosis_codes=list(line.diagnosis_codes),
+            from_date=auth.start, to_date=auth.end, place_of_service=place_of_service, status="Approved",
+            decision_reason="Approved by the reviewer in place of the requested code.",
+            approved_units=auth.granted_units, approved_start=auth.start, approved_end=auth.end))
+        request.decision_reason = f"Approved as {auth.approved_code} in place of the requested {auth.code}."
+    else:
+        line.status, line.approved_units = "Approved", auth.granted_units
+        line.approved_start, line.approved_end = auth.start, auth.end
+        line.decision_reason = f"Approved for {auth.granted_units} of the {auth.units} unit(s) requested."
+        request.decision_reason = line.decision_reason
+
+
 def _seed_requests(session: Session, world, payer_ids: set[str], policy) -> None:
     anchor = WORLD_ANCHOR.date()
     coverage_by_member = {c.member_id: c for c in world.coverages}
@@ -193,7 +217,9 @@ def _seed_requests(session: Session, world, payer_ids: set[str], policy) -> None
             source=auth.channel, created_at=submitted, created_by="payer",
             lines=[PaServiceLine(line_no=1, code=auth.code, units=auth.units, diagnosis_codes=list(order.diagnosis_codes),
                                  from_date=auth.start, to_date=auth.end, place_of_service=order.place_of_service)])
-        if auth.status == "Approved":
+        if auth.status == "Approved" and auth.modified:
+            _modified_approval(request, auth, order.place_of_service)
+        elif auth.status == "Approved":
             request.auth_number, request.approved_units = auth.auth_number, auth.units
             request.approved_start, request.approved_end = auth.start, auth.end
             request.decision_reason = "Criteria met. The request is approved as shown."
@@ -207,7 +233,7 @@ def _seed_requests(session: Session, world, payer_ids: set[str], policy) -> None
             request.decision_reason = "Request cancelled by the provider's office."
         request.history = [
             PaStatusEvent(at=submitted, status="Submitted", note="Request received.", username="payer"),
-            PaStatusEvent(at=determined, status=auth.status, note=request.decision_reason, username="payer")]
+            PaStatusEvent(at=determined, status=request.status, note=request.decision_reason, username="payer")]
         session.add(request)
         session.flush()
         if auth.status == "Pended" or order.ordered_on >= anchor - timedelta(days=RECENT_LETTER_DAYS):

@@ -148,6 +148,10 @@ def _seed_authorizations(session: Session, world, payer_id: str) -> None:
             continue
         order = world.order(auth.order_id) if auth.order_id else None
         approved = auth.status == "Approved"
+        # A modified approval (fewer units or another code) is Keystone's Partially Approved.
+        status = "Partially Approved" if approved and auth.modified else auth.status
+        reason = (f"Approved in part: {auth.granted_units} unit(s) of {auth.granted_code} (requested "
+                  f"{auth.units} of {auth.code})." if status == "Partially Approved" else _ON_FILE_REASONS[auth.status])
         # Requests are decided within days of the order, so the order date stands in.
         decided_at = datetime.combine(order.ordered_on if order else auth.start, time(10, 0))
         session.add(m.PrecertRequest(
@@ -158,9 +162,9 @@ def _seed_authorizations(session: Session, world, payer_id: str) -> None:
             place_of_service=order.place_of_service if order else None, urgency="Standard",
             start_date=auth.start, end_date=auth.end, clinical={}, clinical_summary="",
             contact_name="", contact_phone="", policy_number=policy_of.get(auth.code),
-            status=auth.status, decision_reason=_ON_FILE_REASONS[auth.status],
+            status=status, decision_reason=reason,
             authorization_number=auth.auth_number if approved else None,
-            approved_units=auth.units if approved else None, approved_start=auth.start if approved else None,
+            approved_units=auth.granted_units if approved else None, approved_start=auth.start if approved else None,
             approved_end=auth.end if approved else None, duplicate_of=None, source="On file",
             submitted_by=None, submitted_at=decided_at, updated_at=decided_at))
 

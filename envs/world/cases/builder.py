@@ -463,12 +463,26 @@ class _Builder:
                 member_id=coverage.member_id, mrn=patient.mrn, code=order.code, units=spec.units or order.units,
                 start=start, end=end, status=spec.status, order_id=order.id, case_number=self.ids.case_number(payer.portal, order.ordered_on, index),
                 requested_items=requested, recorded=spec.recorded, delivered_on=spec.delivered,
-                delivered_by=delivered_by)
+                delivered_by=delivered_by, approved_units=spec.approved_units, approved_code=spec.approved_code)
+            self._modified_approval(f"payer_history.requests.{index}", auth)
             if spec.status == "Denied":
                 auth = self._denial(f"payer_history.requests.{index}", auth, order, coverage, payer, docs)
             self.auth_by_key[spec.key] = auth
             auths.append(auth)
         return auths
+
+    def _modified_approval(self, field: str, auth: Authorization) -> None:
+        """A modified approval grants less than was asked: fewer units, or a code of the same
+        category (an MRI without contrast for one with and without)."""
+        if auth.approved_units is not None and auth.approved_units >= auth.units:
+            self._fail(f"{field}.approved_units", f"is not fewer than the {auth.units} unit(s) requested")
+        if auth.approved_code is not None:
+            approved = self._procedure(f"{field}.approved_code", auth.approved_code)
+            if auth.approved_code == auth.code:
+                self._fail(f"{field}.approved_code", "is the code requested")
+            if approved.category != self.codes.procedures[auth.code].category:
+                self._fail(f"{field}.approved_code", f"a {approved.category} code cannot replace the "
+                                                     f"{self.codes.procedures[auth.code].category} service requested")
 
     def _delivery(self, field: str, spec, start, end) -> str | None:
         """The NPI of the supplier that delivered approved equipment (the order's supplier), within the
@@ -698,7 +712,8 @@ class _Builder:
             if spec.about is not None:
                 auth = self.auth_by_key[spec.about]
                 order = next(o for o in self.order_by_key.values() if o.id == auth.order_id)
-                inbox.determination(auth, order, patient)
+                approved = self.codes.procedures[auth.approved_code].description if auth.approved_code else ""
+                inbox.determination(auth, order, patient, approved)
                 made = inbox.faxes.pop()
             elif spec.supplier is not None:
                 supplier = self._supplier(f"faxes.{index}.supplier", spec.supplier)

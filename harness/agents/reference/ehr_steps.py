@@ -76,13 +76,16 @@ def record_approval(work: Work, payer: str, decision: dict[str, str]) -> None:
 
 
 def record_authorization(work: Work, *, status: str, payer: str, auth_number: str = "",
-                         reference: str = "", units: str = "", start: str = "", end: str = "") -> None:
-    """Fill and save the order's Authorization section (the order page must be open)."""
+                         reference: str = "", units: str = "", start: str = "", end: str = "",
+                         code: str = "") -> None:
+    """Fill and save the order's Authorization section (the order page must be open); `code`
+    only when the payer approved another code than the order's."""
     actor = work.actor
     actor.select_option("select[name=status]", status)
     actor.select_option("select[name=payer_id]", payer)
     for name, value in (("auth_number", auth_number), ("reference_number", reference),
-                        ("approved_units", units), ("start_date", start), ("end_date", end)):
+                        ("approved_units", units), ("start_date", start), ("end_date", end),
+                        ("approved_code", code)):
         if value:
             actor.fill(f"input[name={name}]", value)
     actor.click("button:text-is('Save authorization')")
