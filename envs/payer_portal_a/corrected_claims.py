@@ -19,8 +19,8 @@ from admindesk.envs.common import clock
 from admindesk.envs.payer_portal_a import numbering
 from admindesk.envs.payer_portal_a.lifecycle_models import ClaimEvent, CorrectedClaim, CorrectedClaimLine
 from admindesk.envs.payer_portal_a.models import Claim, Member
-from admindesk.envs.world.diagnosis_coverage import NOT_COVERED, uncovered_line
 from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for
+from admindesk.envs.world.diagnosis_coverage import NOT_COVERED, uncovered_line
 
 ADJUDICATED = ("Paid", "Partially Paid", "Denied")
 COB_REASON = ("OA-22: this care may be covered by another payer per coordination of benefits. The member's "

@@ -10,8 +10,8 @@ from datetime import date, timedelta
 
 from admindesk.envs.common.network_access import ACCESS_DAYS, ACCESS_MILES
 from admindesk.envs.payer_portal_a.models import Payer
-from admindesk.envs.world.diagnosis_coverage import load_diagnosis_coverage
 from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for, timing
+from admindesk.envs.world.diagnosis_coverage import load_diagnosis_coverage
 
 
 @dataclass(frozen=True)
