@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from admindesk.envs.case_rows import case_rows
 from admindesk.envs.world.codes import load_codes
 from admindesk.envs.world.diagnosis_coverage import DIAGNOSIS_CARCS, load_diagnosis_coverage
 from admindesk.schema.task_model import TASKS_ROOT
+from tests.app.conftest import TEMPLATE_CACHE
 
 TABLE = Path(TASKS_ROOT) / "templates" / "appeals" / "diagnosis_coverage.cases.yml"
 ASSESSED = re.compile(r"\(([A-Z]\d{2}(?:\.[0-9A-Z]{1,4})?)\)")
@@ -66,3 +68,8 @@ def test_a_covered_problem_list_code_is_one_the_note_does_not_address(rows, task
     policy = load_diagnosis_coverage()[row["case"]["claims"][0]["lines"][0]["code"]]
     assert prior["diagnoses"] == [problem] and policy.covers([problem])
     assert problem not in _note(row) and prior["ordered_on"] < row["case"]["claims"][0]["service_date"]
+
+
+def test_the_chart_problem_list_shows_the_prior_condition_not_the_screening_code():
+    tables = {t.table: t.rows for t in case_rows("appeal-medium-10", Path(TASKS_ROOT), TEMPLATE_CACHE)["ehr_web"]}
+    assert [(p["icd10_code"], p["status"]) for p in tables["problems"]] == [("E04.1", "Active")]
