@@ -64,6 +64,9 @@ SKILLS: dict[str, str] = {
     "corrected_claim": "fix a clerical denial with a corrected claim (frequency 7) instead of an appeal",
     "duplicate_denial": "resolve a duplicate-claim denial by confirming the original claim's payment",
     "ncci_modifier": "fix an NCCI edit denial with the right modifier",
+    "diagnosis_coding": "work a test denied for its diagnosis (CO-167 or CO-11): the payer's covered-diagnosis list "
+                        "against the encounter note of the date of service decides between a corrected claim with the "
+                        "covered condition the physician documented and a write-off; nothing from the problem list",
     "ndc_billing": "fix a drug line denied for its NDC (CO-16/M119): the NDC of the product given, in 11 digits with "
                    "its unit and quantity, on a corrected claim",
     "coverage_ended": "work a denial for coverage ended (CO-27): the payer's eligibility against the date of service "

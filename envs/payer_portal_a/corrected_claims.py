@@ -4,7 +4,9 @@ The payer refuses a correction for a claim never adjudicated (still pending), a 
 already voided or replaced by an open correction, and one past its corrected-claim
 filing limit (counted from the original remittance). A replacement for a member whose
 coverage here is secondary is denied OA-22 unless it carries the primary payer's paid
-amount and EOB (coordination of benefits).
+amount and EOB (coordination of benefits). A replacement whose test line still carries no
+diagnosis the payer's coverage policy for the test lists is denied CO-167 again
+(envs/world/diagnosis_coverage.py).
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from admindesk.envs.payer_portal_a import numbering
 from admindesk.envs.payer_portal_a.lifecycle_models import ClaimEvent, CorrectedClaim, CorrectedClaimLine
 from admindesk.envs.payer_portal_a.models import Claim, Member
 from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for
+from admindesk.envs.world.diagnosis_coverage import NOT_COVERED, uncovered_line
 
 ADJUDICATED = ("Paid", "Partially Paid", "Denied")
 COB_REASON = ("OA-22: this care may be covered by another payer per coordination of benefits. The member's "
@@ -67,6 +70,9 @@ def file_correction(session: Session, claim: Claim, *, frequency_code: str, reas
     elif member is not None and member.coverage_rank > 1 and (primary_paid is None or primary_eob is None):
         corrected.status, corrected.status_reason = "Denied", COB_REASON
         corrected.denial_group, corrected.denial_carc = "OA", "22"
+    elif (policy := uncovered_line(lines)) is not None:
+        corrected.status, corrected.status_reason = "Denied", NOT_COVERED.format(code=policy.code, title=policy.title)
+        corrected.denial_group, corrected.denial_carc = "CO", "167"
     else:
         corrected.status = "Accepted"
         corrected.status_reason = (f"Replacement of claim {claim.claim_number} accepted for adjudication; the "

@@ -11,6 +11,7 @@ from datetime import date, timedelta
 from admindesk.envs.common.network_access import ACCESS_DAYS, ACCESS_MILES
 from admindesk.envs.payer_portal_a.models import Payer
 from admindesk.envs.payer_portal_a.rules.payer_rules import rules_for, timing
+from admindesk.envs.world.diagnosis_coverage import load_diagnosis_coverage
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,26 @@ def _authorization_absent_text(payer: Payer) -> tuple[str, ...]:
         "authorization expires and never to a start date in the past; after the service, only a retro-authorization "
         "within the rule in chapter 2 can cover it. Otherwise the denial stands: the service is a contractual "
         "adjustment and may not be billed to the member.")
+
+
+def _diagnosis_coverage_text(payer: Payer) -> tuple[str, ...]:
+    """The tests paid only for listed diagnoses, each with its list (what corrected_claims.py
+    then applies to a replacement), and how to answer a CO-167 or CO-11 denial of one."""
+    rules = rules_for(payer.id)
+    tests = tuple(f"{p.code} {p.title}: covered for ICD-10-CM codes beginning with {', '.join(p.covered)}."
+                  for p in load_diagnosis_coverage().values())
+    return (
+        f"{payer.name} pays the tests below only when the claim line carries a diagnosis its coverage policy lists; "
+        "a line without one is denied CO-167 (diagnosis not covered) or CO-11 (diagnosis inconsistent with the "
+        "procedure). Screening and routine examination codes are not on these lists.",
+        *tests,
+        "Code the diagnosis the ordering clinician documented for the date of service (the assessment in that day's "
+        "encounter note). A condition on a problem list or in another day's note that the date of service's note "
+        "does not address is not documentation for the test. The code must be valid on the date of service.",
+        "When the note documents a listed condition the claim did not carry, submit a corrected claim (frequency "
+        f"code 7) with that diagnosis first on the line, within {rules.corrected_claim_days} days of the original "
+        "remittance; an appeal is not needed. When it documents none, the denial stands: do not add a diagnosis the "
+        "clinician did not document, and do not appeal.")
 
 
 def news(payer: Payer, today: date) -> list[NewsItem]:
@@ -170,7 +191,9 @@ def manual(payer: Payer) -> list[ManualChapter]:
             "may be in network under their own name and NPI.",
             "When an in-network provider meets the standard, no exception is granted: do not request the service from "
             "the out-of-network provider; the ordering provider redirects the order to the in-network provider.")),
-        ManualChapter(9, "Contacting us", (
+        ManualChapter(9, "Diagnosis coverage of laboratory and vascular tests (CO-167, CO-11)",
+                      _diagnosis_coverage_text(payer)),
+        ManualChapter(10, "Contacting us", (
             f"Provider services {phone_text(payer.phone)}; prior authorization fax {phone_text(payer.pa_fax)}; appeals "
             f"fax {phone_text(payer.appeals_fax)}. Payer ID {payer.payer_code}.",)),
     ]

@@ -24,6 +24,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world, ncci
+from admindesk.envs.world.audit_rules.diagnosis import KINDS as DIAGNOSIS_KINDS, audit_diagnosis_denials
 from admindesk.envs.world.audit_rules.enrollment import KINDS as ENROLLMENT_KINDS, audit_enrollments
 from admindesk.envs.world.audit_rules.injury import KINDS as INJURY_KINDS, audit_injuries
 from admindesk.envs.world.audit_rules.inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
@@ -92,6 +93,7 @@ KINDS = {
     **INPATIENT_KINDS,
     **INJURY_KINDS,
     **NDC_KINDS,
+    **DIAGNOSIS_KINDS,
     **ENROLLMENT_KINDS,
 }
 OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
@@ -414,6 +416,7 @@ def audit_world(world: World, today: date | None = None) -> AuditReport:
     _audit_therapy_benefits(world, report, today or WORLD_ANCHOR.date())
     audit_injuries(world, report)
     audit_ndc_denials(world, report)
+    audit_diagnosis_denials(world, report)
     audit_enrollments(world, report)
     return report
 

@@ -1,6 +1,7 @@
 """Portal A corrected claims: replacement (7) and void (8) with their own number and
 status, the corrected-claim filing limit, claims never adjudicated, and OA-22 when
-another coverage is primary and the primary's EOB is missing."""
+another coverage is primary and the primary's EOB is missing, and CO-167 when a test line still
+carries no diagnosis its coverage policy lists."""
 from __future__ import annotations
 
 from datetime import date, timedelta
@@ -135,3 +136,30 @@ def test_secondary_coverage_needs_the_primary_eob(client, snap):
     accepted = client.snapshot()["corrected_claims"][1]
     assert (accepted["status"], accepted["primary_paid_amount"], accepted["primary_eob_file"]) == (
         "Accepted", 84.1, "primary-eob.pdf")
+
+
+def _test_line(snap, claim, diagnoses: str) -> dict:
+    """The claim's form with its first line rebilled as a TSH (84443) with `diagnoses`."""
+    return _form(snap, claim, **{"lines-0-code": "84443", "lines-0-modifiers": "", "lines-0-diagnosis_codes": diagnoses})
+
+
+def test_a_test_line_without_a_listed_diagnosis_is_denied_co167_again(client, snap):
+    claim = _correctable(snap)
+    assert _post(client, claim, _test_line(snap, claim, "Z13.29")).status_code == 302
+    corrected = client.snapshot()["corrected_claims"][0]
+    assert (corrected["status"], corrected["denial_group"], corrected["denial_carc"]) == ("Denied", "CO", "167")
+    assert "84443" in corrected["status_reason"] and "Thyroid testing" in corrected["status_reason"]
+
+
+def test_a_test_line_with_a_listed_diagnosis_is_accepted(client, snap):
+    claim = _correctable(snap)
+    assert _post(client, claim, _test_line(snap, claim, "R00.2, Z13.29")).status_code == 302
+    assert client.snapshot()["corrected_claims"][0]["status"] == "Accepted"
+
+
+def test_the_manual_lists_each_tests_covered_diagnoses(client, snap):
+    manual = client.get("/payers/PYR-HSA?tab=manual").get_data(as_text=True)
+    assert "Diagnosis coverage of laboratory and vascular tests (CO-167, CO-11)" in manual
+    assert "84443 Thyroid testing (TSH): covered for ICD-10-CM codes beginning with C73, E01" in manual
+    assert "80061 Lipid testing (lipid panel): covered for" in manual and "I65" in manual
+    assert "problem list" in manual and "frequency code 7" in manual

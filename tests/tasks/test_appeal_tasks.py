@@ -58,6 +58,8 @@ def test_infeasible_tasks_forbid_every_filing_and_want_the_deadline_written(appe
         # non-covered service is not appealed at all: its note dates the waiver that could not be used.
         if task.template == "appeals/member_waiver":
             deadline = f"documents.{[d.key for d in task.case.documents].index('waiver')}.date"
+        elif task.template == "appeals/diagnosis_coverage":  # not appealed: its note dates the visit it read
+            deadline = "claims.0.service_date"
         elif task.template == "appeals/level2_appeal":
             deadline = "payer_history.appeals.0.decided_on"
         else:

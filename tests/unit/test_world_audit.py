@@ -223,6 +223,12 @@ def _inject(world, kind):
                      and world.codes.procedures[c.lines[0].code].category != "drug")
         return _swap(world, "claims", claim, _with_first_line_adjustment(
             claim, Adjustment("CO", "16", "M119", claim.lines[0].charge))), claim.claim_number
+    if kind == "diagnosis_denial_covered":
+        # A TSH denied for its diagnosis although the line carries hypothyroidism, which the policy lists.
+        claim = next(c for c in world.claims if c.status == "Denied")
+        line = replace(claim.lines[0], code="84443", diagnosis_codes=("E03.9",),
+                       adjustments=(Adjustment("CO", "167", "N130", claim.lines[0].charge),))
+        return _swap(world, "claims", claim, replace(claim, lines=(line, *claim.lines[1:]))), claim.claim_number
     if kind == "enrollment_denial_unexplained":
         # A B7 denial for a clinician with no enrollment on file (so participating with every payer).
         claim = next(c for c in world.claims if c.status == "Denied")

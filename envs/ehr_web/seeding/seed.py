@@ -127,8 +127,8 @@ def _problems(session: Session, world, mrn: str, encounters) -> None:
             for code in order.diagnosis_codes:
                 seen.setdefault(code, []).append(order.ordered_on)
     for code, days in seen.items():
-        # Screening and encounter codes (Z00, Z51) describe visits, not problems.
-        if code.startswith(("Z00", "Z51")):
+        # Screening and encounter codes (Z00, Z13, Z51) describe visits, not problems.
+        if code.startswith(("Z00", "Z13", "Z51")):
             continue
         days.sort()
         # Self-limited conditions (a UTI, an acute injury, a cough) are resolved by their last

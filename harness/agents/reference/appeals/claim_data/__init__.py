@@ -1,1 +1,2 @@
-"""Denials fixed by correcting the claim's own data (drug NDC, member identity)."""
+"""Denials fixed by correcting the claim's own data (drug NDC, member identity, the diagnosis the
+note of the date of service documents)."""
