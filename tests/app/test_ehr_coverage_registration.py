@@ -129,3 +129,14 @@ def test_the_order_is_billed_only_to_a_coverage_in_force_on_its_planned_date(ehr
     # The order page's forms name each control once (a label names one control).
     controls = [i for i in re.findall(r'<(?:input|select|textarea)[^>]*\sid="([^"]+)"', page) if i != "csrf_token"]
     assert len(controls) == len(set(controls)) and '<label for="order_coverage_id">' in page
+
+
+def test_the_billing_coverage_choices_give_each_coverage_its_dates(ehr, started):
+    """A patient's ended coverages stay registered; the order's choices say when each is in force."""
+    mrn, order, old = started["mrn"], started["orders"]["svc"], started["coverages"]["primary"]["id"]
+    assert end(ehr, mrn, old, "10/31/2026").status_code == 302
+    page = ehr.get(f"/orders/{order}").get_data(as_text=True)
+    select = page.split('id="order_coverage_id"')[1].split("</select>")[0]
+    member = started["coverages"]["primary"]["member_id"]
+    [ended] = [o for o in re.findall(r"<option[^>]*>([^<]*)</option>", select) if f"({member})" in o]
+    assert re.search(r"\), \d\d/\d\d/\d{4} to 10/31/2026$", ended), ended

@@ -42,7 +42,10 @@ def _fmt(day: date | None) -> str:
 
 
 def _label(coverage: Coverage) -> str:
-    return f"{coverage.rank_label}: {coverage.payer.name} - {coverage.plan.name} ({coverage.member_id})"
+    """The coverage as a choice: rank, payer, plan, member id and the dates it is in force (a patient's
+    ended coverages stay registered, and a list of them must tell them apart)."""
+    return (f"{coverage.rank_label}: {coverage.payer.name} - {coverage.plan.name} ({coverage.member_id}), "
+            f"{_fmt(coverage.effective_date)} to {_fmt(coverage.termination_date)}")
 
 
 def add_form(**form_args) -> AddCoverageForm:
