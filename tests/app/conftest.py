@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import select
 from werkzeug.serving import make_server
 
 from admindesk.envs.common.factory import AppConfig
+from admindesk.envs.ehr_web.models import Order, OrderAuthorization
 
 TOKEN = "test-bench-token"
 CSRF_PATTERN = re.compile(r'name="csrf_token"[^>]*value="([^"]+)"')
@@ -98,6 +100,14 @@ def query(app, stmt) -> list:
 def endpoint_audit_rows(client, endpoint: str) -> list[dict]:
     """The audit trail's rows for one endpoint, from a snapshot."""
     return [row for row in client.snapshot()["audit_events"] if row["endpoint"] == endpoint]
+
+
+@pytest.fixture(scope="module")
+def open_order(app):
+    """An open order of the module's EHR `app` that needs auth and has none recorded yet."""
+    return query(app, select(Order).join(OrderAuthorization).where(
+        Order.needs_auth, Order.status == "Ordered", OrderAuthorization.status == "Not Started")
+        .order_by(Order.id).limit(1))[0]
 
 
 @pytest.fixture

@@ -3,25 +3,16 @@ changes (extension, units increase, date change, cancellation, withdrawal) with 
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
 
 from admindesk.envs.ehr_web import create_app
-from admindesk.envs.ehr_web.models import Order, OrderAuthorization
 
-from .conftest import build_app, query
+from .conftest import build_app
 
 
 @pytest.fixture(scope="module")
 def app(app_data_dir):
     return build_app(create_app, app_data_dir)
 
-
-@pytest.fixture(scope="module")
-def open_order(app) -> Order:
-    """An open order that needs auth and has none recorded yet."""
-    return query(app, select(Order).join(OrderAuthorization).where(
-        Order.needs_auth, Order.status == "Ordered", OrderAuthorization.status == "Not Started")
-        .order_by(Order.id).limit(1))[0]
 
 
 APPROVED = {"status": "Approved", "payer_id": "PYR-NWH", "auth_number": "NWH26-123456",

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from admindesk.envs.common.factory import AppConfig
 from admindesk.envs.ehr_web import create_app
-from admindesk.envs.ehr_web.models import Coverage, Order, OrderAuthorization
+from admindesk.envs.ehr_web.models import Coverage, Order
 from admindesk.envs.ehr_web.models_work import WorkItem
 
 from .conftest import TEMPLATE_CACHE, TOKEN, FormClient, build_app, query
@@ -107,13 +107,6 @@ def authorization(client, order: Order, action: str | None = "update_authorizati
 def app(app_data_dir):
     return build_app(create_app, app_data_dir)
 
-
-@pytest.fixture(scope="module")
-def open_order(app) -> Order:
-    """An open order that needs auth and has none recorded yet."""
-    return query(app, select(Order).join(OrderAuthorization).where(
-        Order.needs_auth, Order.status == "Ordered", OrderAuthorization.status == "Not Started")
-        .order_by(Order.id).limit(1))[0]
 
 
 @pytest.mark.parametrize("decisions", [("approve",), ("deny",), ("pend", "approve"), ("queued", "deny"),

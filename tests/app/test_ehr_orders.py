@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
 
 from admindesk.envs.ehr_web import create_app
-from admindesk.envs.ehr_web.models import Order, OrderAuthorization
 
 from .conftest import build_app
 
@@ -14,14 +12,6 @@ from .conftest import build_app
 def app(app_data_dir):
     return build_app(create_app, app_data_dir)
 
-
-@pytest.fixture(scope="module")
-def open_order(app) -> Order:
-    """An open order that needs auth and has none recorded yet."""
-    with app.extensions["admindesk"].db.new_session() as session:
-        return session.scalars(select(Order).join(OrderAuthorization)
-                               .where(Order.needs_auth, Order.status == "Ordered",
-                                      OrderAuthorization.status == "Not Started").order_by(Order.id)).first()
 
 
 def auth_row(client, order_id):
