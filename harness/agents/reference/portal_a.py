@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from admindesk.harness.agents.reference import ehr_steps
 from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
@@ -227,6 +228,19 @@ def submit_prior_auth(work: Work, *, payer_id: str, member_id: str, answers: dic
     if not actor.count("#determination-heading"):
         raise ScriptFailed(f"portal A did not take the request: {actor.text('main')[:600]}")
     return case_decision(work)
+
+
+def require_approval(work: Work, decision: dict[str, str]) -> None:
+    """Stop unless the payer approved: these references expect an approval at once."""
+    if decision["status"] != "Approved":
+        raise ScriptFailed(f"{payer_name(work.notes['payer_id'])} did not approve: {decision}")
+
+
+def record_decision(work: Work, decision: dict[str, str]) -> None:
+    """The payer's approval on the order's authorization in the EHR."""
+    if not decision:
+        raise ScriptFailed("no decision to record")
+    ehr_steps.record_approval(work, payer_name(work.notes["payer_id"]), decision)
 
 
 def case_decision(work: Work) -> dict[str, str]:

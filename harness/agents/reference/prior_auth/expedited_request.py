@@ -14,7 +14,6 @@ from admindesk.harness.agents.reference.prior_auth.portal_a_submit import (
     find_active_coverage,
 )
 from admindesk.harness.agents.reference.work import Work
-from admindesk.harness.agents.scripted import ScriptFailed
 
 MANUAL_CHAPTER = "Utilization management"
 
@@ -70,11 +69,10 @@ def solve(work: Work) -> None:
             answers={"clinical_summary": clinical_summary(work, facts)}, attachments=attachments,
             expedited=(work.need("provider"), reason) if reason else None)
         work.notes.update(case_number=decision["case_number"], due=work.actor.fact("Decision due"))
-        if decision["status"] != "Approved":
-            raise ScriptFailed(f"{portal_a.payer_name(work.notes['payer_id'])} did not approve: {decision}")
+        portal_a.require_approval(work, decision)
     if work.doing("record_decision"):
         work.need("case_number")
-        ehr_steps.record_approval(work, portal_a.payer_name(work.notes["payer_id"]), decision)
+        portal_a.record_decision(work, decision)
     if work.doing("close_item"):
         work.need("recorded")
         ehr_steps.back_to_order(work)

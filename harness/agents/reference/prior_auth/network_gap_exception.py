@@ -135,11 +135,10 @@ def solve(work: Work) -> None:
             answers={"clinical_summary": clinical_summary(work)}, attachments=attachments,
             network_exception=(PRACTICE, exception_reason(rows), checked))
         work.notes.update(case_number=decision["case_number"], reason=exception_reason(rows))
-        if decision["status"] != "Approved":
-            raise ScriptFailed(f"{portal_a.payer_name(work.notes['payer_id'])} did not approve: {decision}")
+        portal_a.require_approval(work, decision)
     if work.doing("record_decision"):
         work.need("case_number")
-        ehr_steps.record_approval(work, portal_a.payer_name(work.notes["payer_id"]), decision)
+        portal_a.record_decision(work, decision)
     if work.doing("close_item"):
         work.need("recorded")
         n = work.notes

@@ -112,11 +112,10 @@ def solve(work: Work) -> None:
             work, payer_id=work.need("payer_id"), member_id=work.need("member_id"),
             answers=portal_a.questionnaire_answers(facts, work.case.get("documents", [])), attachments=attachments)
         work.notes.update(case_number=decision["case_number"], status=decision["status"])
-        if decision["status"] != "Approved":
-            raise ScriptFailed(f"{portal_a.payer_name(work.notes['payer_id'])} did not approve: {decision}")
+        portal_a.require_approval(work, decision)
     if work.doing("record_decision"):
         work.need("case_number")
-        ehr_steps.record_approval(work, portal_a.payer_name(work.notes["payer_id"]), decision)
+        portal_a.record_decision(work, decision)
     if work.doing("close_item"):
         work.need("recorded")
         ehr_steps.back_to_order(work)

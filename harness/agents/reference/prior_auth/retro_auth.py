@@ -111,7 +111,7 @@ def solve(work: Work) -> None:
         work.notes["case_number"] = decision["case_number"]
     if work.doing("record_decision"):
         work.need("case_number")
-        ehr_steps.record_approval(work, portal_a.payer_name(work.notes["payer_id"]), decision)
+        portal_a.record_decision(work, decision)
     if work.doing("close_item"):
         work.need("recorded")
         ehr_steps.back_to_order(work)

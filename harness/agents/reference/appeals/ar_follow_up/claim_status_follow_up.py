@@ -11,6 +11,7 @@ payer's portal (a claim status inquiry by its number) decides:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import timedelta
 
 from admindesk.harness.agents.reference import portal_a
@@ -88,6 +89,19 @@ def note_text(work: Work) -> str:
                    "payment to this claim.")
 
 
+def record_resubmission(work: Work, note_text: Callable[[Work], str]) -> None:
+    """The item once the claim went out again as an original claim: Claim Resubmitted with a
+    follow-up date and the note (`note_text` reads the notes the resubmission left)."""
+    if "resubmitted" not in work.notes:
+        work.finish("The claim was not resubmitted; the item is unchanged.")
+        return
+    if work.doing("record_follow_up"):
+        ehr_denials.set_item_status(work, RESUBMITTED,
+                                    follow_up=work.task.now.date() + timedelta(days=FOLLOW_UP_DAYS))
+        ehr_denials.add_item_note(work, note_text(work))
+    work.finish(note_text(work) + f" Item set to {RESUBMITTED}.")
+
+
 def solve(work: Work) -> None:
     """The template's subtasks in order; each one's actions under `work.doing`."""
     if work.doing("review_claim"):
@@ -109,14 +123,7 @@ def solve(work: Work) -> None:
             return
         if work.doing("resubmit_claim"):
             resubmit(work)
-        if "resubmitted" not in n:
-            work.finish("The claim was not resubmitted; the item is unchanged.")
-            return
-        if work.doing("record_follow_up"):
-            ehr_denials.set_item_status(work, RESUBMITTED,
-                                        follow_up=work.task.now.date() + timedelta(days=FOLLOW_UP_DAYS))
-            ehr_denials.add_item_note(work, note_text(work))
-        work.finish(note_text(work) + f" Item set to {RESUBMITTED}.")
+        record_resubmission(work, note_text)
         return
     if "check_number" not in n:
         raise ScriptFailed(f"the payer shows the claim {n['at_payer']}, a status this solution does not work")

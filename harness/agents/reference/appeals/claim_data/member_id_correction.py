@@ -13,14 +13,15 @@ from datetime import timedelta
 
 from admindesk.harness.agents.reference import portal_a
 from admindesk.harness.agents.reference.appeals import ehr_denials
-from admindesk.harness.agents.reference.appeals.ar_follow_up.claim_status_follow_up import check_limit
+from admindesk.harness.agents.reference.appeals.ar_follow_up.claim_status_follow_up import (
+    FOLLOW_UP_DAYS,
+    check_limit,
+    record_resubmission,
+)
 from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
 UNIDENTIFIED = "31"
-RESUBMITTED = "Claim Resubmitted"
-# When to look for the payer's acknowledgement of the resubmitted claim.
-FOLLOW_UP_DAYS = 14
 PAYER_IDS = {name: payer_id for payer_id, name in portal_a.PAYER_NAMES.items()}
 
 
@@ -110,11 +111,4 @@ def solve(work: Work) -> None:
     if work.doing("resubmit_claim"):
         check_limit(work)
         resubmit(work)
-    if "resubmitted" not in n:
-        work.finish("The claim was not resubmitted; the item is unchanged.")
-        return
-    if work.doing("record_follow_up"):
-        ehr_denials.set_item_status(work, RESUBMITTED,
-                                    follow_up=work.task.now.date() + timedelta(days=FOLLOW_UP_DAYS))
-        ehr_denials.add_item_note(work, note_text(work))
-    work.finish(note_text(work) + f" Item set to {RESUBMITTED}.")
+    record_resubmission(work, note_text)

@@ -119,12 +119,9 @@ def solve(work: Work) -> None:
             raise ScriptFailed("no request before the coverage is confirmed")
         decision = portal_a.submit_prior_auth(work, payer_id=work.notes["payer_id"], member_id=work.notes["member_id"],
                                               answers=sleep_answers(facts, reason), attachments=attachments)
-        if decision["status"] != "Approved":
-            raise ScriptFailed(f"{portal_a.payer_name(work.notes['payer_id'])} did not approve: {decision}")
+        portal_a.require_approval(work, decision)
     if work.doing("record_decision"):
-        if not decision:
-            raise ScriptFailed("no decision to record")
-        ehr_steps.record_approval(work, portal_a.payer_name(work.notes["payer_id"]), decision)
+        portal_a.record_decision(work, decision)
     if work.doing("close_item"):
         work.need("recorded")
         ehr_steps.back_to_order(work)
