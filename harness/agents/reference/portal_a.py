@@ -12,6 +12,8 @@ PAYER_NAMES = {"PYR-ACH": "Atlas Choice Health", "PYR-CSH": "Cascade Summit Heal
                "PYR-HSA": "Harborview Senior Advantage", "PYR-KMH": "Keystone Mutual Health",
                "PYR-NWH": "Northwind Health Plan", "PYR-PSM": "Prairie State Community Care",
                "PYR-SLH": "Silverline Health Partners"}
+# A payer's id by the name the EHR and its remittances give it.
+PAYER_IDS = {name: payer_id for payer_id, name in PAYER_NAMES.items()}
 
 
 def payer_name(payer_id: str) -> str:

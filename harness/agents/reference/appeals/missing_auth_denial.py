@@ -18,7 +18,7 @@ from datetime import date, timedelta
 
 from admindesk.harness.agents.reference import portal_a
 from admindesk.harness.agents.reference.appeals import corrected_claim_steps as steps, ehr_denials
-from admindesk.harness.agents.reference.appeals.who_pays.timely_filing import PAYER_IDS, WRITE_OFF
+from admindesk.harness.agents.reference.appeals.who_pays.timely_filing import WRITE_OFF
 from admindesk.harness.agents.reference.work import Work, parse_us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
@@ -56,7 +56,7 @@ def find_auth(work: Work) -> None:
     if decision.get("auth_number") != n["auth_number"]:
         raise ScriptFailed(f"the payer's case is not the authorization the order records: {decision}")
     n.update(payer_units=decision["units"], payer_start=decision["start"], payer_end=decision["end"])
-    payer_id = PAYER_IDS[n["payer"]]
+    payer_id = portal_a.PAYER_IDS[n["payer"]]
     n["manual_rule"] = portal_a.manual_chapter(work, payer_id, "Authorization-absent denials")
     chapter = portal_a.manual_chapter(work, payer_id, "Retro authorization")
     rule = RETRO_SENTENCE.search(chapter)

@@ -76,7 +76,7 @@ def review_enrollment(work: Work) -> None:
     """The practice's record, the payer's directory, then the payer's rule (its manual)."""
     credentialing_record(work)
     network_record(work)
-    payer_id = next(pid for pid, name in portal_a.PAYER_NAMES.items() if name == work.need("payer"))
+    payer_id = portal_a.PAYER_IDS[work.need("payer")]
     work.notes["rule"] = portal_a.manual_chapter(work, payer_id, "Provider enrollment")
     if "from the day we received the complete application" not in work.notes["rule"]:
         raise ScriptFailed(f"the manual's enrollment chapter gives no effective-date rule: {work.notes['rule'][:200]}")

@@ -50,7 +50,7 @@ def eligibility_for_dos(work: Work, payer: str, member: str, served: date) -> tu
         portal_b.stay_signed_in(work)
         portal_b.check_eligibility(work, member, served)
         return actor.text("main h2 span.status"), actor.text("p:has-text('Inquiry') strong")
-    payer_id = next(pid for pid, name in portal_a.PAYER_NAMES.items() if name == payer)
+    payer_id = portal_a.PAYER_IDS[payer]
     result = portal_a.check_eligibility(work, member, payer_id, served)
     return result, actor.text("p:has-text('Inquiry reference') strong")
 

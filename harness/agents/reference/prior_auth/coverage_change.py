@@ -16,7 +16,6 @@ from admindesk.harness.agents.reference.work import Work, parse_us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
 KEYSTONE = "PYR-KMH"
-PAYER_IDS = {name: payer_id for payer_id, name in portal_a.PAYER_NAMES.items()}
 # The card's lines (insurance_card_text), read off its PDF.
 CARD = re.compile(r"FRONT (?P<payer>[^:]+?) Plan: (?P<plan>.+?) \((?P<product>[^)]+)\) Member: .+? "
                   r"Member ID: (?P<member>\S+) Group number: (?P<group>\S+) Subscriber: (?P<subscriber>.+?) "
@@ -36,7 +35,7 @@ def read_card(work: Work) -> None:
     if found is None:
         raise ScriptFailed(f"the card does not read as a card: {text[:300]}")
     work.notes.update({f"card_{name}": value.strip() for name, value in found.groupdict().items()})
-    work.notes["card_payer_id"] = PAYER_IDS[work.notes["card_payer"]]
+    work.notes["card_payer_id"] = portal_a.PAYER_IDS[work.notes["card_payer"]]
 
 
 def eligibility(work: Work, payer_id: str, member: str) -> dict[str, str]:

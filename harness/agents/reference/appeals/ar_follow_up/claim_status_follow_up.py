@@ -24,7 +24,6 @@ IN_PROGRESS = "In Progress"
 POSTING_POOL = "Payment Posting (team pool)"
 # When to look for the payer's acknowledgement of the resubmitted claim.
 FOLLOW_UP_DAYS = 14
-PAYER_IDS = {name: payer_id for payer_id, name in portal_a.PAYER_NAMES.items()}
 
 
 def review(work: Work) -> None:
@@ -49,7 +48,7 @@ def check_status(work: Work) -> None:
 def check_limit(work: Work) -> None:
     """The payer's provider manual (its Claims chapter): the filing limit and its last day."""
     n = work.notes
-    chapter = portal_a.manual_chapter(work, PAYER_IDS[n["payer"]], "Claims")
+    chapter = portal_a.manual_chapter(work, portal_a.PAYER_IDS[n["payer"]], "Claims")
     found = re.search(r"Timely filing limit: (\d+) days from the date of service", chapter)
     if found is None:
         raise ScriptFailed(f"the manual states no filing limit: {chapter[:300]}")

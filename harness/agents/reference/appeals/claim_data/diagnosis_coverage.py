@@ -47,7 +47,7 @@ def covered_prefixes(chapter: str, code: str) -> list[str]:
 def check_policy(work: Work) -> None:
     """The claim's remittance at the payer, then the payer's covered-diagnosis list for the test."""
     steps.check_claim(work, "a", work.need("claim_number"))
-    payer_id = next(pid for pid, name in portal_a.PAYER_NAMES.items() if name == work.need("payer"))
+    payer_id = portal_a.PAYER_IDS[work.need("payer")]
     chapter = portal_a.manual_chapter(work, payer_id, CHAPTER)
     work.notes["covered"] = ", ".join(covered_prefixes(chapter, work.need("test_code")))
 

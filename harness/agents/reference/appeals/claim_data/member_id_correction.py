@@ -22,7 +22,6 @@ from admindesk.harness.agents.reference.work import Work, parse_us_date, us_date
 from admindesk.harness.agents.scripted import ScriptFailed
 
 UNIDENTIFIED = "31"
-PAYER_IDS = {name: payer_id for payer_id, name in portal_a.PAYER_NAMES.items()}
 
 
 def review(work: Work) -> None:
@@ -37,7 +36,7 @@ def review(work: Work) -> None:
 def check_eligibility(work: Work) -> None:
     """The payer's eligibility for the date of service, the member searched by name and date of birth."""
     n, actor = work.notes, work.actor
-    status = portal_a.check_eligibility(work, "", PAYER_IDS[n["payer"]], parse_us_date(n["service_date"]))
+    status = portal_a.check_eligibility(work, "", portal_a.PAYER_IDS[n["payer"]], parse_us_date(n["service_date"]))
     subscriber, relationship = actor.fact("Subscriber").rsplit(" (", 1)
     n.update(elig_status=status, elig_reference=actor.text("p:has-text('Inquiry reference') strong"),
              payer_member=actor.fact("Member ID"), payer_subscriber=subscriber,

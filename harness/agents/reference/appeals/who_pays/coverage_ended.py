@@ -22,7 +22,6 @@ from admindesk.harness.agents.scripted import ScriptFailed
 
 PATIENT_RESPONSIBILITY = "Patient Responsibility"
 ELIGIBILITY_REASON = "Member eligible on date of service"
-PAYER_IDS = {name: payer_id for payer_id, name in portal_a.PAYER_NAMES.items()}
 
 
 def review(work: Work) -> None:
@@ -43,7 +42,7 @@ def _in_force(row: dict[str, str], day: date) -> bool:
 
 def payer_eligibility(work: Work, payer: str, member_id: str, day: date) -> dict[str, str]:
     """An eligibility inquiry at portal A for the date of service: status, coverage dates, reference."""
-    status = portal_a.check_eligibility(work, member_id, PAYER_IDS[payer], day)
+    status = portal_a.check_eligibility(work, member_id, portal_a.PAYER_IDS[payer], day)
     actor = work.actor
     return {"status": status, "begins": actor.fact("Coverage begins"), "ends": actor.fact("Coverage ends"),
             "reference": actor.text("main p strong")}

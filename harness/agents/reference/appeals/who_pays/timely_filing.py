@@ -22,7 +22,6 @@ from admindesk.harness.agents.scripted import ScriptFailed
 WRITE_OFF = "Write-off Requested"
 SUBMISSIONS = "Transmissions of this claim and their acknowledgements"
 SUBMISSION_COLUMNS = ("transmitted", "batch", "clearinghouse", "payer_status", "control_number", "detail", "note")
-PAYER_IDS = {name: payer_id for payer_id, name in portal_a.PAYER_NAMES.items()}
 
 
 def submission_history(work: Work) -> list[dict[str, str]]:
@@ -54,7 +53,7 @@ def review(work: Work) -> None:
 def check_limit(work: Work) -> None:
     """The payer's provider manual (its Claims chapter) for the filing limit; the claim on the portal."""
     n = work.notes
-    chapter = portal_a.manual_chapter(work, PAYER_IDS[n["payer"]], "Claims")
+    chapter = portal_a.manual_chapter(work, portal_a.PAYER_IDS[n["payer"]], "Claims")
     found = re.search(r"Timely filing limit: (\d+) days from the date of service", chapter)
     if found is None:
         raise ScriptFailed(f"the manual states no filing limit: {chapter[:300]}")
