@@ -170,6 +170,13 @@ def open_chart_document(work: Work, doc_key: str, *, download: bool = False) -> 
     return ehr_steps.click_to_download(work, "a.pv-btn[download]", doc_id)
 
 
+def chart_documents(work: Work) -> list[dict[str, str]]:
+    """The chart's Documents tab, its rows by date, type and title."""
+    to_ehr_tab(work)
+    work.actor.click("nav[aria-label='Chart sections'] a:text-is('Documents')")
+    return ehr_steps.table_rows(work, "Documents of the patient", ("Date", "Type", "Title"))
+
+
 def read_chart_document(work: Work, doc_key: str) -> str:
     """A chart document's text, read from its downloaded PDF (whitespace collapsed)."""
     file_name = open_chart_document(work, doc_key, download=True)

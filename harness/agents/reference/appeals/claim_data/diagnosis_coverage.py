@@ -33,6 +33,8 @@ def review(work: Work) -> None:
         raise ScriptFailed(f"expected one test line denied CO-167 or CO-11: {lines}")
     work.notes.update(test_code=lines[0]["code"], billed_diagnoses=lines[0]["diagnoses"])
     ehr_denials.open_remittance(work)
+    work.notes["waivers"] = [row["Title"] for row in ehr_denials.chart_documents(work)
+                             if "waiver" in f"{row['Type']} {row['Title']}".lower()]
     work.notes["visit_note"] = ehr_denials.read_chart_document(work, "visit")
 
 
@@ -75,9 +77,11 @@ def solve(work: Work) -> None:
     head = (f"{where} was denied {n['denials']}: billed with {n['billed_diagnoses']}, which {n['payer']}'s coverage "
             f"policy for {n['test_code']} does not list (covered: {n['covered']}). ")
     if code is None:
+        if n["waivers"]:
+            raise ScriptFailed(f"a member waiver is in the chart ({n['waivers']}): its rule decides, not worked here")
         note = head + ("The encounter note of the date of service documents no covered condition (routine screening "
-                       "only), so no diagnosis may be added: nothing corrected or appealed. No signed waiver for the "
-                       "test is on file, so the patient is not billed. Request: write off the balance.")
+                       "only), so no diagnosis may be added: nothing corrected or appealed. The chart holds no signed "
+                       "waiver for the test, so the patient is not billed. Request: write off the balance.")
         if work.doing("record_write_off"):
             ehr_denials.set_item_status(work, WRITE_OFF)
         if work.doing("explain"):
