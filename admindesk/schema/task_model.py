@@ -86,6 +86,18 @@ class Subtask(BaseModel):
     depends_on: list[str] = Field(default_factory=list)
     category: Category
     checks: list[Check] = Field(min_length=1)
+    # Reading that every route through the subtasks depending on this one does anyway (their
+    # screens show what it reads: the work item shows the denial it concerns), so leaving its
+    # own steps out cannot fail it. `tasks check --ablate` then requires that it still passes.
+    read_on_the_way: bool = False
+
+    @model_validator(mode="after")
+    def _only_views_are_read_on_the_way(self):
+        if self.read_on_the_way and not all(
+                check.kind == "audit" and check.match.get("action") == "view" for check in self.checks):
+            raise ValueError(f"subtask {self.id!r}: read_on_the_way is for a subtask whose checks are all "
+                             "audit checks of views (action: view)")
+        return self
 
 
 class Task(BaseModel):
@@ -128,6 +140,10 @@ class Task(BaseModel):
         if self.checks_withheld and (self.subtasks or self.guards):
             raise ValueError("a task whose checks are withheld lists no subtasks or guards")
         order_subtasks(self.subtasks)
+        depended_on = {name for subtask in self.subtasks for name in subtask.depends_on}
+        for subtask in self.subtasks:
+            if subtask.read_on_the_way and subtask.id not in depended_on:
+                raise ValueError(f"subtask {subtask.id!r} is read_on_the_way but no subtask depends on it")
         seen: set[str] = set()
         for subtask in self.subtasks:
             for index, check in enumerate(subtask.checks, start=1):

@@ -165,6 +165,17 @@ def test_claim_detail_and_remittance_show_codes_and_deadline(app, client):
     assert any(e["record_type"] == "remittance" and e["detail"]["claim_number"] == claim.claim_number for e in events)
 
 
+def test_the_remittance_page_logs_its_claim_as_seen(app, client):
+    claim = first(app, select(Claim).join(Remittance).where(Claim.status == "Denied").order_by(Claim.claim_number))
+    client.get(f"/claims/{claim.claim_number}/remittance")
+    era_view, claim_view = client.snapshot()["audit_events"][-2:]
+    assert era_view["record_type"] == "remittance"
+    # The EOB repeats the claim's lines and denial codes: reading it is reading the claim.
+    assert (claim_view["action"], claim_view["record_type"], claim_view["record_id"]) == \
+        ("view", "claim", claim.claim_number)
+    assert claim_view["detail"] == {"shown_on": "remittance"}
+
+
 def test_remittance_of_pending_claim_redirects_with_message(app, client):
     claim = first(app, select(Claim).where(Claim.status == "Pending"))
     response = client.get(f"/claims/{claim.claim_number}/remittance", follow_redirects=True)

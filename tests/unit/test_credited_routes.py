@@ -279,3 +279,51 @@ def test_the_ehr_recording_the_payers_own_decision_passes(task_id, ehr, payer):
 ])
 def test_a_decision_or_number_the_payer_did_not_give_fails(ehr, payer):
     assert not check_passes("pa-medium-03", PAYER_DECISION, pend_result("pa-medium-03", *ehr, *payer))
+
+
+# ---- the denial read wherever the EHR shows it --------------------------------------------
+
+APPEALS = sorted(path.stem for path in (TASKS / "appeals").glob("appeal-*.yaml"))
+
+
+def denial_reads(task_id: str) -> list:
+    """The task's checks that the denied claim or its remittance was read in the EHR."""
+    claim_ids = ids(task_id)
+    denied = {claim_ids["claims"]["denied"], claim_ids.get("remittances", {}).get("denied")}
+    task = _task(task_id)
+    view = EpisodeView(record=EpisodeRecord(task_id=task_id), case=case_values(task))
+    return [check for check in task.checks() if check.kind == "audit" and check.app == "ehr_web"
+            and check.match.get("record_type") in ("claim", "remittance")
+            and view.resolve(check.match.get("record_id")) in denied]
+
+
+def page_views(task_id: str, page: str) -> dict:
+    """The access-log rows one opening of the page writes (the page's record, then the claim it shows)."""
+    claim = ids(task_id)["claims"]["denied"]
+    own = {"work_item": ("work_item", "1"), "claim": ("claim", claim), "remittance": ("remittance", "ERA-1")}[page]
+    rows = [{"id": 1, "action": "view", "record_type": own[0], "record_id": own[1], "path": f"/{page}"}]
+    if page != "claim":
+        rows.append({"id": 2, "action": "view", "record_type": "claim", "record_id": claim, "path": f"/{page}",
+                     "detail": {"shown_on": page}})
+    return {"ehr_web": {"audit_events": rows}}
+
+
+@pytest.mark.parametrize("page", ["work_item", "claim", "remittance"])
+@pytest.mark.parametrize("task_id", APPEALS)
+def test_the_denial_counts_as_read_on_any_page_that_shows_it(task_id, page):
+    for check in denial_reads(task_id):
+        assert check_passes(task_id, check.description, page_views(task_id, page)), (task_id, check.id)
+
+
+def test_the_denial_is_not_read_without_opening_it():
+    reads = denial_reads("appeal-medium-10")
+    assert reads and not any(check_passes("appeal-medium-10", check.description, {"ehr_web": {"audit_events": []}})
+                             for check in reads)
+
+
+@pytest.mark.parametrize("tab", ["summary", "remittance", "timeline"])
+def test_the_claim_looked_up_at_the_payer_on_any_tab_counts(tab):
+    claim = ids("appeal-medium-10")["claims"]["denied"]
+    view = {"id": 1, "action": "view", "record_type": "claim", "record_id": claim, "tab": tab, "path": "/claims"}
+    assert check_passes("appeal-medium-10", "the claim was looked up in the payer portal",
+                        {"payer_portal_a": {"audit_events": [view]}})

@@ -5,7 +5,7 @@ from flask import Blueprint, flash, redirect, url_for
 from sqlalchemy import select
 
 from admindesk.envs.common import clock
-from admindesk.envs.common.audit import describe
+from admindesk.envs.common.audit import also_viewed, describe
 from admindesk.envs.common.code_sets import CARC, RARC
 from admindesk.envs.common.web import db, get_or_404
 from admindesk.envs.ehr_web import balance_transfers, claim_rebill
@@ -99,6 +99,8 @@ def remittance(claim_number: str):
         flash("No remittance has been received for this claim yet.", "info")
         return redirect(url_for("billing.claim_detail", claim_number=claim.claim_number))
     describe(record_type="remittance", record_id=claim.remittance.id, claim_number=claim.claim_number)
+    # The EOB repeats the claim's header and lines: the access log counts the claim as seen.
+    also_viewed(record_type="claim", record_id=claim.claim_number, shown_on="remittance")
     carc, rarc = code_descriptions(claim)
     return render_chart(patient_or_404(claim.mrn), "billing", "remittance.html", claim=claim, era=claim.remittance,
                         carc=carc, rarc=rarc, denials=denials(claim))

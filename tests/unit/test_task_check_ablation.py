@@ -1,0 +1,84 @@
+"""`tasks check --ablate`: a skipped subtask must fail the task, except reading done on the way
+(`read_on_the_way`), which must instead still pass; the task file model says where that may be."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from pydantic import ValidationError
+
+from admindesk.harness.task_tools import check as task_check
+from admindesk.schema.task_model import Task, load_task_file
+from tests.unit.test_credited_routes import TASKS
+
+READ_ON_THE_WAY = TASKS / "appeals" / "appeal-easy-05.yaml"
+
+
+def fake_outcome(result: str, subtasks: dict[str, str]) -> SimpleNamespace:
+    failing = next((name for name, outcome in subtasks.items() if outcome == "fail"), None)
+    summary = SimpleNamespace(result=result, first_failing_subtask=failing, steps=1, error=None, agent_note=None,
+                              final_snapshot_hashes={})
+    score = SimpleNamespace(outcome=result, subtasks=[SimpleNamespace(id=name, outcome=outcome)
+                                                      for name, outcome in subtasks.items()])
+    return SimpleNamespace(summary=summary, score=score)
+
+
+@pytest.fixture
+def skip_results(monkeypatch):
+    """Fake episodes: the reference passes, controls fail, a skip run gives what the test sets."""
+    task = load_task_file(READ_ON_THE_WAY)
+    names = [subtask.id for subtask in task.subtasks]
+    skipped_results: dict[str, str] = {}
+
+    def run(agent, tasks, out_dir, *, agent_options, env, keep_screenshots):
+        skipped = agent_options.get("skip")
+        if agent != "reference":
+            return [fake_outcome("fail", dict.fromkeys(names, "fail"))]
+        if skipped is None:
+            return [fake_outcome("pass", dict.fromkeys(names, "pass"))]
+        result = skipped_results.get(skipped, "fail")
+        return [fake_outcome(result, dict.fromkeys(names, result))]
+
+    monkeypatch.setattr(task_check.runner_local, "run", run)
+    return task, skipped_results
+
+
+def test_reading_on_the_way_must_still_pass_when_its_steps_are_skipped(skip_results, tmp_path):
+    task, skipped_results = skip_results
+    assert task.subtasks[0].read_on_the_way
+    skipped_results["review_denial"] = "pass"
+    assert task_check.check_task(None, task, tmp_path, ablate=True).problems == []
+    skipped_results["review_denial"] = "fail"
+    problems = task_check.check_task(None, task, tmp_path, ablate=True).problems
+    assert problems == ["skip:review_denial: it is read on the way, yet leaving it out failed the task "
+                        "at review_denial"]
+
+
+def test_any_other_subtask_whose_skip_passes_is_a_problem(skip_results, tmp_path):
+    task, skipped_results = skip_results
+    skipped_results.update({"review_denial": "pass", "check_eligibility": "pass"})
+    problems = task_check.check_task(None, task, tmp_path, ablate=True).problems
+    assert problems == ["skip:check_eligibility: the task was not failed"]
+
+
+def _with_first_subtask(**changes) -> dict:
+    data = load_task_file(READ_ON_THE_WAY).model_dump(mode="json", exclude_none=True)
+    data["subtasks"][0].update(changes)
+    return data
+
+
+def test_only_a_subtask_of_views_is_read_on_the_way():
+    extra = {"kind": "query", "description": "a note exists", "app": "ehr_web", "query": "notes", "op": "count",
+             "min": 1}
+    data = _with_first_subtask()
+    data["subtasks"][0]["checks"].append(extra)
+    with pytest.raises(ValidationError, match="read_on_the_way is for a subtask whose checks are all"):
+        Task.model_validate(data)
+
+
+def test_reading_on_the_way_needs_later_work_that_depends_on_it():
+    data = _with_first_subtask()
+    for subtask in data["subtasks"][1:]:
+        subtask["depends_on"] = [name for name in subtask["depends_on"] if name != "review_denial"]
+    with pytest.raises(ValidationError, match="read_on_the_way but no subtask depends on it"):
+        Task.model_validate(data)
