@@ -88,7 +88,7 @@ class Subtask(BaseModel):
     checks: list[Check] = Field(min_length=1)
     # Reading that every route through the subtasks depending on this one does anyway (their
     # screens show what it reads: the work item shows the denial it concerns), so leaving its
-    # own steps out cannot fail it. `tasks check --ablate` then requires that it still passes.
+    # own steps out cannot fail it: `tasks check --ablate` does not ablate it.
     read_on_the_way: bool = False
 
     @model_validator(mode="after")

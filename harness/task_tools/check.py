@@ -4,8 +4,8 @@ For every task: the reference must pass every deterministic check and guard (`pa
 `unjudged`); noop, notes-only and wrong-patient must fail it; do-it-anyway must fail the
 tasks where the right move is to file nothing. With ablation, the reference runs once
 per subtask with that subtask's actions skipped: the subtask must fail, and so must the
-task; a subtask read on the way (the later work shows what it reads) must instead still
-pass, which proves that claim. Everything runs on one Env, one episode at a time (or on one Env per worker).
+task (a subtask read on the way, whose pages the later work shows anyway, is not ablated).
+Everything runs on one Env, one episode at a time (or on one Env per worker).
 
 A task's verdict is kept in its folder (verdict.json, with the task's digest and the
 commit that checked it); checking into the same folder again reuses a verdict without
@@ -133,15 +133,12 @@ def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool, rerun: bool
         if episode(control, control).summary.result != "fail":
             verdict.problems.append(f"{control} was not failed")
     if ablate:
-        for subtask in order_subtasks(task.subtasks):
+        # Reading done on the way is not ablated: its checks, views of what the later work shows,
+        # cannot tell its steps from that work's (and the reference's later phases use what it read).
+        for subtask in [s for s in order_subtasks(task.subtasks) if not s.read_on_the_way]:
             label = f"skip:{subtask.id}"
             outcome = episode("reference", label, skip=subtask.id)
             score: TaskResult | None = outcome.score
-            if subtask.read_on_the_way:
-                if outcome.summary.result not in ("pass", "unjudged"):
-                    verdict.problems.append(f"{label}: it is read on the way, yet leaving it out failed the task "
-                                            f"at {outcome.summary.first_failing_subtask}")
-                continue
             if score is None or score.outcome != "fail":
                 verdict.problems.append(f"{label}: the task was not failed")
                 continue

@@ -315,6 +315,14 @@ def test_the_denial_counts_as_read_on_any_page_that_shows_it(task_id, page):
         assert check_passes(task_id, check.description, page_views(task_id, page)), (task_id, check.id)
 
 
+@pytest.mark.parametrize("task_id", APPEALS)
+def test_reading_on_the_way_is_only_the_denial_read_that_the_page_tests_prove(task_id):
+    proven = {check.id for check in denial_reads(task_id)}
+    for subtask in _task(task_id).subtasks:
+        if subtask.read_on_the_way:
+            assert {check.id for check in subtask.checks} <= proven, (task_id, subtask.id)
+
+
 def test_the_denial_is_not_read_without_opening_it():
     reads = denial_reads("appeal-medium-10")
     assert reads and not any(check_passes("appeal-medium-10", check.description, {"ehr_web": {"audit_events": []}})
