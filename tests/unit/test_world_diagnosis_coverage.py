@@ -2,6 +2,7 @@
 audit's check that a CO-167/CO-11 denial of a listed test carries no covered diagnosis."""
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from types import SimpleNamespace
 
@@ -34,6 +35,19 @@ def test_an_unknown_key_names_the_entry(tmp_path):
     bad = tmp_path / "coverage.yaml"
     bad.write_text('- {code: "84443", title: TSH, covered: [E03], covred: [E05]}\n')
     with pytest.raises(ValueError, match="84443.*covred"):
+        load_diagnosis_coverage.__wrapped__(bad)
+
+
+@pytest.mark.parametrize("text, message", [
+    ('- {code: "84443", title: TSH}\n', "entry '84443' covered: Field required"),
+    ('- {code: "8444", title: TSH, covered: [E03]}\n', "entry '8444' code: String should match"),
+    ('- just a line\n', "entry 1: Input should be a valid dictionary"),
+    ('code: "84443"\n', "the file: Input should be a valid list"),
+])
+def test_a_bad_policy_file_names_the_entry_and_the_field(tmp_path, text, message):
+    bad = tmp_path / "coverage.yaml"
+    bad.write_text(text)
+    with pytest.raises(ValueError, match=re.escape(f"coverage.yaml: {message}")):
         load_diagnosis_coverage.__wrapped__(bad)
 
 
