@@ -290,7 +290,8 @@ def case(task_id: str, tasks_dir: Path, cache_dir: Path | None) -> None:
               help="Tasks checked at once, each worker with its own apps and browser.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the episodes and each task's verdict are kept (default: a temporary folder); "
-                   "checking into it again reuses the verdicts without problems of unchanged tasks.")
+                   "checking into it again reuses the verdicts without problems of unchanged tasks, and a "
+                   "deeper check (--ablate, a rerun) builds on a shallower one's reference and controls.")
 @TASKS_DIR_OPTION
 def check(selection: str, ablate: bool, rerun: bool, sample_size: int | None, day, workers: int,
           out_dir: Path | None, tasks_dir: Path) -> None:
@@ -318,7 +319,9 @@ def check(selection: str, ablate: bool, rerun: bool, sample_size: int | None, da
                                      echo=click.echo)
     bad = [v for v in verdicts if v.problems]
     reused = [v for v in verdicts if v.reused_from]
+    deepened = [v for v in verdicts if v.deepened_from]
+    earlier = [f"{len(reused)} verdict(s) reused"] * bool(reused) + [f"{len(deepened)} deepened"] * bool(deepened)
     click.echo(f"{len(verdicts) - len(bad)}/{len(verdicts)} task(s) proven in {wall:.0f} s"
-               + (f" ({len(reused)} verdict(s) reused from earlier checks in {out_dir})" if reused else ""))
+               + (f" ({', '.join(earlier)} from earlier checks in {out_dir})" if earlier else ""))
     if bad:
         raise click.ClickException(f"{len(bad)} task(s) with problems: {', '.join(v.task_id for v in bad)}")

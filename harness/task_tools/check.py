@@ -10,7 +10,9 @@ Everything runs on one Env, one episode at a time (or on one Env per worker).
 A task's verdict is kept in its folder (verdict.json, with the task's digest and the
 commit that checked it); checking into the same folder again reuses a verdict without
 problems for an unchanged task (and no fewer reruns or ablations), so a long check can be
-stopped and resumed, and a rerun only repeats what failed.
+stopped and resumed, and a rerun only repeats what failed. A deeper check of a task whose
+shallower verdict has no problems builds on it: its reference and controls stand, and only
+the rerun (against the kept reference episode's final state) and the ablations run.
 """
 from __future__ import annotations
 
@@ -68,6 +70,7 @@ class TaskCheck:
     outcomes: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     reused_from: str | None = None  # the commit of an earlier check whose verdict was reused
+    deepened_from: str | None = None  # the commit of an earlier, shallower check this one built on
 
 
 def task_digest(task: Task) -> str:
@@ -82,39 +85,66 @@ def save_verdict(folder: Path, task: Task, verdict: TaskCheck, *, ablate: bool, 
     (folder / VERDICT_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
 
 
-def stored_verdict(folder: Path, task: Task, *, ablate: bool, rerun: bool) -> TaskCheck | None:
-    """An earlier verdict without problems on this very task, at least as deep as asked."""
+def _stored_record(folder: Path, task: Task) -> dict | None:
+    """The earlier verdict's record on this very task, if it found no problem."""
     try:
         record = json.loads((folder / VERDICT_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if record.get("task_sha256") != task_digest(task) or record.get("problems") \
-            or (ablate and not record.get("ablate")) or (rerun and not record.get("rerun")):
+    if record.get("task_sha256") != task_digest(task) or record.get("problems"):
+        return None
+    return record
+
+
+def stored_verdict(folder: Path, task: Task, *, ablate: bool, rerun: bool) -> TaskCheck | None:
+    """An earlier verdict without problems on this very task, at least as deep as asked."""
+    record = _stored_record(folder, task)
+    if record is None or (ablate and not record.get("ablate")) or (rerun and not record.get("rerun")):
         return None
     return TaskCheck(task.id, dict(record["outcomes"]), [], reused_from=record.get("commit") or "unknown")
+
+
+@dataclass
+class EarlierCheck:
+    """A shallower earlier check without problems, to deepen: its outcomes stand, the reference's
+    final state (kept in its episode folder) is what a rerun must reproduce."""
+
+    outcomes: dict[str, str]
+    reference_hashes: dict[str, str]
+    ablated: bool
+    rerun: bool
+    commit: str
+
+
+def earlier_check(folder: Path, task: Task) -> EarlierCheck | None:
+    """The check a deeper one can build on: a verdict without problems whose reference episode is kept."""
+    record = _stored_record(folder, task)
+    try:
+        reference = json.loads((folder / "reference" / "run.json").read_text(encoding="utf-8"))["episodes"][0]
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+    if record is None or not reference.get("final_snapshot_hashes"):
+        return None
+    return EarlierCheck(dict(record["outcomes"]), reference["final_snapshot_hashes"], bool(record.get("ablate")),
+                        bool(record.get("rerun")), record.get("commit") or "unknown")
 
 
 def _outcome(result: runner_local.EpisodeOutcome) -> str:
     return result.summary.result
 
 
-def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool, rerun: bool = False) -> TaskCheck:
+def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool, rerun: bool = False,
+               earlier: EarlierCheck | None = None) -> TaskCheck:
     """Run the reference, the controls and (if asked) the ablations and a second reference
-    run, whose final state must hash the same as the first's."""
+    run, whose final state must hash the same as the first's. Given an `earlier` shallower
+    check of the task, only what it did not run is run."""
+    if earlier is not None:
+        verdict = TaskCheck(task.id, dict(earlier.outcomes), deepened_from=earlier.commit)
+        _deepen(env, task, out_dir, verdict, earlier.reference_hashes, ablate=ablate and not earlier.ablated,
+                rerun=rerun and not earlier.rerun)
+        return verdict
     verdict = TaskCheck(task.id)
-
-    def episode(agent: str, label: str, **options) -> runner_local.EpisodeOutcome:
-        for _attempt in range(2):
-            outcome = runner_local.run(agent, [task], out_dir / label, agent_options=options, env=env,
-                                       keep_screenshots=False)[0]
-            # A first reset that builds a case's world can outlast the reset timeout on a loaded
-            # machine; the build finishes anyway, so one retry tells the app from the agent.
-            if "failed to reset" not in (outcome.summary.error or ""):
-                break
-        verdict.outcomes[label] = _outcome(outcome)
-        return outcome
-
-    reference = episode("reference", "reference")
+    reference = run_episode(env, task, out_dir, verdict, "reference")
     if reference.summary.result not in ("pass", "unjudged"):
         note = reference.summary.agent_note or reference.summary.error or ""
         verdict.problems.append(f"reference {reference.summary.result} at "
@@ -122,33 +152,55 @@ def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool, rerun: bool
     if reference.summary.steps * BUDGET_SLACK > task.max_steps:
         verdict.problems.append(f"the reference used {reference.summary.steps} of {task.max_steps} steps: the "
                                 f"budget leaves an agent less than {BUDGET_SLACK - 1:.0%} over the reference")
-    if rerun:
-        again = episode("reference", "reference-rerun")
-        if again.summary.final_snapshot_hashes != reference.summary.final_snapshot_hashes:
-            changed = sorted(app for app, digest in again.summary.final_snapshot_hashes.items()
-                             if reference.summary.final_snapshot_hashes.get(app) != digest)
-            verdict.problems.append(f"the reference's rerun ended in a different state in {', '.join(changed)}")
     controls = list(CONTROLS) + (["do-it-anyway"] if files_nothing(task) else [])
     for control in controls:
-        if episode(control, control).summary.result != "fail":
+        if run_episode(env, task, out_dir, verdict, control).summary.result != "fail":
             verdict.problems.append(f"{control} was not failed")
-    if ablate:
-        # Reading done on the way is not ablated: its checks, views of what the later work shows,
-        # cannot tell its steps from that work's (and the reference's later phases use what it read).
-        for subtask in [s for s in order_subtasks(task.subtasks) if not s.read_on_the_way]:
-            label = f"skip:{subtask.id}"
-            outcome = episode("reference", label, skip=subtask.id)
-            score: TaskResult | None = outcome.score
-            if score is None or score.outcome != "fail":
-                verdict.problems.append(f"{label}: the task was not failed")
-                continue
-            by_id = {s.id: s.outcome for s in score.subtasks}
-            if by_id[subtask.id] == "pass":
-                verdict.problems.append(f"{label}: the skipped subtask still passed")
-            still = sorted(d for d in dependents(task, subtask.id) if by_id[d] == "pass")
-            if still:
-                verdict.problems.append(f"{label}: subtasks depending on it still passed: {', '.join(still)}")
+    _deepen(env, task, out_dir, verdict, reference.summary.final_snapshot_hashes, ablate=ablate, rerun=rerun)
     return verdict
+
+
+def run_episode(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, agent: str, label: str | None = None,
+                **options) -> runner_local.EpisodeOutcome:
+    """One episode of `agent` on the task, its outcome recorded in the verdict under `label`."""
+    label = label or agent
+    for _attempt in range(2):
+        outcome = runner_local.run(agent, [task], out_dir / label, agent_options=options, env=env,
+                                   keep_screenshots=False)[0]
+        # A first reset that builds a case's world can outlast the reset timeout on a loaded
+        # machine; the build finishes anyway, so one retry tells the app from the agent.
+        if "failed to reset" not in (outcome.summary.error or ""):
+            break
+    verdict.outcomes[label] = _outcome(outcome)
+    return outcome
+
+
+def _deepen(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, reference_hashes: dict[str, str], *,
+            ablate: bool, rerun: bool) -> None:
+    """The second reference run (same final state as `reference_hashes`) and the ablations."""
+    if rerun:
+        again = run_episode(env, task, out_dir, verdict, "reference", "reference-rerun")
+        if again.summary.final_snapshot_hashes != reference_hashes:
+            changed = sorted(app for app, digest in again.summary.final_snapshot_hashes.items()
+                             if reference_hashes.get(app) != digest)
+            verdict.problems.append(f"the reference's rerun ended in a different state in {', '.join(changed)}")
+    if not ablate:
+        return
+    # Reading done on the way is not ablated: its checks, views of what the later work shows,
+    # cannot tell its steps from that work's (and the reference's later phases use what it read).
+    for subtask in [s for s in order_subtasks(task.subtasks) if not s.read_on_the_way]:
+        label = f"skip:{subtask.id}"
+        outcome = run_episode(env, task, out_dir, verdict, "reference", label, skip=subtask.id)
+        score: TaskResult | None = outcome.score
+        if score is None or score.outcome != "fail":
+            verdict.problems.append(f"{label}: the task was not failed")
+            continue
+        by_id = {s.id: s.outcome for s in score.subtasks}
+        if by_id[subtask.id] == "pass":
+            verdict.problems.append(f"{label}: the skipped subtask still passed")
+        still = sorted(d for d in dependents(task, subtask.id) if by_id[d] == "pass")
+        if still:
+            verdict.problems.append(f"{label}: subtasks depending on it still passed: {', '.join(still)}")
 
 
 def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (), rerun: Collection[str] = (),
@@ -159,33 +211,36 @@ def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (
     suite order and the wall time in seconds."""
     started = time.perf_counter()
     verdicts: list[TaskCheck] = []
-    to_check = []
+    to_check: list[tuple[Task, EarlierCheck | None]] = []
     for task in tasks:
-        earlier = stored_verdict(out_dir / task.id, task, ablate=task.id in ablate, rerun=task.id in rerun)
-        if earlier is None:
-            to_check.append(task)
+        stored = stored_verdict(out_dir / task.id, task, ablate=task.id in ablate, rerun=task.id in rerun)
+        if stored is None:
+            to_check.append((task, earlier_check(out_dir / task.id, task)))
         else:
-            verdicts.append(earlier)
-            echo(format_row(earlier))
+            verdicts.append(stored)
+            echo(format_row(stored))
 
-    def finished(task: Task, verdict: TaskCheck) -> None:
-        save_verdict(out_dir / task.id, task, verdict, ablate=task.id in ablate, rerun=task.id in rerun)
+    def finished(task: Task, earlier: EarlierCheck | None, verdict: TaskCheck) -> None:
+        # A deepened check is as deep as what it asked plus what the earlier check had run.
+        save_verdict(out_dir / task.id, task, verdict, ablate=task.id in ablate or bool(earlier and earlier.ablated),
+                     rerun=task.id in rerun or bool(earlier and earlier.rerun))
         verdicts.append(verdict)
         echo(format_row(verdict))
 
     if workers == 1 and to_check:
         with Env("screenshot", tasks_dir=tasks_dir) as env:
-            for task in to_check:
-                finished(task, check_task(env, task, out_dir / task.id, ablate=task.id in ablate,
-                                          rerun=task.id in rerun))
+            for task, earlier in to_check:
+                finished(task, earlier, check_task(env, task, out_dir / task.id, ablate=task.id in ablate,
+                                                   rerun=task.id in rerun, earlier=earlier))
     elif to_check:
         spawn = multiprocessing.get_context("spawn")  # a clean interpreter per worker: no inherited browser threads
         with ProcessPoolExecutor(workers, mp_context=spawn, initializer=_start_worker_env,
                                  initargs=(tasks_dir,)) as pool:
-            pending = {pool.submit(_check_in_worker, task, out_dir / task.id, task.id in ablate, task.id in rerun): task
-                       for task in to_check}
+            pending = {pool.submit(_check_in_worker, task, out_dir / task.id, task.id in ablate, task.id in rerun,
+                                   earlier): (task, earlier)
+                       for task, earlier in to_check}
             for future in as_completed(pending):
-                finished(pending[future], future.result())
+                finished(*pending[future], future.result())
     order = {task.id: n for n, task in enumerate(tasks)}
     return sorted(verdicts, key=lambda verdict: order[verdict.task_id]), time.perf_counter() - started
 
@@ -199,8 +254,8 @@ def _start_worker_env(tasks_dir: Path | None) -> None:
     atexit.register(_worker_env.close)
 
 
-def _check_in_worker(task: Task, out_dir: Path, ablate: bool, rerun: bool) -> TaskCheck:
-    return check_task(_worker_env, task, out_dir, ablate=ablate, rerun=rerun)
+def _check_in_worker(task: Task, out_dir: Path, ablate: bool, rerun: bool, earlier: EarlierCheck | None) -> TaskCheck:
+    return check_task(_worker_env, task, out_dir, ablate=ablate, rerun=rerun, earlier=earlier)
 
 
 def format_row(verdict: TaskCheck) -> str:
@@ -208,6 +263,8 @@ def format_row(verdict: TaskCheck) -> str:
     cells = "  ".join(f"{label}={outcome}" for label, outcome in verdict.outcomes.items())
     status = "OK" if not verdict.problems else "PROBLEM: " + "; ".join(verdict.problems)
     earlier = f"  (verdict of an earlier check at {verdict.reused_from[:12]})" if verdict.reused_from else ""
+    if verdict.deepened_from:
+        earlier = f"  (reference and controls of an earlier check at {verdict.deepened_from[:12]})"
     return f"{verdict.task_id:<14} {cells}  {status}{earlier}"
 
 
