@@ -26,6 +26,7 @@ from pathlib import Path
 from admindesk.envs.world import DEFAULT_SEED, WORLD_ANCHOR, build_world, ncci
 from admindesk.envs.world.audit_rules.diagnosis import KINDS as DIAGNOSIS_KINDS, audit_diagnosis_denials
 from admindesk.envs.world.audit_rules.enrollment import KINDS as ENROLLMENT_KINDS, audit_enrollments
+from admindesk.envs.world.audit_rules.eob_faxes import KINDS as EOB_FAX_KINDS, audit_eob_faxes
 from admindesk.envs.world.audit_rules.injury import KINDS as INJURY_KINDS, audit_injuries
 from admindesk.envs.world.audit_rules.inpatient import KINDS as INPATIENT_KINDS, audit_inpatient
 from admindesk.envs.world.audit_rules.ndc import KINDS as NDC_KINDS, audit_ndc_denials
@@ -94,6 +95,7 @@ KINDS = {
     **INJURY_KINDS,
     **NDC_KINDS,
     **DIAGNOSIS_KINDS,
+    **EOB_FAX_KINDS,
     **ENROLLMENT_KINDS,
 }
 OPEN_ORDER_STATUSES = ("Ordered", "Scheduled")
@@ -417,6 +419,7 @@ def audit_world(world: World, today: date | None = None) -> AuditReport:
     audit_injuries(world, report)
     audit_ndc_denials(world, report)
     audit_diagnosis_denials(world, report)
+    audit_eob_faxes(world, report)
     audit_enrollments(world, report)
     return report
 

@@ -244,6 +244,13 @@ def _inject(world, kind):
         late = claim.service_date + timedelta(days=1)
         late_one = ProviderEnrollment(claim.rendering_npi, claim.payer_id, late, late, "Participating", late, None)
         return replace(world, provider_enrollments=(*enrollments, late_one)), claim.claim_number
+    if kind == "eob_fax_disagrees":
+        # The primary's EOB faxed in for a paid claim, stating a cent more than the claim was paid.
+        claim = next(c for c in world.claims if c.status == "Paid" and c.lines[0].paid > 0)
+        page = (f"Explanation of Benefits\nDate of service: {claim.service_date.isoformat()}   Service: "
+                f"{claim.lines[0].code}\nPaid to provider: {sum(line.paid for line in claim.lines) + 0.01:.2f}")
+        fax = replace(world.faxes[0], id="FAX-EOB-1", kind="misc", mrn=claim.mrn, pages_text=(page,))
+        return replace(world, faxes=(*world.faxes, fax)), fax.id
     raise AssertionError(f"no injection for {kind}")
 
 
