@@ -127,7 +127,7 @@ def attach(work: Work) -> None:
     """The written order, and the second document type the policy asks for."""
     actor = work.actor
     actor.upload("input[name=written_order]", work.need("file:written_order"))
-    for document_type in work.notes["attach_as"].split(", "):
+    for document_type in work.need("attach_as").split(", "):
         source = ATTACHMENT_SOURCES.get(document_type)
         if source and f"file:{source}" in work.notes:
             actor.select_option("select[name=document_type_2]", document_type)
