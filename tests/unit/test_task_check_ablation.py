@@ -60,23 +60,21 @@ def test_any_other_subtask_whose_skip_passes_is_a_problem(skip_results, tmp_path
     assert problems == ["skip:check_eligibility: the task was not failed"]
 
 
-def _with_first_subtask(**changes) -> dict:
-    data = load_task_file(READ_ON_THE_WAY).model_dump(mode="json", exclude_none=True)
-    data["subtasks"][0].update(changes)
-    return data
+def _task_data() -> dict:
+    return load_task_file(READ_ON_THE_WAY).model_dump(mode="json", exclude_none=True)
 
 
 def test_only_a_subtask_of_views_is_read_on_the_way():
     extra = {"kind": "query", "description": "a note exists", "app": "ehr_web", "query": "notes", "op": "count",
              "min": 1}
-    data = _with_first_subtask()
+    data = _task_data()
     data["subtasks"][0]["checks"].append(extra)
     with pytest.raises(ValidationError, match="read_on_the_way is for a subtask whose checks are all"):
         Task.model_validate(data)
 
 
 def test_reading_on_the_way_needs_later_work_that_depends_on_it():
-    data = _with_first_subtask()
+    data = _task_data()
     for subtask in data["subtasks"][1:]:
         subtask["depends_on"] = [name for name in subtask["depends_on"] if name != "review_denial"]
     with pytest.raises(ValidationError, match="read_on_the_way but no subtask depends on it"):
