@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import pytest
 from pydantic import ValidationError
 
+from admindesk.harness.agents.reference.work import ReadNotes, SkippedPhase
 from admindesk.harness.task_tools import check as task_check
 from admindesk.schema.task_model import Task, load_task_file
 from tests.unit.test_credited_routes import TASKS
@@ -79,3 +80,15 @@ def test_reading_on_the_way_needs_later_work_that_depends_on_it():
         subtask["depends_on"] = [name for name in subtask["depends_on"] if name != "review_denial"]
     with pytest.raises(ValidationError, match="read_on_the_way but no subtask depends on it"):
         Task.model_validate(data)
+
+
+def test_a_note_a_skipped_phase_never_wrote_stops_the_ablated_reference_cleanly():
+    skipped: list[str] = []
+    notes = ReadNotes(skipped)
+    with pytest.raises(KeyError):  # nothing skipped: a missing note is the solution's bug
+        notes["attach_as"]
+    skipped.append("check_requirements")
+    with pytest.raises(SkippedPhase, match="attach_as was never read .*check_requirements skipped"):
+        notes["attach_as"]
+    notes["attach_as"] = "Detailed written order"
+    assert notes["attach_as"] == "Detailed written order" and notes.get("missing") is None

@@ -21,6 +21,20 @@ class SkippedPhase(ScriptFailed):
     """A later step needed what a skipped (ablated) phase would have produced."""
 
 
+class ReadNotes(dict):
+    """What an episode read off the pages, by name. Reading a name no phase wrote is
+    SkippedPhase in an ablation (the skipped phase would have written it), a KeyError otherwise."""
+
+    def __init__(self, skipped: list[str]) -> None:
+        super().__init__()
+        self.skipped = skipped
+
+    def __missing__(self, key: str) -> str:
+        if self.skipped:
+            raise SkippedPhase(f"{key} was never read (phase {', '.join(self.skipped)} skipped)")
+        raise KeyError(key)
+
+
 class PageActor(ScriptedActor):
     """A ScriptedActor with the readers and gestures the apps' screens call for."""
 
@@ -86,7 +100,7 @@ class Work:
         self.actor = PageActor(env)
         self.skip, self.route = skip, route
         self.skipped: list[str] = []
-        self.notes: dict[str, str] = {}  # what was read off the pages, by name
+        self.notes = ReadNotes(self.skipped)
 
     def doing(self, subtask: str) -> bool:
         """Whether to carry out `subtask`'s actions (False only for the ablated one)."""
@@ -99,8 +113,6 @@ class Work:
 
     def need(self, key: str) -> str:
         """A value an earlier phase read off a page; SkippedPhase when that phase was skipped."""
-        if key not in self.notes:
-            raise SkippedPhase(f"{key} was never read (phase {', '.join(self.skipped) or '?'} skipped)")
         return self.notes[key]
 
     def open_app_tab(self, label: str, note_key: str) -> None:
