@@ -16,22 +16,22 @@ import time
 from pathlib import Path
 
 from admindesk.envs.world import generate_world
-from admindesk.harness.env.services import APP_NAMES, Services, bench_call, default_launcher
+from admindesk.harness.env.services import APP_NAMES, Services, default_launcher
 from admindesk.schema.task_model import TASKS_ROOT
 
 TARGET_MS = 50.0
 
 
 def time_resets(services: Services, app: str, count: int, task: str | None) -> tuple[list[float], int]:
-    port = services.ports[app]
+    bench_api = services.processes[app]
     body = {"now": "2026-11-16T09:00:00", **({"task": task} if task else {})}
-    bench_call(port, services.token, "POST", "/_bench/reset", body)  # warm-up
+    bench_api.bench("POST", "/_bench/reset", body)  # warm-up
     timings = []
     for _ in range(count):
         started = time.perf_counter()
-        bench_call(port, services.token, "POST", "/_bench/reset", body)
+        bench_api.bench("POST", "/_bench/reset", body)
         timings.append((time.perf_counter() - started) * 1000)
-    snapshot = bench_call(port, services.token, "GET", "/_bench/snapshot")
+    snapshot = bench_api.bench("GET", "/_bench/snapshot")
     rows = sum(len(v) for k, v in snapshot.items() if k != "_meta")
     return timings, rows
 

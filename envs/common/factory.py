@@ -29,6 +29,7 @@ from admindesk.envs.common.request_guards import (
     BoundedIntConverter,
     DoubleSubmitGuard,
     guard_bench_paths,
+    keep_browsers_off_apis,
     keep_redirects_out_of_bench,
     refuse_overlong_fields,
 )
@@ -163,6 +164,7 @@ def create_app(spec: AppSpec, config: AppConfig) -> Flask:
     # then the request is pinned, so the login check, the view and its audit row share one
     # database.
     app.before_request(guard_bench_paths)
+    app.before_request(keep_browsers_off_apis)
     app.before_request(kit.db.pin_request)
     csrf = CSRFProtect(app)
     csrf.exempt(bench)

@@ -5,6 +5,7 @@
   and no redirect an app answers points there or to another host (a `next` in a form or a
   query is data a page can set, and the browser follows a redirect without the harness
   seeing it).
+- The apps' APIs answer API clients, not browsers: the screens' agent is kept off them.
 - Integer URL parts beyond SQLite's range are "not found", not a database overflow.
 - A text field too long for any form is refused with a message naming the field.
 - An identical form posted again right after it succeeded is not applied twice.
@@ -20,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 from flask import abort, current_app, flash, g, redirect, render_template, request, session, url_for
 from werkzeug.routing import IntegerConverter
 
+from admindesk.envs.common.api_access import is_api_endpoint
 from admindesk.envs.common.messages import message
 
 BENCH_SEGMENT = "_bench"
@@ -75,6 +77,15 @@ def guard_bench_paths():
     supplied = request.headers.get("X-Bench-Token", "")
     exact = raw_path in BENCH_PATHS and request.routing_exception is None
     if not (exact and expected and hmac.compare_digest(supplied, expected)):
+        abort(404)
+    return None
+
+
+def keep_browsers_off_apis():
+    """before_request: an API endpoint (FHIR, PAS, OAuth) is not found for a request a browser
+    makes. Chromium sends Sec-Fetch-Mode with every request to a loopback origin, and no page
+    script can remove it (a forbidden header); the tool channel's HTTP client sends none."""
+    if request.endpoint and is_api_endpoint(request.endpoint) and "Sec-Fetch-Mode" in request.headers:
         abort(404)
     return None
 

@@ -1,4 +1,5 @@
-"""`python -m admindesk.envs.<app> --port P --data-dir D`: one app on waitress.
+"""`python -m admindesk.envs.<app> --port P --bench-port B --data-dir D`: one app on waitress,
+its pages on P and its bench API on B (see bench_port.py).
 
 The bench token comes from the environment (ADMINDESK_BENCH_TOKEN): a command line is
 readable by every local user (`ps`, /proc/<pid>/cmdline), a process's environment only by
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from flask import Flask
 
+from admindesk.envs.common.bench_port import serve_split
 from admindesk.envs.common.factory import AppConfig
 
 BENCH_TOKEN_ENV = "ADMINDESK_BENCH_TOKEN"
@@ -28,7 +30,9 @@ def serve_main(app_name: str, make_app: Callable[[AppConfig], Flask], argv: list
     """Parse the service flags, build the app and serve it until killed."""
     parser = argparse.ArgumentParser(prog=f"python -m admindesk.envs.{app_name}",
                                      description=f"Serve the AdminDesk {app_name} app.")
-    parser.add_argument("--port", type=int, required=True, help="loopback port to listen on")
+    parser.add_argument("--port", type=int, required=True, help="loopback port of the pages")
+    parser.add_argument("--bench-port", type=int, required=True,
+                        help="loopback port of the bench API (the harness's; the pages' port never serves it)")
     parser.add_argument("--host", default="127.0.0.1", help="interface (default: loopback only)")
     parser.add_argument("--data-dir", type=Path, required=True, help="folder for the app's databases")
     parser.add_argument("--token", default=None,
@@ -43,8 +47,11 @@ def serve_main(app_name: str, make_app: Callable[[AppConfig], Flask], argv: list
                         help="another app of the run and its base URL (repeatable): where a fax "
                              "this app transmits is offered")
     args = parser.parse_args(argv)
-    if not 0 < args.port < 65536:
-        parser.error(f"--port must be between 1 and 65535, not {args.port}")
+    for flag, port in (("--port", args.port), ("--bench-port", args.bench_port)):
+        if not 0 < port < 65536:
+            parser.error(f"{flag} must be between 1 and 65535, not {port}")
+    if args.port == args.bench_port:
+        parser.error(f"--bench-port must differ from --port ({args.port})")
     peers = {}
     for item in args.peer:
         name, _, url = item.partition("=")
@@ -65,8 +72,7 @@ def serve_main(app_name: str, make_app: Callable[[AppConfig], Flask], argv: list
         config.tasks_dir = args.tasks_dir
     app = make_app(config)
 
-    from waitress import serve  # imported here: only the service process needs it
-
-    print(f"{app_name} serving on http://{args.host}:{args.port}", flush=True)
-    serve(app, host=args.host, port=args.port, threads=args.threads, ident=app_name,
-          clear_untrusted_proxy_headers=True)
+    print(f"{app_name} serving on http://{args.host}:{args.port} (bench API on port {args.bench_port})",
+          flush=True)
+    serve_split(app, host=args.host, port=args.port, bench_port=args.bench_port, threads=args.threads,
+                ident=app_name)

@@ -1,7 +1,7 @@
 """The EHR: patient charts, orders with their authorizations, documents, billing,
 and the Prior Auth, Denials and DME work queues a back-office coordinator works.
 
-    python -m admindesk.envs.ehr_web --port P --data-dir D --token T
+    python -m admindesk.envs.ehr_web --port P --bench-port B --data-dir D --token T
 """
 from __future__ import annotations
 

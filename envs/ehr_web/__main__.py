@@ -1,4 +1,4 @@
-"""Serve the EHR: `python -m admindesk.envs.ehr_web --port P --data-dir D --token T`."""
+"""Serve the EHR: `python -m admindesk.envs.ehr_web --port P --bench-port B --data-dir D --token T`."""
 from admindesk.envs.common.serve import serve_main
 from admindesk.envs.ehr_web import create_app
 

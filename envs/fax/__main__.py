@@ -1,4 +1,4 @@
-"""`python -m admindesk.envs.fax --port P --data-dir D --token T`."""
+"""`python -m admindesk.envs.fax --port P --bench-port B --data-dir D --token T`."""
 from admindesk.envs.common.serve import serve_main
 from admindesk.envs.fax import create_app
 

@@ -1,4 +1,4 @@
-"""`python -m admindesk.envs.payer_portal_a --port P --data-dir D --token T`."""
+"""`python -m admindesk.envs.payer_portal_a --port P --bench-port B --data-dir D --token T`."""
 from admindesk.envs.common.serve import serve_main
 from admindesk.envs.payer_portal_a import create_app
 

@@ -35,13 +35,14 @@ def main() -> None:
 
 @main.command()
 @click.option("--base-port", default=5100, show_default=True,
-              type=click.IntRange(1024, 65535 - len(APP_NAMES) + 1),
-              help="First port; the apps take consecutive ports from here.")
+              type=click.IntRange(1024, 65535 - 2 * len(APP_NAMES) + 1),
+              help="First port; the apps' pages take consecutive ports from here, their bench APIs the "
+                   "ports after those.")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the apps keep their databases (default: a temporary folder).")
 @click.option("--token", default=None, envvar=BENCH_TOKEN_ENV, show_envvar=True,
               help="Bench token the apps accept (default: a new random one); printed either way, "
-              "for `Env(attach=AttachSpec(token, ports))`. The apps get it through their "
+              "for `Env(attach=AttachSpec(token, ports, bench_ports))`. The apps get it through their "
               "environment, never their command line; prefer the environment variable here "
               "too (other local users can read this command's own arguments).")
 def serve(base_port: int, data_dir: Path | None, token: str | None) -> None:
@@ -60,6 +61,7 @@ def serve(base_port: int, data_dir: Path | None, token: str | None) -> None:
                 click.echo(f"{APP_LABELS.get(name, name):<16} {services.url(name)}")
             click.echo(f"bench token: {services.token}")
             click.echo("ports: " + json.dumps(services.ports))
+            click.echo("bench ports: " + json.dumps(services.bench_ports))
             click.echo(f"Log in as {DEFAULT_USERNAME} / {DEFAULT_PASSWORD}. Ctrl-C stops.")
             while not stop.wait(1.0):
                 restarted = services.ensure_alive()

@@ -2,6 +2,7 @@
 the check-by-check verdict on Done (see harness/integrations/play.py)."""
 from __future__ import annotations
 
+import json
 import signal
 import threading
 import webbrowser
@@ -17,8 +18,9 @@ from admindesk.schema.task_model import TASKS_ROOT
 @click.command("play")
 @click.argument("task_id")
 @click.option("--base-port", default=5100, show_default=True,
-              type=click.IntRange(1024, 65535 - len(APP_NAMES) + 1),
-              help="First app port; the apps take consecutive ports from here.")
+              type=click.IntRange(1024, 65535 - 2 * len(APP_NAMES) + 1),
+              help="First app port; the apps' pages take consecutive ports from here, their bench APIs the "
+                   "ports after those.")
 @click.option("--card-port", default=5099, show_default=True, type=click.IntRange(1024, 65535),
               help="Port of the task card page.")
 @click.option("--tasks-dir", type=click.Path(file_okay=False, path_type=Path), default=TASKS_ROOT,
@@ -63,6 +65,7 @@ def play(task_id: str, base_port: int, card_port: int, tasks_dir: Path, judge_sp
             for name in session.services.processes:
                 click.echo(f"{APP_LABELS.get(name, name):<16} {session.services.url(name)}")
             click.echo(f"bench token: {session.services.token}")
+            click.echo("bench ports: " + json.dumps(session.services.bench_ports))
             click.echo(f"task card: {session.card_url}  (press Done there; Ctrl-C stops)")
             if open_card:
                 webbrowser.open(session.card_url)

@@ -1,6 +1,7 @@
-"""Driving apps that run elsewhere: `Env(attach=AttachSpec(token, ports))`.
+"""Driving apps that run elsewhere: `Env(attach=AttachSpec(token, ports, bench_ports))`.
 
-`admindesk serve` (or play mode) prints its bench token and ports; an Env given those
+`admindesk serve` (or play mode) prints its bench token and both sets of ports (the
+pages', the bench API's); an Env given those
 drives the same app processes instead of starting its own. Every episode still begins
 with a bench reset of every attached app, so episodes stay isolated; what an attached
 Env cannot do is restart an app that died (it did not start it): that is an error
@@ -21,7 +22,6 @@ from admindesk.harness.env.services import (
     AppProcess,
     ServiceError,
     Services,
-    bench_call,
 )
 
 ATTACHED_RESET_TIMEOUT = 180.0
@@ -29,10 +29,12 @@ ATTACHED_RESET_TIMEOUT = 180.0
 
 @dataclass(frozen=True)
 class AttachSpec:
-    """Where running apps answer: their bench token and app name -> loopback port."""
+    """Where running apps answer: their bench token, app name -> loopback port of its pages,
+    and app name -> loopback port of its bench API."""
 
     token: str
     ports: dict[str, int] = field(default_factory=dict)
+    bench_ports: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.token:
@@ -42,7 +44,10 @@ class AttachSpec:
         unknown = sorted(set(self.ports) - set(APP_NAMES))
         if unknown:
             raise ValueError(f"unknown app(s) {unknown}; apps are {list(APP_NAMES)}")
-        bad = {name: port for name, port in self.ports.items()
+        if set(self.bench_ports) != set(self.ports):
+            raise ValueError(f"every attached app needs its bench port too (printed by `admindesk serve`): "
+                             f"pages' ports for {sorted(self.ports)}, bench ports for {sorted(self.bench_ports)}")
+        bad = {name: port for name, port in [*self.ports.items(), *self.bench_ports.items()]
                if not isinstance(port, int) or not 0 < port < 65536}
         if bad:
             raise ValueError(f"ports must be integers in 1..65535, not {bad}")
@@ -60,15 +65,15 @@ class AttachedServices(Services):
             raise ServiceError("AttachedServices needs an AttachSpec")
         self.token = self.spec.token
         for name, port in self.spec.ports.items():
+            app = AppProcess(name=name, port=port, bench_port=self.spec.bench_ports[name], data_dir=Path("."),
+                             token=self.token, log_path=Path("/dev/null"), launcher=[])
             try:
-                bench_call(port, self.token, "GET", "/_bench/health", timeout=HEALTH_TIMEOUT)
+                app.bench("GET", "/_bench/health", timeout=HEALTH_TIMEOUT)
             except ServiceError as exc:
-                raise ServiceError(f"cannot attach to {name} on port {port} (is it running, "
-                                   f"and is the token the one `admindesk serve` printed?): {exc}"
-                                   ) from exc
-            self.processes[name] = AppProcess(name=name, port=port, data_dir=Path("."),
-                                              token=self.token, log_path=Path("/dev/null"),
-                                              launcher=[])
+                raise ServiceError(f"cannot attach to {name}'s bench API on port {app.bench_port} (is it "
+                                   f"running, and are the token and ports the ones `admindesk serve` "
+                                   f"printed?): {exc}") from exc
+            self.processes[name] = app
         self._pool = ThreadPoolExecutor(max_workers=len(self.processes),
                                         thread_name_prefix="attached-apps")
         _LIVE.add(self)
@@ -80,8 +85,7 @@ class AttachedServices(Services):
         body: dict[str, Any] = {} if now is None else {"now": now.isoformat()}
         if task is not None:
             body["task"] = task
-        return bench_call(app.port, self.token, "POST", "/_bench/reset", body,
-                          timeout=ATTACHED_RESET_TIMEOUT)
+        return app.bench("POST", "/_bench/reset", body, timeout=ATTACHED_RESET_TIMEOUT)
 
     def ensure_alive(self) -> list[str]:
         """Nothing to check locally: an attached app's liveness shows at its reset."""
@@ -93,8 +97,7 @@ class AttachedServices(Services):
         an error, since it runs in another process."""
         for name in names:
             try:
-                bench_call(self.processes[name].port, self.token, "GET", "/_bench/health",
-                           timeout=HEALTH_TIMEOUT)
+                self.processes[name].bench("GET", "/_bench/health", timeout=HEALTH_TIMEOUT)
             except ServiceError as exc:
                 raise ServiceError(f"attached app {name} does not answer; it runs in another "
                                    f"process (restart it there): {exc}") from exc

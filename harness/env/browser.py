@@ -1,7 +1,7 @@
 """Chromium for the agent: one browser per Env, one sandboxed context reused by episodes.
 
 The context is the sandbox: it reaches only this Env's app ports on loopback, never the
-bench API, never another host or scheme. Each episode wipes it clean (`EpisodeBrowser`).
+bench ports, never another host or scheme. Each episode wipes it clean (`EpisodeBrowser`).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from playwright.sync_api import (
 from admindesk.harness.env.episode_browser import PAGE_ACTIVITY_JS, EpisodeBrowser, renderers_grown
 from admindesk.harness.env.faults import kill_process_tree
 from admindesk.harness.env.login import submit_login_form
-from admindesk.harness.env.sandbox import LOOPBACK_HOSTS, PAGE_LOCKDOWN_JS, blocked_request_pattern
+from admindesk.harness.env.sandbox import LOOPBACK_HOSTS, PAGE_LOCKDOWN_JS
 from admindesk.harness.env.watchdog import Watchdog
 
 CHROMIUM_PATH = "/usr/bin/chromium"
@@ -61,10 +61,14 @@ def _sandboxed_context(chromium: PlaywrightBrowser, ports: list[int],
                        viewport: tuple[int, int], dead_proxy_port: int) -> BrowserContext:
     """A context that reaches only `ports` on loopback, with the page-activity probe.
 
-    Request interception cannot see every socket Chromium opens (it connects ahead of a
-    frame's or popup's navigation, before the request is aborted), so every connection
-    except to the app ports goes to a proxy port that refuses it. Playwright adds
-    `<-loopback>`, so other loopback ports are proxied (refused) too.
+    Every connection except to the app ports goes to a proxy port that refuses it, in
+    Chromium's network stack: every socket it opens, ahead of a navigation or after a
+    redirect, for any frame, worker or popup. Playwright adds `<-loopback>`, so other
+    loopback ports (the apps' bench ports among them) are proxied (refused) too. What the
+    app ports serve that the page must not use is refused by the apps themselves (no
+    bench API there; the APIs not for browsers, request_guards.py), so no request is
+    intercepted: interception would cost every request a round trip through the driver
+    and turn off the HTTP cache.
     """
     bypass = ",".join(f"{host}:{port}" for host in LOOPBACK_HOSTS for port in ports)
     context = chromium.new_context(
@@ -76,7 +80,6 @@ def _sandboxed_context(chromium: PlaywrightBrowser, ports: list[int],
     context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
     context.add_init_script(PAGE_LOCKDOWN_JS)
     context.add_init_script(PAGE_ACTIVITY_JS)
-    context.route(blocked_request_pattern(ports), lambda route: route.abort("blockedbyclient"))
     context.route_web_socket(re.compile(".*"), lambda web_socket: web_socket.close())
     return context
 

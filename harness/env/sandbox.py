@@ -2,14 +2,18 @@
 
 Three layers: URLs the agent asks for (goto, address bar, new tab) are checked here before
 any navigation and handed to Chromium rebuilt from the checked parts (so the browser cannot
-read a different host out of them); requests the page makes are matched against
-`blocked_request_pattern` inside the browser driver and aborted; page APIs that open
-sockets outside the network stack (WebRTC) are removed by `PAGE_LOCKDOWN_JS`.
+read a different host out of them); every connection the browser opens to anything but
+the app ports goes to a refusing proxy (browser.py), the bench ports included; page APIs
+that open sockets outside the network stack (WebRTC) are removed by `PAGE_LOCKDOWN_JS`.
+The app ports never serve the bench API (envs/common/bench_port.py) and refuse browsers
+their APIs, so what the page requests needs no inspection.
 
-The driver never shows a redirect's next request to the second layer (Playwright routes
-only the request a page makes, by design), so both checks refuse a URL that carries a
-bench path anywhere, its query included: that is where a redirect target rides
-(`/login?next=...`). The apps' own guard stays the last layer for the rest.
+`blocked_request_pattern` is for a browser context the harness does not create (BrowserGym
+makes its own, without the proxy): there, requests are matched inside the browser driver
+and aborted. The driver never shows a redirect's next request to that check (Playwright
+routes only the request a page makes, by design), so both checks refuse a URL that
+carries a bench path anywhere, its query included: that is where a redirect target rides
+(`/login?next=...`).
 """
 from __future__ import annotations
 

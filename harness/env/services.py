@@ -74,9 +74,20 @@ def default_launcher(name: str) -> list[str]:
 
 def free_port() -> int:
     """A loopback port that was free a moment ago (the app binding it may still race)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` distinct loopback ports that were free a moment ago (each held until all are
+    chosen, so none is handed out twice; the apps binding them may still race)."""
+    sockets = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind((HOST, 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def _die_with_parent() -> None:
@@ -113,10 +124,11 @@ def bench_call(port: int, token: str, method: str, path: str, body: dict | None 
 
 @dataclass
 class AppProcess:
-    """One running app: its name, port, data folder and child process."""
+    """One running app: its name, ports (pages, bench API), data folder and child process."""
 
     name: str
     port: int
+    bench_port: int
     data_dir: Path
     token: str
     log_path: Path
@@ -137,11 +149,15 @@ class AppProcess:
         """The URL the browser uses to reach this app."""
         return f"http://{HOST}:{self.port}"
 
+    def bench(self, method: str, path: str, body: dict | None = None, timeout: float = RESET_TIMEOUT) -> Any:
+        """One call to this app's bench API, on its bench port (see `bench_call`)."""
+        return bench_call(self.bench_port, self.token, method, path, body, timeout=timeout)
+
     def spawn(self) -> None:
         """Start the child (without waiting for it to answer)."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.prepared = set()
-        flags = [f"--port={self.port}", f"--data-dir={self.data_dir}"]
+        flags = [f"--port={self.port}", f"--bench-port={self.bench_port}", f"--data-dir={self.data_dir}"]
         if self.tasks_dir is not None:
             flags.append(f"--tasks-dir={self.tasks_dir}")
         flags.extend(f"--peer={name}={url}" for name, url in sorted(self.peers.items()))
@@ -173,8 +189,7 @@ class AppProcess:
                                    f"(code {self.process and self.process.returncode}); "
                                    f"log: {self.log_path}\n{self.log_tail()}")
             try:
-                bench_call(self.port, self.token, "GET", "/_bench/health",
-                           timeout=HEALTH_TIMEOUT)
+                self.bench("GET", "/_bench/health", timeout=HEALTH_TIMEOUT)
                 return
             except ServiceError:
                 if time.monotonic() > deadline:
@@ -265,19 +280,23 @@ class Services:
             forked = [name for name in names if name not in self.launchers] if self.fork_apps else []
             if forked:
                 self._zygote = Zygote(forked, self.work_dir / "app-zygote.log", _die_with_parent)
-            # Every port is chosen before any app starts: each app is told its peers' URLs.
-            ports = {name: self.base_port + offset if self.base_port else free_port()
-                     for offset, name in enumerate(names)}
+            # Every port is chosen before any app starts: each app is told its peers' bench
+            # URLs (where a fax it transmits is offered). From a base port, the apps' pages
+            # take the first len(names) ports and their bench APIs the next len(names).
+            chosen = (list(range(self.base_port, self.base_port + 2 * len(names))) if self.base_port
+                      else free_ports(2 * len(names)))
+            ports, bench_ports = dict(zip(names, chosen)), dict(zip(names, chosen[len(names):]))
             for name, port in ports.items():
                 self.processes[name] = AppProcess(
-                    name=name, port=port, data_dir=self.work_dir / name, token=self.token,
+                    name=name, port=port, bench_port=bench_ports[name], data_dir=self.work_dir / name,
+                    token=self.token,
                     log_path=self.work_dir / f"{name}.log",
                     launcher=self.launchers.get(name) or default_launcher(name),
                     tasks_dir=self.tasks_dir.resolve() if self.tasks_dir is not None else None,
                     zygote=self._zygote if name in forked else None,
                     # A replacement launcher (a test double) takes only the flags above.
                     peers={} if name in self.launchers else
-                    {peer: f"http://{HOST}:{other}" for peer, other in ports.items() if peer != name})
+                    {peer: f"http://{HOST}:{other}" for peer, other in bench_ports.items() if peer != name})
                 self.processes[name].spawn()
             self._for_each(lambda app: app.wait_healthy(self.startup_timeout))
         except BaseException:
@@ -293,8 +312,13 @@ class Services:
 
     @property
     def ports(self) -> dict[str, int]:
-        """App name -> port."""
+        """App name -> the port of its pages (the browser's)."""
         return {name: app.port for name, app in self.processes.items()}
+
+    @property
+    def bench_ports(self) -> dict[str, int]:
+        """App name -> the port of its bench API (the harness's)."""
+        return {name: app.bench_port for name, app in self.processes.items()}
 
     def url(self, app: str, path: str = "/") -> str:
         """Absolute URL of `path` inside `app`."""
@@ -373,16 +397,15 @@ class Services:
         if task is not None:
             body["task"] = task
             self._prepare(app, task)
-        return bench_call(app.port, self.token, "POST", "/_bench/reset", body,
-                          timeout=RESET_TIMEOUT)
+        return app.bench("POST", "/_bench/reset", body, timeout=RESET_TIMEOUT)
 
     def _prepare(self, app: AppProcess, task: str) -> None:
         """Have the app build the task's template first, on a long timeout, so the reset
         keeps its short one (which is how a hung app is told apart from a busy one)."""
         if task in app.prepared:
             return
-        bench_call(app.port, self.token, "GET", "/_bench/health", timeout=HEALTH_TIMEOUT)
-        bench_call(app.port, self.token, "POST", "/_bench/prepare", {"task": task}, timeout=PREPARE_TIMEOUT)
+        app.bench("GET", "/_bench/health", timeout=HEALTH_TIMEOUT)
+        app.bench("POST", "/_bench/prepare", {"task": task}, timeout=PREPARE_TIMEOUT)
         app.prepared.add(task)
 
     def snapshot_all(self) -> dict[str, dict[str, Any]]:
@@ -395,9 +418,7 @@ class Services:
         Lets a caller overlap the fetch with browser work. A hung app's future fails with
         a ServiceError after SNAPSHOT_TIMEOUT.
         """
-        return self._submit_each(lambda app: bench_call(app.port, self.token, "GET",
-                                                        "/_bench/snapshot",
-                                                        timeout=SNAPSHOT_TIMEOUT))
+        return self._submit_each(lambda app: app.bench("GET", "/_bench/snapshot", timeout=SNAPSHOT_TIMEOUT))
 
     def _submit_each(self, fn, apps: list[AppProcess] | None = None) -> dict[str, Future]:
         targets = apps if apps is not None else list(self.processes.values())

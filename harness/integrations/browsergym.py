@@ -22,7 +22,7 @@ Needs the optional extra: `pip install -e '.[browsergym]'` (PyPI `browsergym-cor
   same apps, in a browser of its own, then reloads BrowserGym's page.
 
 The apps: by default one set per process, started on first use and stopped at exit; or
-`attach=AttachSpec(token, ports)` to use apps started by `admindesk serve`.
+`attach=AttachSpec(token, ports, bench_ports)` to use apps started by `admindesk serve`.
 """
 from __future__ import annotations
 
@@ -195,7 +195,7 @@ class AdminDeskTask(AbstractBrowserTask):
             solution_for(self.task)
         except LookupError as exc:
             raise NotImplementedError(str(exc)) from exc
-        spec = AttachSpec(token=self.services.token, ports=self.services.ports)
+        spec = AttachSpec(token=self.services.token, ports=self.services.ports, bench_ports=self.services.bench_ports)
         outcome: dict[str, Any] = {}
         # Playwright's sync API allows one driver per thread, and BrowserGym's holds this one.
         worker = threading.Thread(target=_run_reference, args=(self.task, spec, outcome),

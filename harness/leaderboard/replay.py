@@ -24,7 +24,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from admindesk.harness.env.services import bench_call
 from admindesk.verifiers.record_files import load_record, record_file
 from admindesk.verifiers.records import EpisodeRecord
 
@@ -242,11 +241,10 @@ class EpisodeReplayer:
         where it first strays from the recorded trail."""
         self.env.reset(task_id)
         trails: list[list[Any]] = []
-        services = self.env.services
-        port = services.ports[app]
+        bench_api = self.env.services.processes[app]
 
         def read_trail() -> None:
-            trails.append(bench_call(port, services.token, "GET", "/_bench/snapshot").get(AUDIT_TABLE, []))
+            trails.append(bench_api.bench("GET", "/_bench/snapshot").get(AUDIT_TABLE, []))
         self._run(actions, ports, read_trail)
         return diverging_step(recorded_audit, trails)
 

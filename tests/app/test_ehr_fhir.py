@@ -328,3 +328,15 @@ def test_a_stopped_medication_gives_its_dates_and_why_it_was_stopped(api):
     assert etanercept["dosageInstruction"][0]["timing"]["repeat"]["boundsPeriod"] == {
         "start": "2025-12-08", "end": "2025-12-29"}
     assert "statusReason" not in drugs["Golimumab 2 mg/kg"]
+
+
+@pytest.mark.parametrize("mode", ["navigate", "cors", "no-cors", "same-origin"])
+def test_a_request_a_browser_makes_finds_no_api(api, mode):
+    """The screens' agent has no way onto the API: every request Chromium sends carries
+    Sec-Fetch-Mode, and neither the resources nor the token endpoint answer one."""
+    assert api.get("/fhir/Patient", **{"Sec-Fetch-Mode": mode}).status_code == 404
+    token = api.client.post("/oauth/token", headers={"Sec-Fetch-Mode": mode},
+                            data={"grant_type": "password", "username": "coordinator", "password": "admindesk"})
+    assert token.status_code == 404
+    assert api.get("/fhir/Patient").status_code == 200  # the same request from an API client
+    assert api.client.get("/login", headers={"Sec-Fetch-Mode": mode}).status_code == 200  # pages are for browsers

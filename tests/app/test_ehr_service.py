@@ -1,4 +1,5 @@
-"""`python -m admindesk.envs.ehr_web` serves on waitress: bench API, byte-stable resets."""
+"""`python -m admindesk.envs.ehr_web` serves on waitress: its pages on one port, its bench API on
+another (and only there), byte-stable resets."""
 from __future__ import annotations
 
 import json
@@ -15,10 +16,11 @@ pytestmark = pytest.mark.slow
 TOKEN = "service-test-token"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def free_ports() -> tuple[int, int]:
+    with socket.socket() as one, socket.socket() as other:
+        one.bind(("127.0.0.1", 0))
+        other.bind(("127.0.0.1", 0))
+        return one.getsockname()[1], other.getsockname()[1]
 
 
 def call(url: str, method: str = "GET", token: str | None = TOKEN) -> tuple[int, bytes]:
@@ -32,11 +34,11 @@ def call(url: str, method: str = "GET", token: str | None = TOKEN) -> tuple[int,
 
 @pytest.fixture(scope="module")
 def service(app_data_dir):
-    port = free_port()
+    port, bench_port = free_ports()
     process = subprocess.Popen([sys.executable, "-m", "admindesk.envs.ehr_web", "--port", str(port),
-                                "--data-dir", str(app_data_dir), "--token", TOKEN],
+                                "--bench-port", str(bench_port), "--data-dir", str(app_data_dir), "--token", TOKEN],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+    pages, base = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{bench_port}"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
@@ -48,21 +50,33 @@ def service(app_data_dir):
     else:
         process.kill()
         pytest.fail(process.stdout.read().decode())
-    yield base
+    yield {"bench": base, "pages": pages}
     process.terminate()
     process.wait(timeout=10)
 
 
 def test_bench_api_hidden_without_token(service):
-    assert call(f"{service}/_bench/snapshot", token=None)[0] == 404
-    assert call(f"{service}/_bench/health", token="wrong")[0] == 404
+    assert call(f"{service['bench']}/_bench/snapshot", token=None)[0] == 404
+    assert call(f"{service['bench']}/_bench/health", token="wrong")[0] == 404
+
+
+@pytest.mark.parametrize("path", ["/_bench/health", "/_bench/snapshot", "//_bench/health", "/%5Fbench/health"])
+def test_the_pages_port_never_answers_the_bench_api_even_with_the_token(service, path):
+    status, body = call(f"{service['pages']}{path}")
+    assert status == 404 and b"<html" in body.lower()  # the app's own page, not the bench's answer
+
+
+@pytest.mark.parametrize("path", ["/", "/login", "/queues/prior-auth", "/fhir/metadata", "/_bench/nothing"])
+def test_the_bench_port_answers_the_bench_api_only(service, path):
+    assert call(f"{service['bench']}{path}")[0] == 404
+    assert call(f"{service['pages']}/login", token=None)[0] == 200
 
 
 def test_reset_then_snapshot_gives_the_same_bytes(service):
     snapshots = []
     for _ in range(2):
-        assert call(f"{service}/_bench/reset", "POST")[0] == 200
-        status, body = call(f"{service}/_bench/snapshot")
+        assert call(f"{service['bench']}/_bench/reset", "POST")[0] == 200
+        status, body = call(f"{service['bench']}/_bench/snapshot")
         assert status == 200
         snapshots.append(body)
     assert snapshots[0] == snapshots[1]
@@ -70,7 +84,7 @@ def test_reset_then_snapshot_gives_the_same_bytes(service):
 
 
 def test_pages_need_login(service):
-    request = urllib.request.Request(f"{service}/queues/prior-auth")
+    request = urllib.request.Request(f"{service['pages']}/queues/prior-auth")
     opener = urllib.request.build_opener(type("NoRedirect", (urllib.request.HTTPRedirectHandler,),
                                               {"redirect_request": lambda *args, **kwargs: None}))
     with pytest.raises(urllib.error.HTTPError) as error:

@@ -149,6 +149,6 @@ def test_a_peer_is_named_with_its_url(tmp_path, capsys):
     from admindesk.envs.common.serve import serve_main
 
     with pytest.raises(SystemExit):
-        serve_main("fax", create_fax, ["--port", "5199", "--data-dir", str(tmp_path), "--token", "t",
+        serve_main("fax", create_fax, ["--port", "5199", "--bench-port", "5198", "--data-dir", str(tmp_path), "--token", "t",
                                        "--peer", "payer_portal_a"])
     assert "--peer takes NAME=http://HOST:PORT" in capsys.readouterr().err

@@ -1,8 +1,8 @@
 """A tiny stand-in app that honours the AdminDesk app contract, for fast harness tests.
 
-Run as `ADMINDESK_BENCH_TOKEN=T python fixture_app.py --app NAME --port P --data-dir D`, as
-the harness runs the apps (the token never on a command line). It has the bench
-API (token-guarded, 404 without), a login form with a CSRF field, a playground page whose
+Run as `ADMINDESK_BENCH_TOKEN=T python fixture_app.py --app NAME --port P --bench-port B
+--data-dir D`, as the harness runs the apps (the token never on a command line). It has the
+bench API (token-guarded, 404 without, on port B only, split off as the apps split it), a login form with a CSRF field, a playground page whose
 widgets report every mouse/keyboard interaction to the server (so tests read effects from
 the snapshot), a download, an upload form and a link that opens a new tab.
 """
@@ -16,6 +16,8 @@ from functools import wraps
 from urllib.parse import unquote
 
 from flask import Flask, Response, abort, jsonify, redirect, request, session
+
+from admindesk.envs.common.bench_port import BenchPortSplit
 
 DOWNLOAD_BYTES = b"%PDF-1.4\n% fixture report\n" + bytes(range(256)) * 4
 
@@ -72,30 +74,35 @@ window.name = 'seen';
 """
 
 
-def create_app(name: str, token: str) -> Flask:
+def create_app(name: str, token: str, bench_port: int) -> Flask:
     """The fixture app; state lives in memory and is cleared by reset."""
     app = Flask(name)
     app.secret_key = secrets.token_hex(16)
     app.config["SESSION_COOKIE_NAME"] = f"{name}_session"  # ports share one cookie jar
     state: dict = {"now": None, "task": None, "events": [], "submissions": [], "uploads": [],
-                   "logins": [], "bench_refused": 0}
+                   "logins": [], "bench_refused": 0, "bench_port_refused": 0, "bench_answered_on_pages_port": 0}
+
+    def on_bench_port() -> bool:
+        return request.environ.get("SERVER_PORT") == str(bench_port)
 
     @app.before_request
     def count_bench_requests_without_token():
         # Any spelling that decodes into the bench API (a real app's guard decodes it
-        # repeatedly too), reached without the token:
-        # sandbox tests require that the agent's page never gets this far.
+        # repeatedly too), reached without the token. On the bench port, sandbox tests
+        # require that the agent's page never gets this far.
         path = request.path
         while (decoded := unquote(path)) != path:
             path = decoded
         if "/_bench" in path.lower().replace("\\", "/") and request.headers.get("X-Bench-Token") != token:
-            state["bench_refused"] += 1
+            state["bench_port_refused" if on_bench_port() else "bench_refused"] += 1
 
     def bench_only(view):
         @wraps(view)
         def guarded(*args, **kwargs):
             if request.headers.get("X-Bench-Token") != token:
                 abort(404)
+            if not on_bench_port():  # the split (bench_port.py) must make this unreachable
+                state["bench_answered_on_pages_port"] += 1
             return view(*args, **kwargs)
         return guarded
 
@@ -226,13 +233,14 @@ def main() -> None:
     for option in ("--app", "--data-dir"):
         parser.add_argument(option, required=True)
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--bench-port", type=int, required=True)
     args = parser.parse_args()
     token = os.environ.pop("ADMINDESK_BENCH_TOKEN", "")
     if not token:
         parser.error("set ADMINDESK_BENCH_TOKEN")
     from waitress import serve
-    serve(create_app(args.app, token), host="127.0.0.1", port=args.port, threads=8,
-          _quiet=True)
+    serve(BenchPortSplit(create_app(args.app, token, args.bench_port), args.bench_port),
+          listen=f"127.0.0.1:{args.port} 127.0.0.1:{args.bench_port}", threads=8, _quiet=True)
 
 
 if __name__ == "__main__":

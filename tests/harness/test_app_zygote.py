@@ -87,7 +87,7 @@ def test_the_zygote_refuses_an_app_it_did_not_load(tmp_path):
     try:
         with pytest.raises(ZygoteError, match="did not load app 'ehr_web'"):
             zygote.fork("ehr_web", [], tmp_path / "ehr.log", ["ehr"])
-        forked = zygote.fork("fax", ["--port=5", f"--data-dir={tmp_path}", "--token= "],
+        forked = zygote.fork("fax", ["--port=5", "--bench-port=6", f"--data-dir={tmp_path}", "--token= "],
                              tmp_path / "fax.log", ["fax"])
         assert forked.wait(timeout=60) == 2  # serve_main refuses an empty token, as argparse does
         assert "--token must not be empty" in (tmp_path / "fax.log").read_text()

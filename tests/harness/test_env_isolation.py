@@ -74,10 +74,14 @@ def test_page_cannot_reach_the_bench_api_files_or_other_ports(fixture_env):
     fixture_env.reset(adhoc("/"))
     page = fixture_env._episode.page
     token = fixture_env.services.token
-    # Even a page that somehow knew the token gets no answer: the request never leaves.
-    fetched = page.evaluate("""token => fetch('/_bench/snapshot', {headers: {'X-Bench-Token': token}})
-        .then(r => 'status ' + r.status, e => 'failed: ' + e.message)""", token)
-    assert fetched.startswith("failed")
+    # Even a page that somehow knew the token gets no answer: the pages' port never serves
+    # the bench API, and a connection to the bench port never leaves the browser.
+    fetch = """([url, token]) => fetch(url, {headers: {'X-Bench-Token': token}})
+        .then(r => 'status ' + r.status, e => 'failed: ' + e.message)"""
+    assert page.evaluate(fetch, ["/_bench/snapshot", token]) == "status 404"
+    bench_port = fixture_env.services.bench_ports["ehr_web"]
+    assert page.evaluate(fetch, [f"http://127.0.0.1:{bench_port}/_bench/snapshot", token]).startswith("failed")
+    assert fixture_env.record().final_snapshots["ehr_web"]["bench_port_refused"] == 0
     obs, *_ = fixture_env.step({"type": "goto", "url": fixture_env.app_url("ehr_web", "/_bench/snapshot")})
     assert "bench API" in obs.last_action_error
     obs, *_ = fixture_env.step({"type": "goto", "url": "file:///etc/passwd"})

@@ -1,6 +1,7 @@
 """The sandbox under attack from the agent (hostile URLs) and from page JavaScript (every way
-a page can open a connection): other local listeners on IPv4 and IPv6 are reached 0 times,
-and the bench API never answers the page, however its path is spelled."""
+a page can open a connection): other local listeners on IPv4 and IPv6 and the apps' bench
+ports are reached 0 times, and the bench API never answers the page, however its path is
+spelled."""
 from __future__ import annotations
 
 import pytest
@@ -111,24 +112,28 @@ def test_hostile_urls_reach_no_listener_and_no_bench_endpoint(fixture_env, liste
 
 def test_page_javascript_reaches_no_listener_and_no_bench_endpoint(fixture_env, listeners):
     fixture_env.reset(adhoc("/"))
-    port = fixture_env.services.ports["ehr_web"]
+    port, bench_port = fixture_env.services.ports["ehr_web"], fixture_env.services.bench_ports["ehr_web"]
     hosts = [("127.0.0.1", listeners[0].port), ("localhost", listeners[0].port)]
     if len(listeners) > 1:
         hosts += [("[::1]", listeners[1].port), ("localhost", listeners[1].port)]
     targets = [f"http://{host}:{p}/probe" for host, p in hosts]
     targets += [f"http://127.0.0.1:{port}{path}" for path in BENCH_SPELLINGS]
     targets += [f"http://localhost:{port}{path}" for path in BENCH_SPELLINGS[:3]]
-    sockets = [f"ws://{host}:{p}/" for host, p in hosts] + [f"ws://127.0.0.1:{port}/_bench/health"]
+    targets += [f"http://{host}:{bench_port}/_bench/health" for host in ("127.0.0.1", "localhost")]
+    sockets = [f"ws://{host}:{p}/" for host, p in hosts] + [f"ws://127.0.0.1:{port}/_bench/health",
+                                                            f"ws://127.0.0.1:{bench_port}/_bench/health"]
     turn = f"turn:127.0.0.1:{listeners[0].port}?transport=tcp"
     seen = fixture_env._episode.page.evaluate(PROBES_JS, [targets, sockets, turn])
     fixture_env.step({"type": "wait", "seconds": 1})  # let popups and frames load, if they can
     assert [listener.connections for listener in listeners] == [0] * len(listeners), seen
-    assert fixture_env.record().final_snapshots["ehr_web"]["bench_refused"] == 0, seen
-    answered = {probe: result for probe, result in seen.items()
-                if result.startswith("answered") and "/_bench" not in probe.replace("%2F", "/")}
-    bench_answers = {probe: result for probe, result in seen.items()
-                     if "bench" in probe.lower() and result.startswith("answered")}
-    assert not bench_answers and not {p for p in answered if "probe" in p}, seen
+    state = fixture_env.record().final_snapshots["ehr_web"]
+    # The page's bench spellings reach the pages' port (nothing intercepts them), where the
+    # bench API is never served: refused, every one, and none answered.
+    assert state["bench_refused"] > 0 and state["bench_answered_on_pages_port"] == 0, seen
+    assert state["bench_port_refused"] == 0, seen  # the bench port itself is out of the page's reach
+    answered_elsewhere = {probe for probe, result in seen.items()
+                          if result.startswith("answered") and ("probe" in probe or f":{bench_port}/" in probe)}
+    assert not answered_elsewhere, seen
     assert seen["webrtc"] == "no RTCPeerConnection" and seen["service worker"] == "registrations: 0"
     assert all(not url.startswith(("http://[::1]", f"http://127.0.0.1:{listeners[0].port}"))
                for _, url in fixture_env._episode.tabs())
@@ -152,12 +157,12 @@ def test_downloads_named_to_climb_out_land_inside_downloads(fixture_env):
     assert not any(downloads.parent.parent.glob("escape*"))
 
 
-def test_a_redirect_into_the_bench_api_is_refused_with_the_request_that_carries_it(fixture_env):
+def test_a_redirect_into_the_bench_api_reaches_no_bench_answer(fixture_env):
     fixture_env.reset(adhoc("/login", login=False))
-    seen = fixture_env._episode.page.evaluate(SIGN_IN_AND_FOLLOW_JS, REDIRECT_CARRIERS)
-    assert set(seen.values()) == {"failed"}, seen
+    fixture_env._episode.page.evaluate(SIGN_IN_AND_FOLLOW_JS, REDIRECT_CARRIERS)
     port = fixture_env.services.ports["ehr_web"]
     for carrier in REDIRECT_CARRIERS:  # the agent's own way: open it, then sign in
         obs, *_ = fixture_env.step({"type": "goto", "url": f"http://127.0.0.1:{port}{carrier}"})
         assert obs.last_action_error, carrier
-    assert fixture_env.record().final_snapshots["ehr_web"]["bench_refused"] == 0
+    state = fixture_env.record().final_snapshots["ehr_web"]
+    assert state["bench_answered_on_pages_port"] == 0 and state["bench_port_refused"] == 0

@@ -28,15 +28,18 @@ def test_start_reset_restart_and_close():
     assert all(gone(pid) for pid in pids)
 
 
-def test_bench_api_needs_the_token():
+def test_bench_api_needs_the_token_and_its_own_port():
     with fixture_services(["ehr_web"]) as services:
-        port = services.ports["ehr_web"]
+        port, bench_port = services.ports["ehr_web"], services.bench_ports["ehr_web"]
+        assert port != bench_port
         with pytest.raises(urllib.error.HTTPError) as denied:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/_bench/snapshot")
+            urllib.request.urlopen(f"http://127.0.0.1:{bench_port}/_bench/snapshot")
         assert denied.value.code == 404
         with pytest.raises(ServiceError):
-            bench_call(port, "wrong-token", "GET", "/_bench/snapshot")
-        assert bench_call(port, services.token, "GET", "/_bench/snapshot")["_meta"]["app"] == "ehr_web"
+            bench_call(bench_port, "wrong-token", "GET", "/_bench/snapshot")
+        with pytest.raises(ServiceError, match="404"):  # the pages' port never serves it
+            bench_call(port, services.token, "GET", "/_bench/snapshot")
+        assert bench_call(bench_port, services.token, "GET", "/_bench/snapshot")["_meta"]["app"] == "ehr_web"
 
 
 def test_apps_die_with_a_killed_harness():

@@ -49,7 +49,7 @@ def test_test_doubles_started_from_launchers_carry_it_on_no_command_line():
 
 def test_an_app_run_by_hand_without_a_token_says_how_to_give_one(tmp_path):
     env = {name: value for name, value in os.environ.items() if name != BENCH_TOKEN_ENV}
-    done = subprocess.run([sys.executable, "-m", "admindesk.envs.fax", "--port=1",
+    done = subprocess.run([sys.executable, "-m", "admindesk.envs.fax", "--port=1", "--bench-port=2",
                            f"--data-dir={tmp_path}"], env=env, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 2 and f"set {BENCH_TOKEN_ENV}" in done.stderr

@@ -21,14 +21,15 @@ SERVE_START_TIMEOUT = 240.0
 
 @dataclass
 class ServedApps:
-    """A running `admindesk serve`: its bench token, app ports and process id."""
+    """A running `admindesk serve`: its bench token, the apps' pages' and bench ports, its process id."""
 
     token: str
     ports: dict[str, int]
+    bench_ports: dict[str, int]
     pid: int
 
 
-# serve binds the apps on consecutive ports from its base port.
+# serve binds the apps' pages and then their bench APIs on consecutive ports from its base port.
 SERVED_PORTS = 8
 
 
@@ -65,13 +66,14 @@ def served_apps(tmp_path_factory):
         while time.monotonic() < deadline and child.poll() is None:
             for line in out.read_text().splitlines():
                 key, _, value = line.partition(": ")
-                if key in ("bench token", "ports"):
+                if key in ("bench token", "ports", "bench ports"):
                     printed[key] = value
-            if len(printed) == 2:
+            if len(printed) == 3:
                 break
             time.sleep(0.5)  # waiting on another process's output: nothing to block on
-        assert len(printed) == 2, f"serve did not print its token and ports:\n{out.read_text()}"
-        yield ServedApps(token=printed["bench token"], ports=json.loads(printed["ports"]), pid=child.pid)
+        assert len(printed) == 3, f"serve did not print its token and ports:\n{out.read_text()}"
+        yield ServedApps(token=printed["bench token"], ports=json.loads(printed["ports"]),
+                         bench_ports=json.loads(printed["bench ports"]), pid=child.pid)
     finally:
         if child.poll() is None:
             os.killpg(child.pid, signal.SIGTERM)

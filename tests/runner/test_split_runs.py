@@ -150,4 +150,4 @@ def test_the_serial_runner_records_the_split_of_its_env(split_dir, tmp_path):
 
 def test_an_env_cannot_take_a_tasks_dir_for_apps_it_does_not_start(split_dir):
     with pytest.raises(ValueError, match="tasks_dir starts the apps on that folder"):
-        Env(tasks_dir=split_dir, attach=AttachSpec(token="t", ports={"ehr_web": 5100}))
+        Env(tasks_dir=split_dir, attach=AttachSpec(token="t", ports={"ehr_web": 5100}, bench_ports={"ehr_web": 5101}))

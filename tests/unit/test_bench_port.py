@@ -1,0 +1,53 @@
+"""The bench port split (envs/common/bench_port.py): the bench API on its own port only, and
+nothing but the bench API there; on the pages' port the bench token is never read."""
+from __future__ import annotations
+
+import pytest
+from werkzeug.test import Client
+
+from admindesk.envs.common.bench_port import BenchPortSplit, serve_split
+
+PAGES_PORT, BENCH_PORT = "5100", "5104"
+
+
+def echo_app(environ, start_response):
+    """Answers what reached it: the path and the bench token it was given, if any."""
+    body = f"{environ['PATH_INFO']} token={environ.get('HTTP_X_BENCH_TOKEN')}".encode()
+    start_response("200 OK", [("Content-Type", "text/plain")])
+    return [body]
+
+
+def call(path: str, port: str) -> tuple[int, str]:
+    client = Client(BenchPortSplit(echo_app, int(BENCH_PORT)))
+    # PATH_INFO as the server passes it: the test client would read "//x" as a host.
+    response = client.get("/", headers={"X-Bench-Token": "secret"},
+                          environ_overrides={"SERVER_PORT": port, "PATH_INFO": path})
+    return response.status_code, response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("path", ["/_bench/snapshot", "/_bench/reset", "/_bench/fax-line"])
+def test_the_bench_port_hands_bench_calls_on_with_their_token(path):
+    assert call(path, BENCH_PORT) == (200, f"{path} token=secret")
+
+
+@pytest.mark.parametrize("path", ["/", "/login", "/patients/1", "/fhir/metadata", "/_bench/unknown",
+                                  "//_bench/snapshot", "/_bench/snapshot/"])
+def test_the_bench_port_answers_nothing_but_the_exact_bench_paths(path):
+    status, body = call(path, BENCH_PORT)
+    assert status == 404 and "bench port" in body
+
+
+@pytest.mark.parametrize("path", ["/_bench/snapshot", "//_bench/health", "/%5Fbench/snapshot", "/x/../_bench/reset",
+                                  "/_BENCH/health"])
+def test_the_pages_port_drops_the_bench_token_of_every_bench_spelling(path):
+    status, body = call(path, PAGES_PORT)
+    assert status == 200 and body.endswith("token=None")  # the app's guard then answers not found
+
+
+def test_the_pages_port_hands_pages_on_untouched():
+    assert call("/patients/1", PAGES_PORT) == (200, "/patients/1 token=secret")
+
+
+def test_one_port_cannot_serve_both():
+    with pytest.raises(ValueError, match="must differ"):
+        serve_split(echo_app, host="127.0.0.1", port=5100, bench_port=5100, threads=1, ident="x")
