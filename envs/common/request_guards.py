@@ -1,5 +1,6 @@
 """Guards every app applies to a request before its views see it.
 
+- The bench API has a port of its own (`BenchPortSplit`, applied where the app is served).
 - The bench API answers only its exact paths with the run's token; every other spelling
   the server would route there (`//_bench`, `/./_bench`, `/%2F_bench`, any method) is 404,
   and no redirect an app answers points there or to another host (a `next` in a form or a
@@ -27,6 +28,7 @@ from admindesk.envs.common.messages import message
 BENCH_SEGMENT = "_bench"
 BENCH_PATHS = frozenset({"/_bench/reset", "/_bench/prepare", "/_bench/snapshot", "/_bench/health",
                          "/_bench/fax-line"})
+BENCH_PORT_NOT_FOUND = b"not found: the bench port serves the bench API only\n"
 SQLITE_MAX_INTEGER = 2**63 - 1
 # Longest text any form field takes; the longest real inputs (appeal letters) are far shorter.
 MAX_TEXT_FIELD_CHARS = 100_000
@@ -161,3 +163,31 @@ class DoubleSubmitGuard:
                 self._recent = {k: v for k, v in self._recent.items() if now - v[0] < self.window}
                 self._recent[key] = (now, response.location)
         return response
+
+
+class BenchPortSplit:
+    """WSGI middleware: the bench API on `bench_port` only, and only the bench API there.
+
+    An app process listens on two loopback ports. The pages' port serves the pages (and the
+    apps' APIs) to the agent; the bench port serves the bench API (reset, prepare, snapshot,
+    health, the fax line) to the harness and the other apps. The agent's browser reaches
+    the pages' ports only (a refusing proxy takes every other connection, see
+    harness/env/browser.py), so it needs no request interception to stay out of the bench
+    API. On the pages' port the bench token is never read: every spelling of a bench path
+    gets the app's own "not found", whatever headers come with it. The port is the
+    listening socket's (the server's SERVER_PORT), not anything the client sent.
+    """
+
+    def __init__(self, app, bench_port: int) -> None:
+        self.app = app
+        self.bench_port = str(bench_port)
+
+    def __call__(self, environ: dict, start_response):
+        if environ.get("SERVER_PORT") == self.bench_port:
+            if environ.get("PATH_INFO", "") not in BENCH_PATHS:
+                start_response("404 Not Found", [("Content-Type", "text/plain"),
+                                                 ("Content-Length", str(len(BENCH_PORT_NOT_FOUND)))])
+                return [BENCH_PORT_NOT_FOUND]
+        elif is_bench_spelling(environ.get("PATH_INFO", "")):
+            environ.pop("HTTP_X_BENCH_TOKEN", None)  # the guard above then answers its 404 page
+        return self.app(environ, start_response)

@@ -1,5 +1,5 @@
 """`python -m admindesk.envs.<app> --port P --bench-port B --data-dir D`: one app on waitress,
-its pages on P and its bench API on B (see bench_port.py).
+its pages on P and its bench API on B (see request_guards.BenchPortSplit).
 
 The bench token comes from the environment (ADMINDESK_BENCH_TOKEN): a command line is
 readable by every local user (`ps`, /proc/<pid>/cmdline), a process's environment only by
@@ -14,8 +14,8 @@ from pathlib import Path
 
 from flask import Flask
 
-from admindesk.envs.common.bench_port import serve_split
 from admindesk.envs.common.factory import AppConfig
+from admindesk.envs.common.request_guards import BenchPortSplit
 
 BENCH_TOKEN_ENV = "ADMINDESK_BENCH_TOKEN"
 
@@ -72,7 +72,9 @@ def serve_main(app_name: str, make_app: Callable[[AppConfig], Flask], argv: list
         config.tasks_dir = args.tasks_dir
     app = make_app(config)
 
+    from waitress import serve  # imported here: only the service process needs it
+
     print(f"{app_name} serving on http://{args.host}:{args.port} (bench API on port {args.bench_port})",
           flush=True)
-    serve_split(app, host=args.host, port=args.port, bench_port=args.bench_port, threads=args.threads,
-                ident=app_name)
+    serve(BenchPortSplit(app, args.bench_port), listen=f"{args.host}:{args.port} {args.host}:{args.bench_port}",
+          threads=args.threads, ident=app_name, clear_untrusted_proxy_headers=True)

@@ -5,7 +5,7 @@ any navigation and handed to Chromium rebuilt from the checked parts (so the bro
 read a different host out of them); every connection the browser opens to anything but
 the app ports goes to a refusing proxy (browser.py), the bench ports included; page APIs
 that open sockets outside the network stack (WebRTC) are removed by `PAGE_LOCKDOWN_JS`.
-The app ports never serve the bench API (envs/common/bench_port.py) and refuse browsers
+The app ports never serve the bench API (request_guards.BenchPortSplit) and refuse browsers
 their APIs, so what the page requests needs no inspection.
 
 `blocked_request_pattern` is for a browser context the harness does not create (BrowserGym

@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 from flask import Flask, Response, abort, jsonify, redirect, request, session
 
-from admindesk.envs.common.bench_port import BenchPortSplit
+from admindesk.envs.common.request_guards import BenchPortSplit
 
 DOWNLOAD_BYTES = b"%PDF-1.4\n% fixture report\n" + bytes(range(256)) * 4
 
@@ -101,7 +101,7 @@ def create_app(name: str, token: str, bench_port: int) -> Flask:
         def guarded(*args, **kwargs):
             if request.headers.get("X-Bench-Token") != token:
                 abort(404)
-            if not on_bench_port():  # the split (bench_port.py) must make this unreachable
+            if not on_bench_port():  # BenchPortSplit must make this unreachable
                 state["bench_answered_on_pages_port"] += 1
             return view(*args, **kwargs)
         return guarded

@@ -1,11 +1,12 @@
-"""The bench port split (envs/common/bench_port.py): the bench API on its own port only, and
+"""The bench port split (request_guards.BenchPortSplit): the bench API on its own port only, and
 nothing but the bench API there; on the pages' port the bench token is never read."""
 from __future__ import annotations
 
 import pytest
 from werkzeug.test import Client
 
-from admindesk.envs.common.bench_port import BenchPortSplit, serve_split
+from admindesk.envs.common.request_guards import BenchPortSplit
+from admindesk.envs.common.serve import serve_main
 
 PAGES_PORT, BENCH_PORT = "5100", "5104"
 
@@ -48,6 +49,8 @@ def test_the_pages_port_hands_pages_on_untouched():
     assert call("/patients/1", PAGES_PORT) == (200, "/patients/1 token=secret")
 
 
-def test_one_port_cannot_serve_both():
-    with pytest.raises(ValueError, match="must differ"):
-        serve_split(echo_app, host="127.0.0.1", port=5100, bench_port=5100, threads=1, ident="x")
+def test_one_port_cannot_serve_both(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        serve_main("fax", lambda config: None, ["--port", "5100", "--bench-port", "5100", "--data-dir",
+                                                str(tmp_path), "--token", "t"])
+    assert "--bench-port must differ from --port (5100)" in capsys.readouterr().err
