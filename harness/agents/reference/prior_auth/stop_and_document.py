@@ -110,8 +110,10 @@ def solve(work: Work) -> None:
                   f"{work.patient['dob']}): {work.need('reason')}. {who} Nothing was filed with any payer or by fax; "
                   f"the Prior Auth item stays open (In Progress).")
     if work.doing("hold_item"):
+        # The status alone: the reasons are document_stop's note. A note here that repeated
+        # them would do document_stop's work too, and its ablation would then prove nothing.
         ehr_steps.back_to_order(work)
-        ehr_steps.set_work_item(work, "In Progress", f"On hold, nothing filed: {answer_why}. {who}")
+        ehr_steps.set_work_item(work, "In Progress")
     work.finish(f"No prior authorization was submitted for order {order_id}: {answer_why}"
                 f"{' (' + work.notes['reason'] + ')' if 'reason' in work.notes else ''}. {who} "
                 "The reasons are in the order comment and the work item stays In Progress.")
