@@ -21,7 +21,7 @@ from admindesk.harness.env.chrome import CHROME_HEIGHT
 from admindesk.harness.env.environment import Env
 from admindesk.harness.env.login import submit_login_form
 
-START = {"id": "bench", "goal": "bench", "start": {"app": "ehr_web", "path": "/patients",
+START = {"id": "bench", "goal": "bench", "max_steps": 1000, "start": {"app": "ehr_web", "path": "/patients",
                                                     "login": True}}
 TARGET = "input[name=mrn]"  # a click that focuses a field: no navigation, a visible change
 
