@@ -3,7 +3,6 @@ another (and only there), byte-stable resets."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -12,15 +11,10 @@ import urllib.request
 
 import pytest
 
+from admindesk.harness.env.services import free_ports
+
 pytestmark = pytest.mark.slow
 TOKEN = "service-test-token"
-
-
-def free_ports() -> tuple[int, int]:
-    with socket.socket() as one, socket.socket() as other:
-        one.bind(("127.0.0.1", 0))
-        other.bind(("127.0.0.1", 0))
-        return one.getsockname()[1], other.getsockname()[1]
 
 
 def call(url: str, method: str = "GET", token: str | None = TOKEN) -> tuple[int, bytes]:
@@ -34,7 +28,7 @@ def call(url: str, method: str = "GET", token: str | None = TOKEN) -> tuple[int,
 
 @pytest.fixture(scope="module")
 def service(app_data_dir):
-    port, bench_port = free_ports()
+    port, bench_port = free_ports(2)
     process = subprocess.Popen([sys.executable, "-m", "admindesk.envs.ehr_web", "--port", str(port),
                                 "--bench-port", str(bench_port), "--data-dir", str(app_data_dir), "--token", TOKEN],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
