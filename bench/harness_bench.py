@@ -17,7 +17,7 @@ import statistics
 import time
 from pathlib import Path
 
-from admindesk.harness.env.chrome import CHROME_HEIGHT
+from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT
 from admindesk.harness.env.environment import Env
 from admindesk.harness.env.login import submit_login_form
 

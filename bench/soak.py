@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from admindesk.harness.env.chrome import CHROME_HEIGHT
+from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT
 from admindesk.harness.env.environment import PAGE_CRASHED, Env
 from admindesk.harness.env.faults import kill_app, kill_renderers, stop_app
 from admindesk.harness.env.services import ServiceError

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator
 
-from admindesk.harness.env.chrome import CHROME_HEIGHT, Box
+from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, Box
 from admindesk.harness.env.environment import Env
 from admindesk.harness.env.observation import Observation
 

@@ -109,6 +109,9 @@ def channel_tasks(chosen: list[Task], channel: str, agent_name: str) -> list[Tas
               help="Override every task's step budget.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 256),
               help="Workers, each with its own four apps and browser (see run_pool).")
+@click.option("--concurrency", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Episodes in flight per worker, sharing its apps (a lane each) and its browser (a "
+                   "context each): for model agents, whose episodes mostly wait on the model.")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="local: worker processes on this machine; ray: Ray actors (pip install admindesk[ray]).")
 @click.option("--ray-address", default=None, help="Ray cluster to join (default: start a local Ray).")
@@ -131,8 +134,8 @@ def channel_tasks(chosen: list[Task], channel: str, agent_name: str) -> list[Tas
               help="Also rerun the episodes of DIR that errored (an error result, an infra error, an agent error).")
 @click.option("--dry-run", is_flag=True, help="List the episodes the run would run or keep, and start nothing.")
 def run(agent_name: str, selection: str, out_dir: Path, tasks_dir: Path | None, limit: int | None, trials: int,
-        prompt_mode: str | None, observation: str, channel: str, max_steps: int | None, workers: int, backend: str,
-        ray_address: str | None, episode_timeout: float, model: str | None, base_url: str | None,
+        prompt_mode: str | None, observation: str, channel: str, max_steps: int | None, workers: int, concurrency: int,
+        backend: str, ray_address: str | None, episode_timeout: float, model: str | None, base_url: str | None,
         api_key_env: str | None, action_space: str | None, temperature: float | None, seed: int | None,
         judge_spec: str | None, retry_errors: bool, dry_run: bool, **judge_settings) -> None:
     """Run an agent on a selection of tasks and write DIR/run.json; a rerun into the same DIR
@@ -176,7 +179,7 @@ def run(agent_name: str, selection: str, out_dir: Path, tasks_dir: Path | None, 
         except PreflightError as exc:
             raise click.ClickException(str(exc)) from exc
     config = WorkerConfig(agent_name=agent_name, agent_options=agent_options, observation=observation,
-                          channel=channel, prompt_mode=prompt_mode, max_steps=max_steps,
+                          channel=channel, prompt_mode=prompt_mode, max_steps=max_steps, concurrency=concurrency,
                           tasks_dir=tasks_dir.resolve() if tasks_dir is not None else None)
     try:
         run_json = run_with_progress(config, chosen, out_dir, trials=trials, workers=workers,

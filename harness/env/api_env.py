@@ -134,6 +134,7 @@ class ApiEnv(EpisodeApps):
         self._end_episode()
         self.task, self._episodes = resolved, self._episodes + 1
         self.services.reset_all(resolved.now, task_id)
+        self._note_app_starts()
         self._initial_snapshots = self.services.snapshot_all()
         self._tokens = {server: self._issue_token(app) for server, app in API_SERVERS.items()}
         self._step, self._terminated, self._answer = 0, False, None

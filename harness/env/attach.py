@@ -65,8 +65,9 @@ class AttachedServices(Services):
             raise ServiceError("AttachedServices needs an AttachSpec")
         self.token = self.spec.token
         for name, port in self.spec.ports.items():
-            app = AppProcess(name=name, port=port, bench_port=self.spec.bench_ports[name], data_dir=Path("."),
-                             token=self.token, log_path=Path("/dev/null"), launcher=[])
+            app = AppProcess(name=name, ports=[port], bench_ports=[self.spec.bench_ports[name]],
+                             data_dir=Path("."), token=self.token, log_path=Path("/dev/null"), launcher=[],
+                             prepared=[set()])
             try:
                 app.bench("GET", "/_bench/health", timeout=HEALTH_TIMEOUT)
             except ServiceError as exc:

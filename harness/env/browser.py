@@ -1,7 +1,10 @@
-"""Chromium for the agent: one browser per Env, one sandboxed context reused by episodes.
+"""Chromium for the agent: one browser per Env (or shared by the Envs of the episodes in
+flight on one thread), one sandboxed context per set of app ports, reused by episodes.
 
-The context is the sandbox: it reaches only this Env's app ports on loopback, never the
-bench ports, never another host or scheme. Each episode wipes it clean (`EpisodeBrowser`).
+The context is the sandbox: it reaches only its Env's app ports on loopback, never the
+bench ports, never another host or scheme (another lane's pages among them). Each episode
+wipes it clean (`EpisodeBrowser`). Contexts never share a renderer, so a renderer that dies
+takes one episode's tabs only.
 """
 from __future__ import annotations
 
@@ -134,6 +137,8 @@ class Browser:
         # Kills this Chromium when a guarded call (`deadline`) never answers.
         self.watchdog = Watchdog(self.kill)
         self._browser_session: CDPSession | None = None
+        # Counts launches: an Env that saw the browser fail relaunches it only if nobody has since.
+        self.launches = 0
         try:
             self._launch()
         except BaseException:
@@ -144,11 +149,12 @@ class Browser:
         # can take the port while this Browser lives.
         self._dead_proxy = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._dead_proxy.bind((LOOPBACK_HOSTS[0], 0))
-        self._context: BrowserContext | None = None
-        self._context_key: tuple[list[int], tuple[int, int]] | None = None
+        # (app ports, viewport) -> its sandboxed context: one per Env using this browser.
+        self._contexts: dict[tuple[tuple[int, ...], tuple[int, int]], BrowserContext] = {}
 
     def _launch(self) -> None:
         self.chromium: PlaywrightBrowser = self._playwright.chromium.launch(**self._launch_options)
+        self.launches += 1
         self._browser_session = None
         processes = self._processes()
         self.pid = next(process["id"] for process in processes if process["type"] == "browser")
@@ -161,10 +167,16 @@ class Browser:
         if self.pid is not None:
             kill_process_tree(self.pid)
 
-    def relaunch(self) -> None:
-        """Kill this Chromium and start another (its context goes with it)."""
+    def relaunch(self, seen_launch: int | None = None) -> None:
+        """Kill this Chromium and start another (its contexts go with it).
+
+        `seen_launch`: the `launches` count when the caller saw it fail; if another Env
+        sharing this browser has relaunched it since, the new one is kept.
+        """
+        if seen_launch is not None and seen_launch != self.launches and self.chromium.is_connected():
+            return
         self.kill()
-        self._context = self._context_key = None
+        self._contexts = {}
         try:
             self.chromium.close()  # disconnected already: only frees the driver's objects
         except PlaywrightError:
@@ -186,16 +198,17 @@ class Browser:
         `fresh_context` replaces it anyway (a tab of the last episode would not stop).
         """
         ports = sorted(allowed_ports)
+        key = (tuple(ports), viewport)
         if not self.chromium.is_connected():  # Chromium itself died: start another
-            self._context = self._context_key = None
+            self._contexts = {}
             self._launch()
-        if fresh_context or self._context is None or self._context_key != (ports, viewport):
-            self._close_context()
-            self._context = _sandboxed_context(self.chromium, ports, viewport,
-                                               self._dead_proxy.getsockname()[1])
-            self._context_key = (ports, viewport)
-        return EpisodeBrowser(self._context, ports, downloads_dir,
-                              fresh_renderer=renderers_grown(self.renderer_pids()))
+        context = self._contexts.get(key)
+        if fresh_context or context is None:
+            self._close_context(key)
+            context = self._contexts[key] = _sandboxed_context(self.chromium, ports, viewport,
+                                                               self._dead_proxy.getsockname()[1])
+        return EpisodeBrowser(context, ports, downloads_dir,
+                              fresh_renderer=renderers_grown(self.renderer_pids(), len(self._contexts)))
 
     def renderer_pids(self) -> list[int]:
         """The process ids of this Chromium's renderers, as Chromium itself lists them (other
@@ -221,20 +234,21 @@ class Browser:
         finally:
             client.dispose()
 
-    def _close_context(self) -> None:
-        if self._context is not None:
+    def _close_context(self, key: tuple[tuple[int, ...], tuple[int, int]]) -> None:
+        context = self._contexts.pop(key, None)
+        if context is not None:
             try:
-                self._context.close()
+                context.close()
             except PlaywrightError:
                 pass  # the browser is already gone
-            self._context = self._context_key = None
 
     def close(self) -> None:
         """Close Chromium and the Playwright driver (idempotent)."""
         if self._playwright is None:
             return
         try:
-            self._close_context()
+            for key in list(self._contexts):
+                self._close_context(key)
             self.chromium.close()
             self._dead_proxy.close()
         finally:

@@ -22,7 +22,8 @@ from pydantic import ValidationError
 from admindesk.harness.env.actions import Action, parse_action
 from admindesk.harness.env.attach import AttachSpec, attached_services
 from admindesk.harness.env.browser import NAVIGATION_TIMEOUT_MS, Browser
-from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
+from admindesk.harness.env.cooperative import wait_for
+from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, ChromeState
 from admindesk.harness.env.episode_apps import EpisodeApps
 from admindesk.harness.env.episode_browser import EpisodeBrowser
 from admindesk.harness.env.executor import ActionExecutor, ActionFailed
@@ -59,7 +60,7 @@ class Env(EpisodeApps):
                  frame_size: tuple[int, int] = (1280, 800), record_dir: str | Path | None = None,
                  services: Services | None = None, apps: list[str] | None = None,
                  attach: AttachSpec | None = None, tasks_dir: str | Path | None = None,
-                 headless: bool = True, settle_cap: float = 3.0,
+                 headless: bool = True, settle_cap: float = 3.0, browser: Browser | None = None,
                  credentials: tuple[str, str] = (DEFAULT_USERNAME, DEFAULT_PASSWORD)) -> None:
         if observation not in ("screenshot", "axtree", "both"):
             raise ValueError(f"observation must be screenshot, axtree or both, not {observation!r}")
@@ -83,7 +84,10 @@ class Env(EpisodeApps):
         # `attach`: drive apps started elsewhere (`admindesk serve`, play mode); see attach.py.
         self.services = services if services is not None else (
             attached_services(attach) if attach is not None else Services(apps=apps, tasks_dir=self.tasks_dir))
-        self.browser: Browser | None = None
+        # A browser given is shared with other Envs (the episodes in flight on this thread,
+        # each on its own lane of `services`): this Env uses its own context and never closes it.
+        self._owns_browser = browser is None
+        self.browser: Browser | None = browser
         self._episode: EpisodeBrowser | None = None
         self._executor: ActionExecutor | None = None
         self._writer: TrajectoryWriter | None = None
@@ -93,7 +97,8 @@ class Env(EpisodeApps):
         try:
             if not self.services.processes:
                 self.services.start()
-            self.browser = Browser(headless=headless)
+            if self.browser is None:
+                self.browser = Browser(headless=headless)
         except BaseException:
             self.close()
             raise
@@ -119,6 +124,7 @@ class Env(EpisodeApps):
         """
         resolved, task_id = self._resolve_task(task)
         started = time.perf_counter()
+        launch = self.browser.launches
         # The last episode's pages stop first: a request of theirs still in flight when the
         # apps reset could write into the new episode.
         stopped = self._stop_last_pages()
@@ -137,9 +143,10 @@ class Env(EpisodeApps):
         except BROWSER_FAILURES:
             self._episode = None  # Chromium was killed or lost: relaunched below
         self.services.await_resets(resets)
+        self._note_app_starts()
         snapshots = self.services.snapshot_futures() if cached is None else None
         if cached is None:
-            cached = {name: future.result() for name, future in snapshots.items()}
+            cached = {name: wait_for(future) for name, future in snapshots.items()}
             self._initial_snapshot_cache = {cache_key: cached}  # keep one: they are large
         self._initial_snapshots = cached
         self._step, self._terminated, self._answer = 0, False, None
@@ -147,7 +154,7 @@ class Env(EpisodeApps):
             obs = self._first_observation(folder)
         except BROWSER_FAILURES:
             # Whatever wedged or killed the browser, a new one starts the episode over.
-            self.browser.relaunch()
+            self.browser.relaunch(launch)
             self._episode = None
             obs = self._first_observation(folder)
         self._trajectory: list[dict[str, Any]] = []
@@ -275,7 +282,8 @@ class Env(EpisodeApps):
         """End the episode, close Chromium and stop the apps (idempotent)."""
         self._end_episode()
         if self.browser is not None:
-            self.browser.close()
+            if self._owns_browser:
+                self.browser.close()
             self.browser = None
         self.services.close()
         shutil.rmtree(self._scratch, ignore_errors=True)

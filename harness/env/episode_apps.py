@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from admindesk.harness.env.cooperative import wait_for
 from admindesk.harness.env.services import ServiceError, Services
 from admindesk.schema.task_model import Task, load_tasks
 
@@ -16,6 +17,8 @@ class EpisodeApps:
     services: Services
     tasks_dir: Path | None
     _task_files: dict[str, Task] | None = None  # the folder's task files, read once
+    # App name -> how many times its process had started when this episode's reset ended.
+    _app_starts: dict[str, int] | None = None
 
     def _resolve_task(self, task: Task | str | dict) -> tuple[Task, str | None]:
         """The task, and the id the apps are told: only a task that gives them something to
@@ -33,12 +36,25 @@ class EpisodeApps:
         builds_state = resolved.case is not None or bool(resolved.seed) or bool(resolved.interruptions)
         return resolved, resolved.id if builds_state else None
 
+    def _note_app_starts(self) -> None:
+        """Called when a reset ends: an app restarted after this (by another lane's reset, on
+        finding it dead or hung) has lost this episode's state."""
+        self._app_starts = {name: app.starts for name, app in self.services.processes.items()}
+
     def _final_snapshots(self) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
-        """Every app's snapshot now, and why an app that is down or hung gave none."""
+        """Every app's snapshot now, and why an app that is down, hung or restarted since the
+        reset gave none."""
         final, errors = {}, {}
         for name, future in self.services.snapshot_futures().items():
             try:
-                final[name] = future.result()
+                snapshot = wait_for(future)
             except ServiceError as exc:
                 errors[name] = str(exc)
+                continue
+            starts = (self._app_starts or {}).get(name)
+            if starts is not None and self.services.processes[name].starts != starts:
+                errors[name] = (f"{name} was restarted during the episode (another episode in flight found it "
+                                f"dead or hung), so this episode's state in it is gone")
+            else:
+                final[name] = snapshot
         return final, errors

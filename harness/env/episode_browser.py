@@ -111,8 +111,9 @@ class SavedFile:
 RENDERER_RECYCLE_MB = 350
 
 
-def renderers_grown(renderer_pids: list[int]) -> bool:
-    """True when these renderer processes hold over RENDERER_RECYCLE_MB."""
+def renderers_grown(renderer_pids: list[int], contexts: int = 1) -> bool:
+    """True when these renderer processes hold over RENDERER_RECYCLE_MB per context (one
+    renderer per context: Chromium does not say which renderer is whose)."""
     page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
     resident_kb = 0
     for pid in renderer_pids:
@@ -120,7 +121,7 @@ def renderers_grown(renderer_pids: list[int]) -> bool:
             resident_kb += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page_kb
         except (OSError, ValueError, IndexError):
             continue  # exited meanwhile
-    return resident_kb > RENDERER_RECYCLE_MB * 1024
+    return resident_kb > RENDERER_RECYCLE_MB * 1024 * max(contexts, 1)
 
 
 # Tries at a screenshot Chromium says it cannot take yet (waiting 0.1, 0.2... s between).

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from playwright.sync_api import Error as PlaywrightError, Locator
 
 from admindesk.harness.env import actions as act
-from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
-from admindesk.harness.env.dropdown import OpenSelect
+from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, ChromeState
+from admindesk.harness.env.drawing.dropdown import OpenSelect
 from admindesk.harness.env.episode_browser import EpisodeBrowser
 from admindesk.harness.env.sandbox import NavigationBlocked
 

@@ -12,7 +12,7 @@ from PIL import Image
 from playwright.sync_api import Error as PlaywrightError, Page
 from pydantic import BaseModel, Field
 
-from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
+from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, ChromeState
 
 ObservationMode = Literal["screenshot", "axtree", "both"]
 

@@ -8,6 +8,7 @@ ordinary exit and exception paths.
 from __future__ import annotations
 
 import atexit
+import copy
 import ctypes
 import http.client
 import importlib.util
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from admindesk.harness.env.app_zygote import ForkedApp, Zygote, ZygoteError
+from admindesk.harness.env.cooperative import wait_for
 
 APP_NAMES: tuple[str, ...] = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")
 HOST = "127.0.0.1"
@@ -124,11 +126,16 @@ def bench_call(port: int, token: str, method: str, path: str, body: dict | None 
 
 @dataclass
 class AppProcess:
-    """One running app: its name, ports (pages, bench API), data folder and child process."""
+    """One running app: its name, ports (pages, bench API), data folder and child process.
+
+    An app process may serve several episodes at once, one per lane: lane i has the pages'
+    port `ports[i]` and the bench port `bench_ports[i]`, a database of its own, and the peers
+    `peers[i]` (see envs/common/serve.py). One lane is the usual case.
+    """
 
     name: str
-    port: int
-    bench_port: int
+    ports: list[int]
+    bench_ports: list[int]
     data_dir: Path
     token: str
     log_path: Path
@@ -139,28 +146,43 @@ class AppProcess:
     zygote: Zygote | None = None
     process: subprocess.Popen | ForkedApp | None = None
     starts: int = 0
-    # Tasks whose templates this process has built (a reset of them is a plain copy).
-    prepared: set[str] = field(default_factory=set)
-    # The other apps of the run, name -> base URL (a fax this app transmits is offered to them).
-    peers: dict[str, str] = field(default_factory=dict)
+    # Per lane, the tasks whose templates that lane has built (a reset of them is a plain copy).
+    prepared: list[set[str]] = field(default_factory=list)
+    # Per lane, the other apps of the run, name -> bench URL (where a fax this app transmits
+    # is offered).
+    peers: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def port(self) -> int:
+        """The pages' port of lane 0."""
+        return self.ports[0]
+
+    @property
+    def bench_port(self) -> int:
+        """The bench port of lane 0."""
+        return self.bench_ports[0]
 
     @property
     def base_url(self) -> str:
-        """The URL the browser uses to reach this app."""
+        """The URL the browser uses to reach this app (lane 0)."""
         return f"http://{HOST}:{self.port}"
 
-    def bench(self, method: str, path: str, body: dict | None = None, timeout: float = RESET_TIMEOUT) -> Any:
-        """One call to this app's bench API, on its bench port (see `bench_call`)."""
-        return bench_call(self.bench_port, self.token, method, path, body, timeout=timeout)
+    def bench(self, method: str, path: str, body: dict | None = None, timeout: float = RESET_TIMEOUT,
+              lane: int = 0) -> Any:
+        """One call to the bench API of one lane of this app, on its bench port (see `bench_call`)."""
+        return bench_call(self.bench_ports[lane], self.token, method, path, body, timeout=timeout)
 
     def spawn(self) -> None:
         """Start the child (without waiting for it to answer)."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.prepared = set()
-        flags = [f"--port={self.port}", f"--bench-port={self.bench_port}", f"--data-dir={self.data_dir}"]
+        self.prepared = [set() for _ in self.ports]
+        flags = [f"--port={','.join(map(str, self.ports))}",
+                 f"--bench-port={','.join(map(str, self.bench_ports))}", f"--data-dir={self.data_dir}"]
         if self.tasks_dir is not None:
             flags.append(f"--tasks-dir={self.tasks_dir}")
-        flags.extend(f"--peer={name}={url}" for name, url in sorted(self.peers.items()))
+        if self.peers and self.peers[0]:
+            flags.extend(f"--peer={name}={','.join(lane[name] for lane in self.peers)}"
+                         for name in sorted(self.peers[0]))
         command = [*self.launcher, *flags]
         secret = {BENCH_TOKEN_ENV: self.token}
         if self.zygote is not None:
@@ -258,7 +280,13 @@ class Services:
     # Fork the apps that run their default command from one zygote, so they share the pages
     # of the code they all import (four separate interpreters hold ~100 MB each of it).
     fork_apps: bool = True
+    # Episodes each app process serves at once, one per lane (see `lane`).
+    lanes: int = 1
     processes: dict[str, AppProcess] = field(default_factory=dict, init=False)
+    # The lane this object resets and snapshots (a `lane` view's; the owner's is 0), and the
+    # Services that owns the processes when this is a view.
+    lane_index: int = field(default=0, init=False)
+    _owner: "Services | None" = field(default=None, init=False)
     _owns_work_dir: bool = field(default=False, init=False)
     _pool: ThreadPoolExecutor | None = field(default=None, init=False)
     _zygote: Zygote | None = field(default=None, init=False)
@@ -268,6 +296,8 @@ class Services:
 
     def start(self) -> "Services":
         """Spawn every app, then wait (concurrently) until all answer their health check."""
+        if self.lanes < 1:
+            raise ValueError(f"lanes must be at least 1, not {self.lanes}")
         names = list(self.apps) if self.apps is not None else available_apps()
         if not names:
             raise ServiceError("no app package has a __main__ module yet")
@@ -282,21 +312,25 @@ class Services:
                 self._zygote = Zygote(forked, self.work_dir / "app-zygote.log", _die_with_parent)
             # Every port is chosen before any app starts: each app is told its peers' bench
             # URLs (where a fax it transmits is offered). From a base port, the apps' pages
-            # take the first len(names) ports and their bench APIs the next len(names).
-            chosen = (list(range(self.base_port, self.base_port + 2 * len(names))) if self.base_port
-                      else free_ports(2 * len(names)))
-            ports, bench_ports = dict(zip(names, chosen)), dict(zip(names, chosen[len(names):]))
-            for name, port in ports.items():
+            # take the first len(names) x lanes ports (lane by lane) and their bench APIs the
+            # next as many.
+            count = len(names) * self.lanes
+            chosen = (list(range(self.base_port, self.base_port + 2 * count)) if self.base_port
+                      else free_ports(2 * count))
+            pages = {name: chosen[index:count:len(names)] for index, name in enumerate(names)}
+            benches = {name: chosen[count + index::len(names)] for index, name in enumerate(names)}
+            for name in names:
                 self.processes[name] = AppProcess(
-                    name=name, port=port, bench_port=bench_ports[name], data_dir=self.work_dir / name,
+                    name=name, ports=pages[name], bench_ports=benches[name], data_dir=self.work_dir / name,
                     token=self.token,
                     log_path=self.work_dir / f"{name}.log",
                     launcher=self.launchers.get(name) or default_launcher(name),
                     tasks_dir=self.tasks_dir.resolve() if self.tasks_dir is not None else None,
                     zygote=self._zygote if name in forked else None,
                     # A replacement launcher (a test double) takes only the flags above.
-                    peers={} if name in self.launchers else
-                    {peer: f"http://{HOST}:{other}" for peer, other in bench_ports.items() if peer != name})
+                    peers=[{} if name in self.launchers else
+                           {peer: f"http://{HOST}:{ports[lane]}" for peer, ports in benches.items() if peer != name}
+                           for lane in range(self.lanes)])
                 self.processes[name].spawn()
             self._for_each(lambda app: app.wait_healthy(self.startup_timeout))
         except BaseException:
@@ -310,21 +344,32 @@ class Services:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    def lane(self, index: int) -> "Services":
+        """The apps as the episode on lane `index` sees them: its own ports, resets and
+        snapshots, over the same processes. Closing a lane closes nothing; restarting a dead
+        app from it restarts the app for every lane (the episodes on the others then find
+        it restarted: see `EpisodeApps`). Use it from the owner's thread."""
+        if not 0 <= index < self.lanes:
+            raise ValueError(f"lane {index} is not one of these services' {self.lanes} lane(s)")
+        view = copy.copy(self)
+        view.lane_index, view._owner = index, self._owner or self
+        return view
+
     @property
     def ports(self) -> dict[str, int]:
-        """App name -> the port of its pages (the browser's)."""
-        return {name: app.port for name, app in self.processes.items()}
+        """App name -> the port of its pages (the browser's), on this lane."""
+        return {name: app.ports[self.lane_index] for name, app in self.processes.items()}
 
     @property
     def bench_ports(self) -> dict[str, int]:
-        """App name -> the port of its bench API (the harness's)."""
-        return {name: app.bench_port for name, app in self.processes.items()}
+        """App name -> the port of its bench API (the harness's), on this lane."""
+        return {name: app.bench_ports[self.lane_index] for name, app in self.processes.items()}
 
     def url(self, app: str, path: str = "/") -> str:
-        """Absolute URL of `path` inside `app`."""
+        """Absolute URL of `path` inside `app`, on this lane."""
         if app not in self.processes:
             raise ServiceError(f"app {app!r} is not running (running: {sorted(self.processes)})")
-        return self.processes[app].base_url + (path if path.startswith("/") else "/" + path)
+        return f"http://{HOST}:{self.ports[app]}" + (path if path.startswith("/") else "/" + path)
 
     def ensure_alive(self) -> list[str]:
         """Restart any app whose process died; returns the names restarted."""
@@ -376,7 +421,7 @@ class Services:
         replies, failed = {}, {}
         for name, future in futures.items():
             try:
-                replies[name] = future.result()
+                replies[name] = wait_for(future)
             except AppUnreachable as exc:
                 failed[name] = exc
         if failed:
@@ -385,7 +430,7 @@ class Services:
                                         [self.processes[name] for name in failed])
             for name, future in retries.items():
                 try:
-                    replies[name] = future.result()
+                    replies[name] = wait_for(future)
                 except ServiceError as exc:
                     raise ServiceError(f"{name} failed to reset twice ({failed[name]}; then "
                                        f"{exc}); log: {self.processes[name].log_path}\n"
@@ -397,20 +442,21 @@ class Services:
         if task is not None:
             body["task"] = task
             self._prepare(app, task)
-        return app.bench("POST", "/_bench/reset", body, timeout=RESET_TIMEOUT)
+        return app.bench("POST", "/_bench/reset", body, timeout=RESET_TIMEOUT, lane=self.lane_index)
 
     def _prepare(self, app: AppProcess, task: str) -> None:
         """Have the app build the task's template first, on a long timeout, so the reset
         keeps its short one (which is how a hung app is told apart from a busy one)."""
-        if task in app.prepared:
+        prepared = app.prepared[self.lane_index]
+        if task in prepared:
             return
-        app.bench("GET", "/_bench/health", timeout=HEALTH_TIMEOUT)
-        app.bench("POST", "/_bench/prepare", {"task": task}, timeout=PREPARE_TIMEOUT)
-        app.prepared.add(task)
+        app.bench("GET", "/_bench/health", timeout=HEALTH_TIMEOUT, lane=self.lane_index)
+        app.bench("POST", "/_bench/prepare", {"task": task}, timeout=PREPARE_TIMEOUT, lane=self.lane_index)
+        prepared.add(task)
 
     def snapshot_all(self) -> dict[str, dict[str, Any]]:
         """GET /_bench/snapshot from every app at once."""
-        return {name: future.result() for name, future in self.snapshot_futures().items()}
+        return {name: wait_for(future) for name, future in self.snapshot_futures().items()}
 
     def snapshot_futures(self) -> dict[str, Future]:
         """Start fetching every app's snapshot; returns app name -> Future of its JSON.
@@ -418,7 +464,8 @@ class Services:
         Lets a caller overlap the fetch with browser work. A hung app's future fails with
         a ServiceError after SNAPSHOT_TIMEOUT.
         """
-        return self._submit_each(lambda app: app.bench("GET", "/_bench/snapshot", timeout=SNAPSHOT_TIMEOUT))
+        return self._submit_each(lambda app: app.bench("GET", "/_bench/snapshot", timeout=SNAPSHOT_TIMEOUT,
+                                                       lane=self.lane_index))
 
     def _submit_each(self, fn, apps: list[AppProcess] | None = None) -> dict[str, Future]:
         targets = apps if apps is not None else list(self.processes.values())
@@ -426,10 +473,13 @@ class Services:
 
     def _for_each(self, fn, apps: list[AppProcess] | None = None) -> dict[str, Any]:
         futures = self._submit_each(fn, apps)
-        return {name: future.result() for name, future in futures.items()}
+        return {name: wait_for(future) for name, future in futures.items()}
 
     def close(self) -> None:
-        """Stop every app (idempotent) and remove the temporary work folder."""
+        """Stop every app (idempotent) and remove the temporary work folder; a lane's view
+        closes nothing (its owner does)."""
+        if self._owner is not None:
+            return
         with self._lock:
             for app in self.processes.values():
                 app.stop()

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from admindesk.harness.env.browser import CHROMIUM_PATH
-from admindesk.harness.env.chrome import CHROME_HEIGHT
+from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT
 from admindesk.verifiers.record_files import record_file
 
 STAGING_PREFIX = ".staging-"

@@ -38,6 +38,9 @@ from admindesk.schema.task_model import Task
 from admindesk.verifiers.record_files import write_record
 from admindesk.verifiers.scoring import TaskResult, score_task
 
+# offload(fn, *args) -> fn(*args), run where waiting on it holds up no other episode.
+Offload = Callable[..., Any]
+
 
 class EpisodeSummary(BaseModel):
     """One episode's line in run.json."""
@@ -80,7 +83,7 @@ def snapshot_hash(snapshot: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(canonical, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _drive(env: Env, agent: Any, task: Task, obs: Any) -> str | None:
+def _drive(env: Env, agent: Any, task: Task, obs: Any, offload: Offload) -> str | None:
     """Run one episode with `agent`; returns a note when a scripted agent stopped early."""
     if hasattr(agent, "drive"):
         try:
@@ -95,7 +98,7 @@ def _drive(env: Env, agent: Any, task: Task, obs: Any) -> str | None:
     agent.reset(task.goal, task)
     for _ in range(task.max_steps):
         try:
-            action = agent.act(obs)
+            action = offload(agent.act, obs)
         except ModelEndpointError:
             raise  # the endpoint's fault, not the agent's: the episode errors (an infra error)
         except AgentError as exc:
@@ -106,23 +109,33 @@ def _drive(env: Env, agent: Any, task: Task, obs: Any) -> str | None:
     return None
 
 
-def run_episode(env: Env, agent: Any, task: Task, folder: Path, trial: int) -> EpisodeOutcome:
+def run_episode(env: Env, agent: Any, task: Task, folder: Path, trial: int,
+                offload: Offload | None = None) -> EpisodeOutcome:
     """One episode of `agent` on `task`, recorded into `folder` and scored.
+
+    `offload(fn, *args)` makes the calls that wait on a model (a model agent's `act`, the
+    scoring's judge) and returns their result; an episode in flight beside others passes one
+    that runs them on a thread and lets the other episodes go on meanwhile. By default they
+    are plain calls. A scripted agent's `drive` acts on the browser and is never offloaded.
 
     Runs keep a process for many episodes: its threads share few malloc arenas (set before
     the Env's snapshot threads first allocate), and each episode's garbage (its record,
     every app's snapshot twice) goes back to the system when it is scored."""
     limit_arenas()
-    outcome = _play_and_score(env, agent, task, folder, trial)
+    outcome = _play_and_score(env, agent, task, folder, trial, offload or _call)
     release_free_memory()
     return outcome
 
 
-def _play_and_score(env: Env, agent: Any, task: Task, folder: Path, trial: int) -> EpisodeOutcome:
+def _call(fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*args)
+
+
+def _play_and_score(env: Env, agent: Any, task: Task, folder: Path, trial: int, offload: Offload) -> EpisodeOutcome:
     started = time.perf_counter()
     try:
         obs, _info = env.reset(task)
-        note = _drive(env, agent, task, obs)
+        note = _drive(env, agent, task, obs, offload)
         record = env.record()
         attach_notes(record, agent)
     except Exception as exc:  # an episode that breaks is recorded as `error`, the run goes on
@@ -131,7 +144,7 @@ def _play_and_score(env: Env, agent: Any, task: Task, folder: Path, trial: int) 
                                  wall_s=round(time.perf_counter() - started, 2), folder=folder.name,
                                  error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
         return EpisodeOutcome(summary=summary)
-    score = score_task(task, record)
+    score = offload(score_task, task, record)
     folder.mkdir(parents=True, exist_ok=True)
     write_record(folder, record)
     (folder / "scores.json").write_text(score.model_dump_json(indent=1), encoding="utf-8")

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import signal
+import threading
 import time
 from collections import deque
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait as wait_connections
 from pathlib import Path
@@ -35,6 +38,7 @@ from admindesk.harness.running.folder import (
     sweep_staging,
     write_json_atomic,
 )
+from admindesk.harness.running.inflight import InflightWorker
 from admindesk.harness.running.metrics import run_metrics
 from admindesk.harness.running.worker import EpisodeWorker, WorkerConfig, make_run_agent
 from admindesk.harness.task_tools.folders import refuse_other_split, split_record
@@ -85,6 +89,9 @@ class Backend(Protocol):
 # ---- local processes ----------------------------------------------------------------------
 def _worker_main(config: WorkerConfig, connection: Connection) -> None:
     """A local worker process: build the worker, then run jobs until told to stop."""
+    if config.concurrency > 1:
+        _inflight_worker_main(config, connection)
+        return
     try:
         worker = EpisodeWorker(config)
     except Exception as exc:  # the first job's reply says why (an infra error)
@@ -98,6 +105,39 @@ def _worker_main(config: WorkerConfig, connection: Connection) -> None:
             connection.send(worker.run(job.task, job.trial, job.attempt))
     finally:
         worker.close()
+
+
+def _inflight_worker_main(config: WorkerConfig, connection: Connection) -> None:
+    """A local worker process with `config.concurrency` episodes in flight: jobs are read as
+    they come and replies sent as lanes finish, in whatever order (each names its episode)."""
+    try:
+        worker = InflightWorker(config)
+    except Exception as exc:
+        connection.send(WorkerLost(f"worker could not start: {type(exc).__name__}: {exc}"))
+        return
+    replies: queue.Queue = queue.Queue()
+
+    def send_replies() -> None:  # one sender: a reply may be MBs, and lanes must not block on the pipe
+        while (reply := replies.get()) is not None:
+            connection.send(reply)
+
+    sender = threading.Thread(target=send_replies, name="replies", daemon=True)
+    sender.start()
+
+    def reply_of(job: Job, done: Future) -> dict[str, Any]:
+        try:
+            return done.result()
+        except Exception as exc:  # a lane that broke outside the episode: retried elsewhere
+            return {"episode": job.name, "summary": None, "files": {},
+                    "infra": f"worker error: {type(exc).__name__}: {exc}"}
+
+    try:
+        while (job := connection.recv()) is not None:
+            worker.submit(job).add_done_callback(lambda done, job=job: replies.put(reply_of(job, done)))
+    finally:
+        worker.close()
+        replies.put(None)
+        sender.join()
 
 
 class LocalWorker:
@@ -177,13 +217,13 @@ def drive(backend: Backend, jobs: list[Job], workers: int, out_dir: Path, *,
           episode_timeout_s: float = DEFAULT_EPISODE_TIMEOUT_S,
           max_infra_retries: int = DEFAULT_MAX_INFRA_RETRIES,
           on_episode: Callable[[dict[str, Any]], None] | None = None,
-          state: RunState | None = None) -> RunState:
-    """Run `jobs` on at most `workers` workers of `backend`, installing each finished
-    episode into `out_dir` as it arrives."""
+          state: RunState | None = None, concurrency: int = 1) -> RunState:
+    """Run `jobs` on at most `workers` workers of `backend`, each with up to `concurrency`
+    episodes in flight, installing each finished episode into `out_dir` as it arrives."""
     state = state or RunState(jobs_total=len(jobs))
     pending: deque[Job] = deque(jobs)
-    idle: list[WorkerHandle] = []
-    busy: dict[WorkerHandle, tuple[Job, float]] = {}
+    # Every live worker -> its episodes in flight (name -> job, start time).
+    live: dict[WorkerHandle, dict[str, tuple[Job, float]]] = {}
 
     def finish(summary: dict[str, Any]) -> None:
         state.summaries[episode_name(summary["task_id"], summary["trial"])] = summary
@@ -201,50 +241,72 @@ def drive(backend: Backend, jobs: list[Job], workers: int, out_dir: Path, *,
                            "difficulty": job.task.difficulty, "challenge": job.task.challenge}
         finish({**base, "result": "infra_error", "error": reason, "attempt": job.attempt})
 
+    def lose(handle: WorkerHandle, reason: str) -> None:
+        """Kill a worker; the episodes it still had in flight are infra failures."""
+        handle.kill()
+        for job, _started in live.pop(handle, {}).values():
+            infra_failure(job, reason, None)
+
     try:
-        while pending or busy:
-            while pending and len(busy) < workers:
-                handle = idle.pop() if idle else backend.start_worker()
+        while pending or any(live.values()):
+            while pending:
+                handle = next((h for h, flying in live.items() if len(flying) < concurrency), None)
+                if handle is None:
+                    if len(live) >= workers:
+                        break
+                    handle = backend.start_worker()
+                    live[handle] = {}
                 job = pending.popleft()
                 try:
                     handle.submit(job)
                 except (BrokenPipeError, OSError) as exc:
-                    handle.kill()
-                    infra_failure(job, f"worker unreachable: {exc}", None)
+                    live[handle][job.name] = (job, time.monotonic())
+                    lose(handle, f"worker unreachable: {exc}")
                     continue
-                busy[handle] = (job, time.monotonic())
+                live[handle][job.name] = (job, time.monotonic())
+            busy = [handle for handle, flying in live.items() if flying]
             if not busy:  # every start just failed for good: nothing left to wait on
                 continue
             now = time.monotonic()
-            next_deadline = min(started + episode_timeout_s for _job, started in busy.values())
-            for handle, reply in backend.wait(list(busy), timeout=max(0.05, next_deadline - now)):
-                job, _started = busy.pop(handle)
+            next_deadline = min(started + episode_timeout_s for handle in busy
+                                for _job, started in live[handle].values())
+            for handle, reply in backend.wait(busy, timeout=max(0.05, next_deadline - now)):
+                if handle not in live:
+                    continue  # lost with an earlier reply of this batch
                 if isinstance(reply, WorkerLost):
-                    handle.kill()
-                    infra_failure(job, str(reply), None)
-                elif reply["infra"] is not None:
-                    handle.close()  # a fresh worker takes the retry: this one's Env broke
+                    lose(handle, str(reply))
+                    continue
+                job, _started = live[handle].pop(reply["episode"])
+                if reply["infra"] is not None:
+                    if concurrency == 1:  # a fresh worker takes the retry: this one's Env broke
+                        handle.close()
+                        del live[handle]
+                    # With episodes in flight, the others go on: the lanes' next reset
+                    # restarts a dead app and relaunches a lost browser.
                     infra_failure(job, reply["infra"], reply["summary"])
                 else:
                     install_episode(out_dir, job.name, reply["files"])
                     finish(reply["summary"])
-                    idle.append(handle)
             now = time.monotonic()
-            for handle, (job, started) in list(busy.items()):
-                if now - started >= episode_timeout_s:
-                    del busy[handle]
-                    handle.kill()
+            for handle, flying in list(live.items()):
+                late = [(job, started) for job, started in flying.values() if now - started >= episode_timeout_s]
+                if not late:
+                    continue
+                for job, started in late:
+                    del flying[job.name]
                     finish({"task_id": job.task.id, "trial": job.trial, "result": "timeout",
                             "subtask_pass_rate": 0.0, "first_failing_subtask": None, "steps": 0,
                             "wall_s": round(now - started, 2), "folder": job.name,
                             "workflow": job.task.workflow, "difficulty": job.task.difficulty,
                             "challenge": job.task.challenge, "attempt": job.attempt,
                             "error": f"episode exceeded {episode_timeout_s:g} s"})
+                lose(handle, f"worker killed: an episode in flight beside it exceeded {episode_timeout_s:g} s")
     finally:
-        for handle in busy:
-            handle.kill()
-        for handle in idle:
-            handle.close()
+        for handle, flying in live.items():
+            if flying:
+                handle.kill()
+            else:
+                handle.close()
         backend.shutdown()
     return state
 
@@ -264,6 +326,9 @@ def run_parallel(config: WorkerConfig, tasks: list[Task], out_dir: Path, *, tria
         raise ValueError("trials and workers must be at least 1")
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be local or ray, not {backend!r}")
+    if config.concurrency > 1 and config.channel != "screens":
+        raise ValueError("--concurrency above 1 shares one browser among episodes: the api channel "
+                         "runs one episode per worker (use --workers)")
     make_run_agent(config)  # a bad agent name or option fails here, before anything is written
     split = split_record(config.tasks_dir)
     refuse_other_split(out_dir, split)
@@ -281,7 +346,7 @@ def run_parallel(config: WorkerConfig, tasks: list[Task], out_dir: Path, *, tria
               "agent_options": {k: str(v) for k, v in config.agent_options.items()},
               "observation": config.observation, "channel": config.channel, "prompt_mode": config.prompt_mode,
               "max_steps": config.max_steps, "tasks": [t.id for t in tasks], "trials": trials,
-              "workers": workers, "backend": backend, "split": split,
+              "workers": workers, "concurrency": config.concurrency, "backend": backend, "split": split,
               "versions": run_versions(tasks, config.frame_size)}
     started = time.perf_counter()
 
@@ -306,7 +371,8 @@ def run_parallel(config: WorkerConfig, tasks: list[Task], out_dir: Path, *, tria
     write_run_json()
     try:
         drive(chosen, jobs, workers, out_dir, episode_timeout_s=episode_timeout_s,
-              max_infra_retries=max_infra_retries, on_episode=episode_done, state=state)
+              max_infra_retries=max_infra_retries, on_episode=episode_done, state=state,
+              concurrency=config.concurrency)
     finally:  # on Ctrl-C too: run.json then lists exactly the episodes finished so far
         run_json = write_run_json()
     return run_json

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from admindesk.harness.running.inflight import InflightWorker
 from admindesk.harness.running.pool import Job, WorkerLost
 from admindesk.harness.running.worker import EpisodeWorker, WorkerConfig
 
@@ -23,12 +24,16 @@ def _ray() -> Any:
 
 
 class _ActorBody:
-    """The actor's class body: one EpisodeWorker, built in the actor's process."""
+    """The actor's class body: one EpisodeWorker built in the actor's process, or with
+    `concurrency` above 1 an InflightWorker, whose `run` calls (one per episode in flight,
+    on the actor's threads) each wait for their lane's reply."""
 
     def __init__(self, config: WorkerConfig) -> None:
-        self.worker = EpisodeWorker(config)
+        self.worker = InflightWorker(config) if config.concurrency > 1 else EpisodeWorker(config)
 
     def run(self, job: Job) -> dict[str, Any]:
+        if isinstance(self.worker, InflightWorker):
+            return self.worker.submit(job).result()
         return self.worker.run(job.task, job.trial, job.attempt)
 
     def close(self) -> None:
@@ -36,14 +41,14 @@ class _ActorBody:
 
 
 class RayWorker:
-    """The driver's handle on one actor and the episode it is running."""
+    """The driver's handle on one actor and the episodes it is running."""
 
     def __init__(self, actor_class: Any, config: WorkerConfig) -> None:
-        self.actor = actor_class.remote(config)
-        self.pending: Any = None
+        self.actor = actor_class.options(max_concurrency=config.concurrency).remote(config)
+        self.pending: list[Any] = []
 
     def submit(self, job: Job) -> None:
-        self.pending = self.actor.run.remote(job)
+        self.pending.append(self.actor.run.remote(job))
 
     def kill(self) -> None:
         _ray().kill(self.actor, no_restart=True)
@@ -76,11 +81,12 @@ class RayBackend:
     def wait(self, handles: list[RayWorker], timeout: float
              ) -> list[tuple[RayWorker, dict[str, Any] | WorkerLost]]:
         ray = _ray()
-        by_ref = {handle.pending: handle for handle in handles}
+        by_ref = {ref: handle for handle in handles for ref in handle.pending}
         ready, _ = ray.wait(list(by_ref), num_returns=1, timeout=timeout)
         replies = []
         for ref in ready:
             handle = by_ref[ref]
+            handle.pending.remove(ref)
             try:
                 replies.append((handle, ray.get(ref)))
             except ray.exceptions.RayError as exc:  # the actor died or could not start

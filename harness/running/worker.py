@@ -17,7 +17,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field
 
@@ -26,7 +26,9 @@ from admindesk.harness.agents.base import total_usage
 from admindesk.harness.agents.registry import agent_options
 from admindesk.harness.env import faults
 from admindesk.harness.env.api_env import make_env
+from admindesk.harness.env.browser import Browser
 from admindesk.harness.env.environment import Env
+from admindesk.harness.env.services import Services
 from admindesk.harness.running.folder import episode_name, read_episode_files
 from admindesk.harness.running.local import _move_trajectory, run_episode
 from admindesk.harness.running.rescore import subtask_categories
@@ -55,6 +57,8 @@ class WorkerConfig(BaseModel):
     # Fault injection (tests, soak): episode name -> app killed right after that episode's
     # reset, on its first attempt only, as a crash of that app would.
     kill_app_at_start: dict[str, str] = Field(default_factory=dict)
+    # Episodes in flight per worker (see running/inflight.py); 1: one at a time.
+    concurrency: int = Field(default=1, ge=1, le=64)
 
 
 class _KillAppAtStart:
@@ -93,17 +97,25 @@ def make_run_agent(config: WorkerConfig) -> Any:
 class EpisodeWorker:
     """An Env and an agent that run episodes one after another (see the module docstring)."""
 
-    def __init__(self, config: WorkerConfig) -> None:
+    def __init__(self, config: WorkerConfig, *, lane: tuple[Services, Browser, Path] | None = None) -> None:
+        """`lane`: run on one lane of shared services with a shared browser (the episodes in
+        flight of an InflightWorker), keeping files under the given folder; by default the
+        worker starts an Env of its own."""
         self.config = config
         if config.tasks_dir is not None and not config.tasks_dir.is_dir():
             # A Ray actor on another node sees its own disk: the folder must be there too.
             raise FileNotFoundError(f"tasks folder {config.tasks_dir} does not exist on {os.uname().nodename}")
         self.agent = make_run_agent(config)
-        self._scratch = Path(tempfile.mkdtemp(prefix="admindesk-worker-"))
+        self._scratch = Path(tempfile.mkdtemp(prefix="admindesk-worker-", dir=lane[2] if lane else None))
         self._episodes_dir = self._scratch / "episodes"
         try:
-            self.env = make_env(config.channel, config.observation, frame_size=config.frame_size,
-                                record_dir=self._episodes_dir, tasks_dir=config.tasks_dir)
+            if lane is None:
+                self.env = make_env(config.channel, config.observation, frame_size=config.frame_size,
+                                    record_dir=self._episodes_dir, tasks_dir=config.tasks_dir)
+            else:
+                services, browser, _folder = lane
+                self.env = Env(config.observation, frame_size=config.frame_size, record_dir=self._episodes_dir,
+                               services=services, browser=browser)
         except BaseException:
             shutil.rmtree(self._scratch, ignore_errors=True)
             raise
@@ -112,9 +124,12 @@ class EpisodeWorker:
         """This worker's process and everything below it (apps, Playwright, Chromium)."""
         return [os.getpid(), *faults.descendants(os.getpid())]
 
-    def run(self, task: Task, trial: int, attempt: int) -> dict[str, Any]:
-        """Run one episode; returns {"summary", "files", "infra"} where `infra` names what
-        broke (None when the episode counts) and `files` is the episode folder's content."""
+    def run(self, task: Task, trial: int, attempt: int,
+            offload: Callable[..., Any] | None = None) -> dict[str, Any]:
+        """Run one episode; returns {"episode", "summary", "files", "infra"} where `infra`
+        names what broke (None when the episode counts) and `files` is the episode folder's
+        content. `offload(fn, *args)` runs the agent's model calls and the scoring (see
+        run_episode)."""
         if self.config.max_steps is not None:
             task = task.model_copy(update={"max_steps": self.config.max_steps})
         name = episode_name(task.id, trial)
@@ -124,7 +139,7 @@ class EpisodeWorker:
         if attempt == 0 and name in self.config.kill_app_at_start:
             agent = _KillAppAtStart(self.agent, self.env, self.config.kill_app_at_start[name])
         started = time.perf_counter()
-        outcome = run_episode(self.env, agent, task, folder, trial)
+        outcome = run_episode(self.env, agent, task, folder, trial, offload=offload)
         _move_trajectory(self._episodes_dir, task.id, folder, self.config.keep_screenshots)
         summary = outcome.summary.model_dump()
         summary.update(workflow=task.workflow, difficulty=task.difficulty, challenge=task.challenge,
@@ -144,7 +159,7 @@ class EpisodeWorker:
             (folder / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
             files = read_episode_files(folder)
         shutil.rmtree(folder, ignore_errors=True)
-        return {"summary": summary, "files": files, "infra": infra}
+        return {"episode": name, "summary": summary, "files": files, "infra": infra}
 
     def _infra_problem(self, error: str | None) -> str | None:
         dead = [name for name, app in self.env.services.processes.items() if not app.alive()]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.harness.env.chrome import CHROME_HEIGHT
-from admindesk.harness.env.downloads_bubble import COLORS
+from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT
+from admindesk.harness.env.drawing.downloads_bubble import COLORS
 from tests.harness.conftest import adhoc
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -3,8 +3,8 @@ the agents' action documentation says about them."""
 from __future__ import annotations
 
 from admindesk.harness.agents.openai_compatible import system_prompt
-from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
-from admindesk.harness.env.dropdown import MAX_VISIBLE_ROWS, ROW_HEIGHT, DropDownList, ListRow
+from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, ChromeState
+from admindesk.harness.env.drawing.dropdown import MAX_VISIBLE_ROWS, ROW_HEIGHT, DropDownList, ListRow
 
 FRAME = (1280, 800)
 PAGE_AREA = (0, CHROME_HEIGHT, *FRAME)

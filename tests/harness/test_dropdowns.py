@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.harness.env.dropdown import COLORS, ROW_HEIGHT
+from admindesk.harness.env.drawing.dropdown import COLORS, ROW_HEIGHT
 from tests.harness.conftest import adhoc
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

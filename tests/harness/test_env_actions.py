@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from admindesk.harness.env.chrome import CHROME_HEIGHT
+from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT
 from tests.harness.conftest import adhoc
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -5,7 +5,7 @@ import pytest
 from pydantic import ValidationError
 
 from admindesk.harness.env.actions import ACTION_TYPES, Click, parse_action
-from admindesk.harness.env.chrome import CHROME_HEIGHT, ChromeState
+from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, ChromeState
 from admindesk.harness.env.sandbox import NavigationBlocked, blocked_request_pattern, check_navigation
 from admindesk.schema.task_model import Task, load_tasks
 from admindesk.verifiers.records import EpisodeRecord

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 import pytest
 from PIL import Image
 
-from admindesk.harness.env.dropdown import ROW_HEIGHT
+from admindesk.harness.env.drawing.dropdown import ROW_HEIGHT
 from admindesk.harness.env.services import available_apps
 
 APPS = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw, ImageFont
 
-from admindesk.harness.env import chrome_drawing as drawing
-from admindesk.harness.env.chrome_drawing import Box
-from admindesk.harness.env.downloads_bubble import DownloadsBubble, draw_download_arrow
+from admindesk.harness.env.drawing import primitives as drawing
+from admindesk.harness.env.drawing.downloads_bubble import DownloadsBubble, draw_download_arrow
+from admindesk.harness.env.drawing.primitives import Box
 
 if TYPE_CHECKING:
-    from admindesk.harness.env.dropdown import DropDownList
+    from admindesk.harness.env.drawing.dropdown import DropDownList
 
 TAB_STRIP_HEIGHT = 36
 TOOLBAR_HEIGHT = 40

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw
 from playwright.sync_api import ElementHandle, Error as PlaywrightError, Page
 
-from admindesk.harness.env.chrome_drawing import Box, fit_text, font, inside
+from admindesk.harness.env.drawing.primitives import Box, fit_text, font, inside
 
 ROW_HEIGHT = 24
 MAX_VISIBLE_ROWS = 20  # Chromium's list shows at most 20 rows, then scrolls

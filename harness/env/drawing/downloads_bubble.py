@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from admindesk.harness.env.chrome_drawing import Box, fit_text, font, human_size, inside
+from admindesk.harness.env.drawing.primitives import Box, fit_text, font, human_size, inside
 
 BUBBLE_WIDTH = 360
 ROW_HEIGHT = 48
