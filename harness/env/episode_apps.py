@@ -41,6 +41,12 @@ class EpisodeApps:
         finding it dead or hung) has lost this episode's state."""
         self._app_starts = {name: app.starts for name, app in self.services.processes.items()}
 
+    def apps_restarted_since_reset(self) -> list[str]:
+        """The apps whose process was restarted since this episode's reset ended."""
+        starts = self._app_starts or {}
+        return sorted(name for name, app in self.services.processes.items()
+                      if name in starts and app.starts != starts[name])
+
     def _final_snapshots(self) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
         """Every app's snapshot now, and why an app that is down, hung or restarted since the
         reset gave none."""
@@ -51,8 +57,7 @@ class EpisodeApps:
             except ServiceError as exc:
                 errors[name] = str(exc)
                 continue
-            starts = (self._app_starts or {}).get(name)
-            if starts is not None and self.services.processes[name].starts != starts:
+            if name in self.apps_restarted_since_reset():
                 errors[name] = (f"{name} was restarted during the episode (another episode in flight found it "
                                 f"dead or hung), so this episode's state in it is gone")
             else:

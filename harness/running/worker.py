@@ -165,6 +165,11 @@ class EpisodeWorker:
         dead = [name for name, app in self.env.services.processes.items() if not app.alive()]
         if dead:
             return f"app process died: {', '.join(sorted(dead))}"
+        # With episodes in flight, another lane's reset restarts an app it found dead or hung,
+        # and this episode's state in it is gone.
+        restarted = self.env.apps_restarted_since_reset()
+        if restarted:
+            return f"app restarted during the episode: {', '.join(sorted(restarted))}"
         browser = self.env.browser
         # The API channel's Env has no browser to lose.
         if getattr(self.env, "channel", "screens") == "screens" and (browser is None or not browser.chromium.is_connected()):

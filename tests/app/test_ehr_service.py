@@ -1,5 +1,6 @@
 """`python -m admindesk.envs.ehr_web` serves on waitress: its pages on one port, its bench API on
-another (and only there), byte-stable resets."""
+another (and only there), byte-stable resets; one process serves several lanes (episodes in
+flight), each with its own ports and state."""
 from __future__ import annotations
 
 import json
@@ -28,9 +29,10 @@ def call(url: str, method: str = "GET", token: str | None = TOKEN) -> tuple[int,
 
 @pytest.fixture(scope="module")
 def service(app_data_dir):
-    port, bench_port = free_ports(2)
-    process = subprocess.Popen([sys.executable, "-m", "admindesk.envs.ehr_web", "--port", str(port),
-                                "--bench-port", str(bench_port), "--data-dir", str(app_data_dir), "--token", TOKEN],
+    port, bench_port, other_port, other_bench_port = free_ports(4)
+    process = subprocess.Popen([sys.executable, "-m", "admindesk.envs.ehr_web", "--port", f"{port},{other_port}",
+                                "--bench-port", f"{bench_port},{other_bench_port}", "--data-dir", str(app_data_dir),
+                                "--token", TOKEN],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     pages, base = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{bench_port}"
     deadline = time.monotonic() + 120
@@ -44,7 +46,8 @@ def service(app_data_dir):
     else:
         process.kill()
         pytest.fail(process.stdout.read().decode())
-    yield {"bench": base, "pages": pages}
+    yield {"bench": base, "pages": pages, "other_bench": f"http://127.0.0.1:{other_bench_port}",
+           "other_pages": f"http://127.0.0.1:{other_port}"}
     process.terminate()
     process.wait(timeout=10)
 
@@ -84,3 +87,22 @@ def test_pages_need_login(service):
     with pytest.raises(urllib.error.HTTPError) as error:
         opener.open(request, timeout=10)
     assert error.value.code == 302 and "/login" in error.value.headers["Location"]
+
+
+def test_each_lane_keeps_its_own_state(service):
+    assert call(f"{service['bench']}/_bench/reset", "POST")[0] == 200
+    before = call(f"{service['bench']}/_bench/snapshot")[1]
+    request = urllib.request.Request(f"{service['other_bench']}/_bench/reset", method="POST",
+                                     data=json.dumps({"task": "pa-easy-01", "now": "2026-11-20T09:00:00"}).encode(),
+                                     headers={"X-Bench-Token": TOKEN, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        assert response.status == 200
+    other = json.loads(call(f"{service['other_bench']}/_bench/snapshot")[1])
+    assert call(f"{service['bench']}/_bench/snapshot")[1] == before  # the first lane never saw it
+    assert len(other["patients"]) > len(json.loads(before)["patients"])  # the task's case was added
+
+
+@pytest.mark.parametrize("path", ["/_bench/health", "/_bench/snapshot"])
+def test_every_lanes_pages_port_refuses_the_bench_api(service, path):
+    assert call(f"{service['other_pages']}{path}")[0] == 404
+    assert call(f"{service['other_bench']}{path}")[0] == 200

@@ -25,8 +25,7 @@ def test_tabs_of_every_app_share_one_renderer(tmp_path):
     with fixture_services() as services:
         browser = Browser()
         try:
-            browser.new_episode(services.ports.values(), tmp_path, (1024, 768))
-            context = browser._context
+            context = browser.new_episode(services.ports.values(), tmp_path, (1024, 768)).context
             first = context.new_page()
             first.goto(services.url("ehr_web"))
             time.sleep(0.5)  # Chromium retires the spare renderer it just used asynchronously

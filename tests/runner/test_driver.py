@@ -1,6 +1,6 @@
 """The parallel driver's failure handling, with stand-in workers (no apps, no browser):
 infra errors retried on fresh workers up to a bound, timeouts scored apart, episodes
-installed whole."""
+installed whole; with episodes in flight per worker, a worker holds up to that many."""
 from __future__ import annotations
 
 import time
@@ -11,10 +11,12 @@ from admindesk.schema.task_model import Task
 
 class StandInWorker:
     def __init__(self, number: int) -> None:
-        self.number, self.job, self.killed, self.closed = number, None, False, False
+        self.number, self.jobs, self.killed, self.closed = number, [], False, False
+        self.most_in_flight = 0
 
     def submit(self, job: Job) -> None:
-        self.job = job
+        self.jobs.append(job)
+        self.most_in_flight = max(self.most_in_flight, len(self.jobs))
 
     def kill(self) -> None:
         self.killed = True
@@ -37,18 +39,26 @@ class StandInBackend:
     def wait(self, handles, timeout):
         replies = []
         for handle in handles:
-            job = handle.job
-            plan = self.behaviour[job.task.id]
-            kind = plan[min(job.attempt, len(plan) - 1)]
-            summary = {"task_id": job.task.id, "trial": job.trial, "result": "pass",
-                       "subtask_pass_rate": 1.0, "steps": 1, "wall_s": 0.1, "worker": handle.number}
-            if kind == "ok":
-                replies.append((handle, {"summary": summary, "infra": None,
-                                         "files": {"record.json": b"{}", "scores.json": b"{}"}}))
-            elif kind == "infra":
-                replies.append((handle, {"summary": summary, "infra": "app process died: fax", "files": {}}))
-            elif kind == "lost":
-                replies.append((handle, WorkerLost("worker process exited")))
+            for job in list(handle.jobs):
+                plan = self.behaviour[job.task.id]
+                kind = plan[min(job.attempt, len(plan) - 1)]
+                summary = {"task_id": job.task.id, "trial": job.trial, "result": "pass",
+                           "subtask_pass_rate": 1.0, "steps": 1, "wall_s": 0.1, "worker": handle.number,
+                           "attempt": job.attempt}
+                if kind == "hang":
+                    continue
+                if kind == "ok-after-a-while":
+                    time.sleep(0.1)
+                    kind = "ok"
+                handle.jobs.remove(job)
+                if kind == "ok":
+                    replies.append((handle, {"episode": job.name, "summary": summary, "infra": None,
+                                             "files": {"record.json": b"{}", "scores.json": b"{}"}}))
+                elif kind == "infra":
+                    replies.append((handle, {"episode": job.name, "summary": summary,
+                                             "infra": "app process died: fax", "files": {}}))
+                elif kind == "lost":  # the worker vanished: nothing else of it answers
+                    replies.insert(0, (handle, WorkerLost("worker process exited")))
         if not replies:
             time.sleep(timeout)
         return replies
@@ -88,3 +98,39 @@ def test_a_hanging_episode_times_out_and_its_worker_is_killed(tmp_path):
     assert state.summaries["quick-t0"]["result"] == "pass"
     assert [w.killed for w in backend.workers] == [True, False]
     assert state.retried == []
+
+
+def test_a_worker_holds_up_to_its_concurrency_of_episodes(tmp_path):
+    backend = StandInBackend({name: ["ok"] for name in "abcde"})
+    state = drive(backend, [Job(task(name), 0) for name in "abcde"], 1, tmp_path, concurrency=3)
+    assert len(backend.workers) == 1 and backend.workers[0].most_in_flight == 3
+    assert all(state.summaries[f"{name}-t0"]["result"] == "pass" for name in "abcde")
+    assert backend.workers[0].closed and not backend.workers[0].killed
+
+
+def test_a_lost_worker_retries_every_episode_it_had_in_flight(tmp_path):
+    backend = StandInBackend({"a": ["lost", "ok"], "b": ["hang", "ok"]})
+    state = drive(backend, [Job(task("a"), 0), Job(task("b"), 0)], 1, tmp_path, concurrency=2)
+    assert sorted((r["episode"], r["attempt"]) for r in state.retried) == [("a-t0", 0), ("b-t0", 0)]
+    assert backend.workers[0].killed
+    assert {state.summaries[name]["worker"] for name in ("a-t0", "b-t0")} == {1}
+
+
+def test_an_infra_error_in_flight_retries_that_episode_and_keeps_the_worker(tmp_path):
+    backend = StandInBackend({"a": ["infra", "ok"], "b": ["ok"]})
+    state = drive(backend, [Job(task("a"), 0), Job(task("b"), 0)], 1, tmp_path, concurrency=2)
+    # The others in flight go on: the lanes' next reset restarts what broke.
+    assert len(backend.workers) == 1 and not backend.workers[0].killed
+    assert state.summaries["a-t0"]["attempt"] == 1 and state.summaries["b-t0"]["attempt"] == 0
+
+
+def test_a_timeout_in_flight_kills_the_worker_and_retries_the_episodes_beside_it(tmp_path):
+    # "beside" starts 0.1 s after "slow" (when "quick" frees its lane), so it is not late yet
+    # when "slow" is.
+    backend = StandInBackend({"slow": ["hang"], "quick": ["ok-after-a-while"], "beside": ["hang", "ok"]})
+    state = drive(backend, [Job(task("slow"), 0), Job(task("quick"), 0), Job(task("beside"), 0)], 1, tmp_path,
+                  concurrency=2, episode_timeout_s=0.3)
+    assert state.summaries["slow-t0"]["result"] == "timeout"
+    assert state.summaries["beside-t0"]["result"] == "pass" and state.summaries["beside-t0"]["worker"] == 1
+    assert [r["reason"] for r in state.retried] == ["worker killed: an episode in flight beside it exceeded 0.3 s"]
+    assert backend.workers[0].killed

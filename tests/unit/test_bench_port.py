@@ -6,7 +6,7 @@ import pytest
 from werkzeug.test import Client
 
 from admindesk.envs.common.request_guards import BenchPortSplit
-from admindesk.envs.common.serve import serve_main
+from admindesk.envs.common.serve import LaneDispatcher, serve_main
 
 PAGES_PORT, BENCH_PORT = "5100", "5104"
 
@@ -54,3 +54,24 @@ def test_one_port_cannot_serve_both(tmp_path, capsys):
         serve_main("fax", lambda config: None, ["--port", "5100", "--bench-port", "5100", "--data-dir",
                                                 str(tmp_path), "--token", "t"])
     assert "--bench-port must differ from --port (5100)" in capsys.readouterr().err
+
+
+def test_requests_reach_the_lane_of_the_port_they_arrived_on():
+    lanes = LaneDispatcher({5100: lambda environ, start: [b"lane 0"], 5104: lambda environ, start: [b"lane 0"],
+                            5101: lambda environ, start: [b"lane 1"], 5105: lambda environ, start: [b"lane 1"]})
+    assert lanes({"SERVER_PORT": "5101"}, None) == [b"lane 1"]
+    assert lanes({"SERVER_PORT": "5104"}, None) == [b"lane 0"]
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--port", "5100,5101", "--bench-port", "5104"], "--port lists 2 port(s) and --bench-port 1"),
+    (["--port", "5100,5101", "--bench-port", "5104,5101"], "every lane's pages' and bench ports must all differ"),
+    (["--port", "5100,x", "--bench-port", "5104,5105"], "--port takes a port or a comma-separated list"),
+    (["--port", "5100,5101", "--bench-port", "5104,5105", "--peer", "fax=http://127.0.0.1:1"],
+     "--peer fax gives 1 URL(s) for 2 lane(s)"),
+    (["--port", "5100", "--bench-port", "70000"], "--bench-port ports must be between 1 and 65535"),
+])
+def test_lane_flags_that_do_not_add_up_are_refused(tmp_path, capsys, flags, message):
+    with pytest.raises(SystemExit):
+        serve_main("fax", lambda config: None, [*flags, "--data-dir", str(tmp_path), "--token", "t"])
+    assert message in capsys.readouterr().err
