@@ -118,6 +118,7 @@ def measure(config: WorkerConfig, tasks, concurrency: int, per_lane: int) -> dic
     results = [summary["result"] for summary in state.summaries.values()]
     problems = sorted({f"{s['task_id']}: {s['result']}: {(s.get('error') or '').splitlines()[0][:160]}"
                        for s in state.summaries.values() if s["result"] in ("error", "timeout", "infra_error")})
+    problems += sorted({f"infra retry: {retry['reason'].splitlines()[0][:160]}" for retry in state.retried})
     return {"k": concurrency, "episodes": len(results), "wall_s": elapsed,
             "per_hour": len(results) / elapsed * 3600, "rest_mb": rest,
             "peak_mb": max(backend.peaks.values(), default=0.0), "infra_retries": len(state.retried),
@@ -131,7 +132,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=3.0, help="seconds the model takes per turn")
     parser.add_argument("--steps", type=int, default=12, help="steps per episode")
     parser.add_argument("--episodes-per-lane", type=int, default=2)
-    parser.add_argument("--tasks", default="difficulty=easy", help="task selection, as for `admindesk run --tasks`")
+    parser.add_argument("--tasks", default="pa-easy-01,pa-easy-02,appeal-easy-01,appeal-easy-02,dme-easy-01,dme-easy-02,"
+                                           "pa-medium-01,dme-medium-01",
+                        help="task selection, as for `admindesk run --tasks` (default: every workflow)")
     parser.add_argument("--sample", type=int, default=8, help="how many of the selected tasks to cycle through")
     args = parser.parse_args()
     try:

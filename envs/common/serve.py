@@ -27,6 +27,9 @@ from admindesk.envs.common.request_guards import BenchPortSplit
 BENCH_TOKEN_ENV = "ADMINDESK_BENCH_TOKEN"
 # Waitress threads per lane, beyond the base ones: a lane's page and its assets load together.
 THREADS_PER_LANE = 2
+# Open connections waitress keeps per lane (beyond which it stops accepting, the bench API's
+# too): each lane's browser context holds up to six to an origin, kept alive between pages.
+CONNECTIONS_PER_LANE = 24
 
 
 def default_cache_dir() -> Path:
@@ -135,4 +138,5 @@ def serve_main(app_name: str, make_app: Callable[[AppConfig], Flask], argv: list
     print(f"{app_name} serving {len(ports)} lane(s): pages on {args.host} port(s) {args.port}, "
           f"bench API on {args.bench_port}", flush=True)
     listen = " ".join(f"{args.host}:{port}" for port in (*ports, *bench_ports))
-    serve(LaneDispatcher(lanes), listen=listen, threads=threads, ident=app_name, clear_untrusted_proxy_headers=True)
+    serve(LaneDispatcher(lanes), listen=listen, threads=threads, ident=app_name, clear_untrusted_proxy_headers=True,
+          connection_limit=100 + CONNECTIONS_PER_LANE * len(ports), asyncore_use_poll=True)

@@ -24,6 +24,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
+from admindesk.harness.env.cooperative import pause
 from admindesk.harness.env.episode_browser import PAGE_ACTIVITY_JS, EpisodeBrowser, renderers_grown
 from admindesk.harness.env.faults import kill_process_tree
 from admindesk.harness.env.login import submit_login_form
@@ -137,8 +138,10 @@ class Browser:
         # Kills this Chromium when a guarded call (`deadline`) never answers.
         self.watchdog = Watchdog(self.kill)
         self._browser_session: CDPSession | None = None
-        # Counts launches: an Env that saw the browser fail relaunches it only if nobody has since.
+        # Counts launches: an Env that saw the browser fail relaunches it only if nobody has since
+        # (and none does while another is relaunching it).
         self.launches = 0
+        self._relaunching = False
         try:
             self._launch()
         except BaseException:
@@ -173,8 +176,19 @@ class Browser:
         `seen_launch`: the `launches` count when the caller saw it fail; if another Env
         sharing this browser has relaunched it since, the new one is kept.
         """
+        if self._relaunching:  # another Env sharing this browser is at it: its new one will do
+            while self._relaunching:
+                pause(0.05)
+            return
         if seen_launch is not None and seen_launch != self.launches and self.chromium.is_connected():
             return
+        self._relaunching = True
+        try:
+            self._relaunch()
+        finally:
+            self._relaunching = False
+
+    def _relaunch(self) -> None:
         self.kill()
         self._contexts = {}
         try:
@@ -199,9 +213,8 @@ class Browser:
         """
         ports = sorted(allowed_ports)
         key = (tuple(ports), viewport)
-        if not self.chromium.is_connected():  # Chromium itself died: start another
-            self._contexts = {}
-            self._launch()
+        if self._relaunching or not self.chromium.is_connected():  # Chromium itself died: start another
+            self.relaunch(self.launches)
         context = self._contexts.get(key)
         if fresh_context or context is None:
             self._close_context(key)

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 from typing import Any, Callable, TypeVar
 
 import greenlet
@@ -36,7 +39,10 @@ def wait_for(future: "Future[T]") -> T:
     if driver is None or future.done():
         return future.result()
     loop = driver._loop
-    wait_for_future(loop, driver._dispatcher_fiber, asyncio.wrap_future(future, loop=loop))
+    mirror = asyncio.wrap_future(future, loop=loop)
+    wait_for_future(loop, driver._dispatcher_fiber, mirror)
+    if not mirror.cancelled():
+        mirror.exception()  # marked as seen: the caller gets it from `future`
     return future.result()
 
 
@@ -50,6 +56,34 @@ def pause(seconds: float) -> None:
         wait_for(done)
     finally:
         timer.cancel()
+
+
+class Gate:
+    """At most `width` of a thread's lanes inside at once; the others wait their turn, in order,
+    letting the rest run. Used from one thread (its lanes), so it needs no lock."""
+
+    def __init__(self, width: int) -> None:
+        if width < 1:
+            raise ValueError(f"a gate's width must be at least 1, not {width}")
+        self._free = width
+        self._waiting: deque[Future[None]] = deque()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Inside the gate for the block."""
+        if self._free:
+            self._free -= 1
+        else:
+            turn: Future[None] = Future()
+            self._waiting.append(turn)
+            wait_for(turn)  # a leaving holder hands its place over
+        try:
+            yield
+        finally:
+            if self._waiting:
+                self._waiting.popleft().set_result(None)
+            else:
+                self._free += 1
 
 
 def run_lanes(driver: Any, bodies: list[Callable[[], Any]]) -> list["Future[Any]"]:

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from admindesk.harness.env.actions import Action, parse_action
 from admindesk.harness.env.attach import AttachSpec, attached_services
 from admindesk.harness.env.browser import NAVIGATION_TIMEOUT_MS, Browser
-from admindesk.harness.env.cooperative import wait_for
+from admindesk.harness.env.cooperative import Gate, wait_for
 from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, ChromeState
 from admindesk.harness.env.episode_apps import EpisodeApps
 from admindesk.harness.env.episode_browser import EpisodeBrowser
@@ -61,6 +61,7 @@ class Env(EpisodeApps):
                  services: Services | None = None, apps: list[str] | None = None,
                  attach: AttachSpec | None = None, tasks_dir: str | Path | None = None,
                  headless: bool = True, settle_cap: float = 3.0, browser: Browser | None = None,
+                 reset_gate: Gate | None = None,
                  credentials: tuple[str, str] = (DEFAULT_USERNAME, DEFAULT_PASSWORD)) -> None:
         if observation not in ("screenshot", "axtree", "both"):
             raise ValueError(f"observation must be screenshot, axtree or both, not {observation!r}")
@@ -88,6 +89,9 @@ class Env(EpisodeApps):
         # each on its own lane of `services`): this Env uses its own context and never closes it.
         self._owns_browser = browser is None
         self.browser: Browser | None = browser
+        # Shared with those Envs: resets are an episode's heavy part (case, snapshots, a new
+        # context and renderer, a sign-in), and a burst of them would starve the others.
+        self._reset_gate = reset_gate
         self._episode: EpisodeBrowser | None = None
         self._executor: ActionExecutor | None = None
         self._writer: TrajectoryWriter | None = None
@@ -123,6 +127,12 @@ class Env(EpisodeApps):
         changes nothing today.
         """
         resolved, task_id = self._resolve_task(task)
+        if self._reset_gate is None:
+            return self._reset(resolved, task_id)
+        with self._reset_gate.held():
+            return self._reset(resolved, task_id)
+
+    def _reset(self, resolved: Task, task_id: str | None) -> tuple[Observation, dict[str, Any]]:
         started = time.perf_counter()
         launch = self.browser.launches
         # The last episode's pages stop first: a request of theirs still in flight when the
@@ -153,8 +163,11 @@ class Env(EpisodeApps):
         try:
             obs = self._first_observation(folder)
         except BROWSER_FAILURES:
-            # Whatever wedged or killed the browser, a new one starts the episode over.
-            self.browser.relaunch(launch)
+            # A browser that died (or that a deadline killed) is relaunched, once for all the
+            # Envs sharing it; a live one only loses this episode's context. Either way a
+            # fresh context starts the episode over.
+            if not self.browser.chromium.is_connected():
+                self.browser.relaunch(launch)
             self._episode = None
             obs = self._first_observation(folder)
         self._trajectory: list[dict[str, Any]] = []
@@ -173,14 +186,14 @@ class Env(EpisodeApps):
             return True
         pages = len(self._episode.pages)
         try:
-            with self.browser.deadline(BROWSER_CALL_DEADLINE + STOP_CAP + STOP_NAVIGATION_TIMEOUT * pages,
+            with self._deadline(BROWSER_CALL_DEADLINE + STOP_CAP + STOP_NAVIGATION_TIMEOUT * pages,
                                        "stopping the last episode's tabs"):
                 return self._episode.stop_all_pages(STOP_CAP, STOP_NAVIGATION_TIMEOUT)
         except BROWSER_FAILURES:
             return False
 
     def _new_episode_browser(self, folder: Path, *, fresh_context: bool) -> EpisodeBrowser:
-        with self.browser.deadline(BROWSER_CALL_DEADLINE, "wiping the browser context"):
+        with self._deadline(BROWSER_CALL_DEADLINE, "wiping the browser context"):
             return self.browser.new_episode(
                 self.services.ports.values(), folder / "Downloads",
                 (self.frame_size[0], self.frame_size[1] - CHROME_HEIGHT), fresh_context=fresh_context)
@@ -193,13 +206,13 @@ class Env(EpisodeApps):
         bookmarks = [(APP_LABELS.get(name, name), self.services.url(name))
                      for name in self.services.processes]
         self._executor = ActionExecutor(self._episode, self.frame_size, bookmarks)
-        with self.browser.deadline(BROWSER_CALL_DEADLINE + NAVIGATION_TIMEOUT_MS / 1000,
+        with self._deadline(BROWSER_CALL_DEADLINE + NAVIGATION_TIMEOUT_MS / 1000,
                                    "opening the start page"):
             self._open_start_page()
             self._episode.replace_crashed_pages()
-        with self.browser.deadline(BROWSER_CALL_DEADLINE + self.settle_cap, "settling the start page"):
+        with self._deadline(BROWSER_CALL_DEADLINE + self.settle_cap, "settling the start page"):
             self._settle()
-        with self.browser.deadline(BROWSER_CALL_DEADLINE, "taking the first frame"):
+        with self._deadline(BROWSER_CALL_DEADLINE, "taking the first frame"):
             return self._observe(error=None)
 
     def step(self, action: Action | dict | str) -> tuple[Observation, bool, bool, dict]:
@@ -227,7 +240,7 @@ class Env(EpisodeApps):
         # A frame taken while a submitted form's navigation commits can block for good: past
         # the deadline the browser is killed and the step raises BrowserWedged (an infra
         # error to the runner); the next reset relaunches it.
-        with self.browser.deadline(BROWSER_CALL_DEADLINE + self.settle_cap, "settling and taking the frame"):
+        with self._deadline(BROWSER_CALL_DEADLINE + self.settle_cap, "settling and taking the frame"):
             if self._episode.replace_crashed_pages():
                 error = PAGE_CRASHED
             if parsed is None or parsed.type != "done":
@@ -325,6 +338,12 @@ class Env(EpisodeApps):
         return self._episode.downloads_dir
 
     # ---- internals ----------------------------------------------------------------------
+    def _deadline(self, seconds: float, what: str):
+        """The browser's deadline for a block of calls, stretched when the apps and the browser
+        serve many episodes at once: a slow answer then is load, and killing the browser
+        would end every episode in flight."""
+        return self.browser.deadline(self.services.patience(seconds), what)
+
     def _settle(self) -> None:
         try:
             self._episode.settle(self.settle_cap)
@@ -381,7 +400,7 @@ class Env(EpisodeApps):
             self._writer = None
         if self._episode is not None:
             try:
-                with self.browser.deadline(BROWSER_CALL_DEADLINE, "closing the last episode"):
+                with self._deadline(BROWSER_CALL_DEADLINE, "closing the last episode"):
                     self._episode.close()
             except BROWSER_FAILURES:
                 pass  # a killed browser is relaunched by the next reset

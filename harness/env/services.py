@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from admindesk.harness.env.app_zygote import ForkedApp, Zygote, ZygoteError
-from admindesk.harness.env.cooperative import wait_for
+from admindesk.harness.env.cooperative import pause, wait_for
 
 APP_NAMES: tuple[str, ...] = ("ehr_web", "payer_portal_a", "payer_portal_b", "fax")
 HOST = "127.0.0.1"
@@ -146,6 +146,8 @@ class AppProcess:
     zygote: Zygote | None = None
     process: subprocess.Popen | ForkedApp | None = None
     starts: int = 0
+    # True while a lane restarts it (the others wait for that restart instead of starting their own).
+    restarting: bool = False
     # Per lane, the tasks whose templates that lane has built (a reset of them is a plain copy).
     prepared: list[set[str]] = field(default_factory=list)
     # Per lane, the other apps of the run, name -> bench URL (where a fax this app transmits
@@ -219,6 +221,23 @@ class AppProcess:
                                        f"log: {self.log_path}\n{self.log_tail()}") from None
                 time.sleep(0.05)  # polling a starting server: there is no event to wait on
 
+    def working(self, window: float = 0.5) -> bool:
+        """True when the app used CPU within `window` seconds: busy (with other lanes'
+        requests, or building a task's case), not hung. A stopped or deadlocked app uses none."""
+        before = self._cpu_ticks()
+        pause(window)
+        after = self._cpu_ticks()
+        return before is not None and after is not None and after > before
+
+    def _cpu_ticks(self) -> int | None:
+        if self.process is None:
+            return None
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return int(fields[11]) + int(fields[12])  # utime + stime
+        except (OSError, ValueError, IndexError):
+            return None
+
     def log_tail(self, lines: int = 15) -> str:
         """The last lines of the app's log, for error messages."""
         try:
@@ -291,8 +310,10 @@ class Services:
     _pool: ThreadPoolExecutor | None = field(default=None, init=False)
     _zygote: Zygote | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
-    # (now, task) of the last reset_futures call, for await_resets' retry.
+    # (now, task) of the last reset_futures call, for await_resets' retry, and the apps' start
+    # counts then (see `restart`).
     _reset_request: tuple[datetime | None, str | None] = field(default=(None, None), init=False)
+    _reset_starts: dict[str, int] = field(default_factory=dict, init=False)
 
     def start(self) -> "Services":
         """Spawn every app, then wait (concurrently) until all answer their health check."""
@@ -375,18 +396,38 @@ class Services:
         """Restart any app whose process died; returns the names restarted."""
         return self.restart([app.name for app in self.processes.values() if not app.alive()])
 
-    def restart(self, names: list[str]) -> list[str]:
-        """Kill (process group, at once) and respawn apps `names`, then wait until healthy."""
-        apps = [self.processes[name] for name in names]
+    def restart(self, names: list[str], seen_starts: dict[str, int] | None = None) -> list[str]:
+        """Kill (process group, at once) and respawn apps `names`, then wait until healthy.
+
+        With episodes in flight, several lanes may find the same app dead or hung: an app
+        another lane is restarting is waited for, and one restarted since `seen_starts` (its
+        start count when the caller's reset began) is not restarted again.
+        """
+        apps = []
+        for name in names:
+            app = self.processes[name]
+            if app.restarting:  # another lane's restart of it is this one's too
+                while app.restarting:
+                    pause(0.05)
+                continue
+            if seen_starts is not None and app.starts != seen_starts.get(name, app.starts):
+                continue  # restarted since the caller's reset began
+            apps.append(app)
         if self._zygote is not None and not self._zygote.alive() and apps:
             self._replace_zygote()
-        # Spawned from this thread: PR_SET_PDEATHSIG fires when the spawning *thread* exits,
-        # so children must never be started from the pool threads.
         for app in apps:
-            app.stop(hung=True)
-            app.spawn()
-        if apps:
-            self._for_each(lambda app: app.wait_healthy(self.startup_timeout), apps)
+            app.restarting = True
+        try:
+            # Spawned from this thread: PR_SET_PDEATHSIG fires when the spawning *thread*
+            # exits, so children must never be started from the pool threads.
+            for app in apps:
+                app.stop(hung=True)
+                app.spawn()
+            if apps:
+                self._for_each(lambda app: app.wait_healthy(self.startup_timeout), apps)
+        finally:
+            for app in apps:
+                app.restarting = False
         return names
 
     def _replace_zygote(self) -> None:
@@ -411,6 +452,7 @@ class Services:
         """
         self.ensure_alive()
         self._reset_request = (now, task)
+        self._reset_starts = {name: app.starts for name, app in self.processes.items()}
         return self._submit_each(lambda app: self._reset_one(app, now, task))
 
     def await_resets(self, futures: dict[str, Future]) -> dict[str, Any]:
@@ -425,7 +467,10 @@ class Services:
             except AppUnreachable as exc:
                 failed[name] = exc
         if failed:
-            self.restart(list(failed))
+            # An app serving other lanes may just be slow: one still using CPU is asked again,
+            # and only one that is dead or idle (hung) is restarted, which costs every lane.
+            busy = [name for name in failed if self.lanes > 1 and self.processes[name].working()]
+            self.restart([name for name in failed if name not in busy], self._reset_starts)
             retries = self._submit_each(lambda app: self._reset_one(app, *self._reset_request),
                                         [self.processes[name] for name in failed])
             for name, future in retries.items():
@@ -442,7 +487,7 @@ class Services:
         if task is not None:
             body["task"] = task
             self._prepare(app, task)
-        return app.bench("POST", "/_bench/reset", body, timeout=RESET_TIMEOUT, lane=self.lane_index)
+        return app.bench("POST", "/_bench/reset", body, timeout=self.patience(RESET_TIMEOUT), lane=self.lane_index)
 
     def _prepare(self, app: AppProcess, task: str) -> None:
         """Have the app build the task's template first, on a long timeout, so the reset
@@ -450,7 +495,7 @@ class Services:
         prepared = app.prepared[self.lane_index]
         if task in prepared:
             return
-        app.bench("GET", "/_bench/health", timeout=HEALTH_TIMEOUT, lane=self.lane_index)
+        app.bench("GET", "/_bench/health", timeout=self.patience(HEALTH_TIMEOUT), lane=self.lane_index)
         app.bench("POST", "/_bench/prepare", {"task": task}, timeout=PREPARE_TIMEOUT, lane=self.lane_index)
         prepared.add(task)
 
@@ -464,8 +509,13 @@ class Services:
         Lets a caller overlap the fetch with browser work. A hung app's future fails with
         a ServiceError after SNAPSHOT_TIMEOUT.
         """
-        return self._submit_each(lambda app: app.bench("GET", "/_bench/snapshot", timeout=SNAPSHOT_TIMEOUT,
-                                                       lane=self.lane_index))
+        return self._submit_each(lambda app: app.bench("GET", "/_bench/snapshot",
+                                                       timeout=self.patience(SNAPSHOT_TIMEOUT), lane=self.lane_index))
+
+    def patience(self, timeout: float) -> float:
+        """How long a bench call may take before its app counts as hung: an app serving many
+        lanes answers them in turn, and a restart would cost every lane its episode."""
+        return timeout * (1 + (self.lanes - 1) / 4)
 
     def _submit_each(self, fn, apps: list[AppProcess] | None = None) -> dict[str, Future]:
         targets = apps if apps is not None else list(self.processes.values())

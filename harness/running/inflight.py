@@ -22,9 +22,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from admindesk.harness.env.browser import Browser, acquire_playwright, release_playwright
-from admindesk.harness.env.cooperative import run_lanes, wait_for
+from admindesk.harness.env.cooperative import Gate, run_lanes, wait_for
 from admindesk.harness.env.services import Services
 from admindesk.harness.running.worker import EpisodeWorker, WorkerConfig
+
+# Resets run at most this many at a time per worker (see Env's reset_gate): they take most of
+# an episode's harness and app CPU, and the episodes in flight step meanwhile.
+RESETS_AT_ONCE = 2
 
 
 class JobQueue:
@@ -101,7 +105,8 @@ class InflightWorker:
         try:
             services = self.services = Services(lanes=lanes, tasks_dir=self.config.tasks_dir).start()
             browser = Browser()
-            workers = [EpisodeWorker(self.config, lane=(services.lane(index), browser, scratch))
+            gate = Gate(RESETS_AT_ONCE)
+            workers = [EpisodeWorker(self.config, lane=(services.lane(index), browser, gate, scratch))
                        for index in range(lanes)]
         except BaseException as exc:
             self._close(workers, browser, services, scratch)

@@ -27,6 +27,7 @@ from admindesk.harness.agents.registry import agent_options
 from admindesk.harness.env import faults
 from admindesk.harness.env.api_env import make_env
 from admindesk.harness.env.browser import Browser
+from admindesk.harness.env.cooperative import Gate
 from admindesk.harness.env.environment import Env
 from admindesk.harness.env.services import Services
 from admindesk.harness.running.folder import episode_name, read_episode_files
@@ -97,25 +98,25 @@ def make_run_agent(config: WorkerConfig) -> Any:
 class EpisodeWorker:
     """An Env and an agent that run episodes one after another (see the module docstring)."""
 
-    def __init__(self, config: WorkerConfig, *, lane: tuple[Services, Browser, Path] | None = None) -> None:
-        """`lane`: run on one lane of shared services with a shared browser (the episodes in
-        flight of an InflightWorker), keeping files under the given folder; by default the
-        worker starts an Env of its own."""
+    def __init__(self, config: WorkerConfig, *, lane: tuple[Services, Browser, Gate, Path] | None = None) -> None:
+        """`lane`: run on one lane of shared services with a shared browser and reset gate (the
+        episodes in flight of an InflightWorker), keeping files under the given folder; by
+        default the worker starts an Env of its own."""
         self.config = config
         if config.tasks_dir is not None and not config.tasks_dir.is_dir():
             # A Ray actor on another node sees its own disk: the folder must be there too.
             raise FileNotFoundError(f"tasks folder {config.tasks_dir} does not exist on {os.uname().nodename}")
         self.agent = make_run_agent(config)
-        self._scratch = Path(tempfile.mkdtemp(prefix="admindesk-worker-", dir=lane[2] if lane else None))
+        self._scratch = Path(tempfile.mkdtemp(prefix="admindesk-worker-", dir=lane[3] if lane else None))
         self._episodes_dir = self._scratch / "episodes"
         try:
             if lane is None:
                 self.env = make_env(config.channel, config.observation, frame_size=config.frame_size,
                                     record_dir=self._episodes_dir, tasks_dir=config.tasks_dir)
             else:
-                services, browser, _folder = lane
+                services, browser, gate, _folder = lane
                 self.env = Env(config.observation, frame_size=config.frame_size, record_dir=self._episodes_dir,
-                               services=services, browser=browser)
+                               services=services, browser=browser, reset_gate=gate)
         except BaseException:
             shutil.rmtree(self._scratch, ignore_errors=True)
             raise

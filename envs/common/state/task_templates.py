@@ -29,6 +29,13 @@ class UnknownTask(LookupError):
     """No task file under the tasks folder has the requested id."""
 
 
+# Templates built in this process, by (world template, task file, its content hash): the lanes
+# of an app process (one app per episode in flight, envs/common/serve.py) share them, so a
+# task's case is built once per process, not once per lane.
+_BUILT: dict[tuple[Path, Path, str], Path] = {}
+_BUILDING = threading.Lock()
+
+
 class TaskTemplates:
     """Finds task files by id and builds (once) each task's template for one app."""
 
@@ -38,7 +45,6 @@ class TaskTemplates:
         self.world_template, self.tasks_dir, self.world_seed = world_template, tasks_dir, world_seed
         self._paths: dict[str, Path] = {}
         self._unreadable: list[str] = []
-        self._built: dict[tuple[Path, str], Path] = {}
         self._lock = threading.Lock()
 
     def template_for(self, task_id: str) -> Path:
@@ -53,11 +59,11 @@ class TaskTemplates:
                 raise UnknownTask(f"unknown task {task_id!r}: no task file under {self.tasks_dir} has this id"
                                   + unreadable)
             raw = path.read_bytes()
-            content = hashlib.sha256(raw).hexdigest()
-            built = self._built.get((path, content))
+        key = (self.world_template, path, hashlib.sha256(raw).hexdigest())
+        with _BUILDING:
+            built = _BUILT.get(key)
             if built is None or not built.exists():
-                built = self._build(task_id, path, content)
-                self._built[(path, content)] = built
+                built = _BUILT[key] = self._build(task_id, path, key[2])
             return built
 
     def _index(self) -> dict[str, Path]:
@@ -83,13 +89,15 @@ class TaskTemplates:
         case = _validated_case(path, data.get("case"))
         rows = _seed_rows(path, data.get("seed"), self.app_name)
         interruptions = _interruptions(path, data, self.app_name)
+        digest = hashlib.sha256(f"{self.world_template.name}|{task_id}|{content}".encode()).hexdigest()[:16]
+        target = self.world_template.with_name(f"{self.world_template.stem}-task-{digest}.sqlite")
+        if target.is_file():
+            return target  # built by another process or an earlier run: the case need not be
         records = None
         if case is not None:
             records = self._case_world(path, task_id, case)
         if records is None and not rows and not interruptions:
             return self.world_template
-        digest = hashlib.sha256(f"{self.world_template.name}|{task_id}|{content}".encode()).hexdigest()[:16]
-        target = self.world_template.with_name(f"{self.world_template.stem}-task-{digest}.sqlite")
 
         def populate(session: Session) -> None:
             if records is not None:
