@@ -7,7 +7,10 @@ screenshot on the same page as the reference for each, their ratios, and the pea
 one Env (harness + Chromium + app processes). Targets: reset <= 300 ms, step <= 1.2x the bare
 reference.
 
-    python bench/harness_bench.py [--resets 15] [--clicks 30]
+    python bench/harness_bench.py [--resets 15] [--clicks 30] [--tasks pa-easy-01,dme-easy-02]
+
+`--tasks`: the resets go round these suite tasks (each reset a different task's case, as in a
+run) instead of the ad-hoc start page, and print the median of each reset's parts.
 """
 from __future__ import annotations
 
@@ -89,17 +92,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--resets", type=int, default=15)
     parser.add_argument("--clicks", type=int, default=30)
+    parser.add_argument("--tasks", default=None, help="suite tasks (comma-separated) the resets go round")
     args = parser.parse_args()
     if args.resets < 1 or args.clicks < 1:
         parser.error("--resets and --clicks must be at least 1")
+    rounds = args.tasks.split(",") if args.tasks else [START]
     peak = 0.0
     with Env("screenshot") as env:
-        env.reset(START)  # warm-up: first template copy, first initial snapshot
-        resets = []
-        for _ in range(args.resets):
-            _, info = env.reset(START)
+        for task in rounds:
+            env.reset(task)  # warm-up: each task's template built, first copies made
+        resets, parts = [], {}
+        for number in range(args.resets):
+            _, info = env.reset(rounds[number % len(rounds)])
             resets.append(info["reset_ms"])
+            for part, ms in info.get("reset_parts_ms", {}).items():
+                parts.setdefault(part, []).append(ms)
             peak = max(peak, tree_rss_mb(os.getpid()))
+        env.reset(START)
         x, y = env.element_center(TARGET)
         bare = BareReference(env, (x, y - CHROME_HEIGHT))
         steps, bares, loads, bare_loads = [], [], [], []
@@ -120,7 +129,10 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"apps: {', '.join(env.services.ports) or '-'}   load average (1 min): {load:.2f} "
           f"on {os.cpu_count()} cores")
-    print(f"median Env reset           {reset_ms:7.1f} ms   (target <= 300 ms, n={len(resets)})")
+    print(f"median Env reset           {reset_ms:7.1f} ms   (target <= 300 ms, n={len(resets)}"
+          f"{', tasks ' + args.tasks if args.tasks else ''})")
+    for part, values in parts.items():
+        print(f"  {part:<24}{statistics.median(values):7.1f} ms")
     print(f"median click step          {step_ms:7.1f} ms   (action + settle + framed screenshot)")
     print(f"bare click + screenshot    {bare_ms:7.1f} ms   (Playwright, same page)")
     print(f"step / bare (pairwise)     {ratio:7.2f} x    (target <= 1.2x)")

@@ -84,7 +84,13 @@ def reset():
 
 @bench.get("/snapshot")
 def snapshot():
+    """Every table now; with `?state=initial`, as the last reset left them (see Kit.initial_snapshot)."""
     kit = current_app.extensions["admindesk"]
+    state = request.args.get("state", "now")
+    if state == "initial":
+        return _trimmed_after(Response(kit.initial_snapshot(), mimetype="application/json"))
+    if state != "now":
+        return jsonify(ok=False, error=f"snapshot: state is now or initial, not {state!r}"), 400
     return _trimmed_after(Response(dumps(build_snapshot(kit.db, kit.db.request_session(), kit.spec.name,
                                                         clock.now())), mimetype="application/json"))
 

@@ -34,12 +34,19 @@ from admindesk.envs.common.request_guards import (
     refuse_overlong_fields,
 )
 from admindesk.envs.common.state import seeding
-from admindesk.envs.common.state.database import Database, KitBase, make_engine
+from admindesk.envs.common.state.database import Database, KitBase, make_engine, remove_database_file
 from admindesk.envs.common.state.kit_models import BenchState
+from admindesk.envs.common.state.snapshot import build_snapshot, dumps
 from admindesk.envs.common.state.task_templates import TaskTemplates
 
 COMMON_DIR = Path(__file__).resolve().parent
 _KIT_SERIALS = itertools.count(1)
+_SCRATCH_SERIALS = itertools.count(1)
+# Initial snapshots kept per process (the EHR's is ~5 MB), shared by its lanes: the tasks in
+# flight repeat, and a snapshot costs the app ~200 ms.
+INITIAL_SNAPSHOTS = 4
+_INITIAL_SNAPSHOTS: dict[tuple[Path, datetime], bytes] = {}
+_INITIAL_LOCK = threading.Lock()
 # Static assets only change with the code; pages and files carry patient data and never cache.
 STATIC_MAX_AGE_SECONDS = 3600
 
@@ -102,6 +109,7 @@ class Kit:
         self._live_name = f"{spec.name}-{os.getpid()}-{next(_KIT_SERIALS)}"
         self._reset_lock = threading.Lock()
         self.template = self._ensure_template()
+        self._last_reset: tuple[Path, datetime] = (self.template, clock.DEFAULT_NOW)
         self.task_templates = TaskTemplates(spec.name, spec.seed, self.db, self.template, config.tasks_dir,
                                             config.world_seed)
 
@@ -135,14 +143,44 @@ class Kit:
         template = self.template if task is None else self.task_templates.template_for(task)
         with self._reset_lock:
             generation = self.db.generation + 1
-            path = seeding.copy_template(template, self.config.data_dir / "live",
-                                         self._live_name, generation)
-            engine = make_engine(path)
-            with Session(bind=engine) as session:
-                session.merge(BenchState(key=clock.CLOCK_KEY, value=now.isoformat()))
-                session.commit()
-            engine.dispose()
+            path = self._fresh_copy(template, now, self._live_name, generation)
             self.db.swap(path, generation)
+            self._last_reset = (template, now)
+
+    def _fresh_copy(self, template: Path, now: datetime, owner: str, generation: int) -> Path:
+        """A working copy of `template` with the clock frozen at `now`: what a reset serves."""
+        path = seeding.copy_template(template, self.config.data_dir / "live", owner, generation)
+        engine = make_engine(path)
+        with Session(bind=engine) as session:
+            session.merge(BenchState(key=clock.CLOCK_KEY, value=now.isoformat()))
+            session.commit()
+        engine.dispose()
+        return path
+
+    def initial_snapshot(self) -> bytes:
+        """The snapshot bytes of the state the last reset made, whatever requests have done
+        since: a reset is deterministic, so a scratch copy made the same way has those bytes.
+        The harness fetches it while the browser opens the start page (whose requests write to
+        the live copy). Kept per (template, now) for the process's lanes (INITIAL_SNAPSHOTS)."""
+        template, now = self._last_reset
+        key = (template, now)
+        with _INITIAL_LOCK:
+            if key in _INITIAL_SNAPSHOTS:
+                _INITIAL_SNAPSHOTS[key] = _INITIAL_SNAPSHOTS.pop(key)  # most recent last
+                return _INITIAL_SNAPSHOTS[key]
+        path = self._fresh_copy(template, now, f"{self._live_name}-initial", next(_SCRATCH_SERIALS))
+        engine = make_engine(path)
+        try:
+            with Session(bind=engine) as session:
+                data = dumps(build_snapshot(self.db, session, self.spec.name, now))
+        finally:
+            engine.dispose()
+            remove_database_file(path)
+        with _INITIAL_LOCK:
+            _INITIAL_SNAPSHOTS[key] = data
+            while len(_INITIAL_SNAPSHOTS) > INITIAL_SNAPSHOTS:
+                _INITIAL_SNAPSHOTS.pop(next(iter(_INITIAL_SNAPSHOTS)))
+        return data
 
 
 def create_app(spec: AppSpec, config: AppConfig) -> Flask:

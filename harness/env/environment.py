@@ -97,6 +97,7 @@ class Env(EpisodeApps):
         self._writer: TrajectoryWriter | None = None
         self._episodes = 0
         self._initial_snapshot_cache: dict[str, dict[str, Any]] = {}
+        self._initial_fetch: tuple[tuple, dict] | None = None
         self.task: Task | None = None
         try:
             if not self.services.processes:
@@ -152,13 +153,15 @@ class Env(EpisodeApps):
             self._episode = self._new_episode_browser(folder, fresh_context=not stopped)
         except BROWSER_FAILURES:
             self._episode = None  # Chromium was killed or lost: relaunched below
+        context_ready = time.perf_counter()
         self.services.await_resets(resets)
         self._note_app_starts()
-        snapshots = self.services.snapshot_futures() if cached is None else None
-        if cached is None:
-            cached = {name: wait_for(future) for name, future in snapshots.items()}
-            self._initial_snapshot_cache = {cache_key: cached}  # keep one: they are large
+        apps_ready = time.perf_counter()
+        # Fetched while the start page opens: the apps build the state their reset left aside
+        # (`?state=initial`), so the page's own requests cannot show in it. Awaited when
+        # first needed (`initial_snapshots`, `record`).
         self._initial_snapshots = cached
+        self._initial_fetch = None if cached is not None else (cache_key, self.services.snapshot_futures(initial=True))
         self._step, self._terminated, self._answer = 0, False, None
         try:
             obs = self._first_observation(folder)
@@ -173,12 +176,19 @@ class Env(EpisodeApps):
         self._trajectory: list[dict[str, Any]] = []
         if self.record_dir is not None:
             self._writer = TrajectoryWriter(folder)
-        reset_ms = (time.perf_counter() - started) * 1000
+        finished = time.perf_counter()
+        reset_ms = (finished - started) * 1000
+        # Where a reset's time goes: the last episode stopped and a clean context (the apps
+        # reset meanwhile), the apps' replies awaited, their initial snapshots, the start page
+        # opened and observed.
+        parts = {"context_ms": context_ready - started, "apps_ms": apps_ready - context_ready,
+                 "start_page_ms": finished - apps_ready}
         # The apps' origins of this episode: a replay in another Env (other ports) maps the
         # recorded actions' URLs onto its own.
         self._log_step(None, obs, {"total_ms": round(reset_ms, 1)}, goal=self.task.goal,
                        apps={name: self.services.url(name).rstrip("/") for name in self.services.processes})
-        return obs, self._info(reset_ms=reset_ms)
+        return obs, self._info(reset_ms=reset_ms,
+                               reset_parts_ms={part: round(seconds * 1000, 1) for part, seconds in parts.items()})
 
     def _stop_last_pages(self) -> bool:
         """Stop the last episode's tabs; False when its context must be replaced."""
@@ -275,7 +285,7 @@ class Env(EpisodeApps):
             raise RuntimeError("call reset() before record()")
         final, errors = self._final_snapshots()
         return EpisodeRecord(
-            task_id=self.task.id, initial_snapshots=self._initial_snapshots,
+            task_id=self.task.id, initial_snapshots=self.initial_snapshots,
             final_snapshots=final, snapshot_errors=errors, downloads=self.downloaded_files(),
             uploads=[FileDigest(name=f.name, sha256=f.sha256, size=f.size)
                      for f in self._episode.uploads],
@@ -289,6 +299,11 @@ class Env(EpisodeApps):
     @property
     def initial_snapshots(self) -> dict[str, dict[str, Any]]:
         """Every app's snapshot right after this episode's reset."""
+        if self._initial_fetch is not None:
+            cache_key, futures = self._initial_fetch
+            self._initial_snapshots = {name: wait_for(future) for name, future in futures.items()}
+            self._initial_snapshot_cache = {cache_key: self._initial_snapshots}  # keep one: they are large
+            self._initial_fetch = None
         return self._initial_snapshots
 
     def close(self) -> None:

@@ -503,14 +503,15 @@ class Services:
         """GET /_bench/snapshot from every app at once."""
         return {name: wait_for(future) for name, future in self.snapshot_futures().items()}
 
-    def snapshot_futures(self) -> dict[str, Future]:
+    def snapshot_futures(self, initial: bool = False) -> dict[str, Future]:
         """Start fetching every app's snapshot; returns app name -> Future of its JSON.
 
         Lets a caller overlap the fetch with browser work. A hung app's future fails with
         a ServiceError after SNAPSHOT_TIMEOUT.
         """
-        return self._submit_each(lambda app: app.bench("GET", "/_bench/snapshot",
-                                                       timeout=self.patience(SNAPSHOT_TIMEOUT), lane=self.lane_index))
+        path = "/_bench/snapshot?state=initial" if initial else "/_bench/snapshot"
+        return self._submit_each(lambda app: app.bench("GET", path, timeout=self.patience(SNAPSHOT_TIMEOUT),
+                                                       lane=self.lane_index))
 
     def patience(self, timeout: float) -> float:
         """How long a bench call may take before its app counts as hung: an app serving many

@@ -106,3 +106,22 @@ def test_each_lane_keeps_its_own_state(service):
 def test_every_lanes_pages_port_refuses_the_bench_api(service, path):
     assert call(f"{service['other_pages']}{path}")[0] == 404
     assert call(f"{service['other_bench']}{path}")[0] == 200
+
+
+def test_the_initial_state_is_what_the_last_reset_left_whatever_happened_since(service):
+    body = json.dumps({"task": "pa-easy-01", "now": "2026-11-20T09:00:00"}).encode()
+    request = urllib.request.Request(f"{service['bench']}/_bench/reset", method="POST", data=body,
+                                     headers={"X-Bench-Token": TOKEN, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        assert response.status == 200
+    right_after = call(f"{service['bench']}/_bench/snapshot")[1]
+    # A failed sign-in writes to the live state (the audit trail), not to the initial one.
+    login = urllib.request.Request(f"{service['pages']}/login", method="POST",
+                                   data=b"username=coordinator&password=wrong")
+    try:
+        urllib.request.urlopen(login, timeout=10)
+    except urllib.error.HTTPError:
+        pass  # refused without a CSRF token: still a request the app saw
+    status, initial = call(f"{service['bench']}/_bench/snapshot?state=initial")
+    assert status == 200 and initial == right_after
+    assert call(f"{service['bench']}/_bench/snapshot?state=later")[0] == 400

@@ -9,6 +9,7 @@ the snapshot), a download, an upload form and a link that opens a new tab.
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import os
 import secrets
@@ -79,6 +80,7 @@ def create_app(name: str, token: str, bench_port: int) -> Flask:
     app = Flask(name)
     app.secret_key = secrets.token_hex(16)
     app.config["SESSION_COOKIE_NAME"] = f"{name}_session"  # ports share one cookie jar
+    at_reset: dict = {}  # "view": the snapshot the last reset left
     state: dict = {"now": None, "task": None, "events": [], "submissions": [], "uploads": [],
                    "logins": [], "bench_refused": 0, "bench_port_refused": 0, "bench_answered_on_pages_port": 0}
 
@@ -130,6 +132,7 @@ def create_app(name: str, token: str, bench_port: int) -> Flask:
         for rows in ("events", "submissions", "uploads", "logins"):
             state[rows] = []
         state["now"], state["task"] = body.get("now"), body.get("task")
+        at_reset["view"] = copy.deepcopy(view())
         return jsonify(ok=True)
 
     @app.post("/_bench/prepare")
@@ -142,11 +145,15 @@ def create_app(name: str, token: str, bench_port: int) -> Flask:
     def prepared():
         return jsonify(state.get("prepared", []))
 
+    def view() -> dict:
+        return {"_meta": {"app": name, "now": state["now"], "task": state["task"]},
+                **{k: v for k, v in state.items() if k not in ("now", "task", "prepared")}}
+
     @app.get("/_bench/snapshot")
     @bench_only
     def snapshot():
-        return jsonify({"_meta": {"app": name, "now": state["now"], "task": state["task"]},
-                        **{k: v for k, v in state.items() if k not in ("now", "task", "prepared")}})
+        # state=initial: as the last reset left it (the real apps rebuild it aside, factory.Kit).
+        return jsonify(at_reset.get("view", view()) if request.args.get("state") == "initial" else view())
 
     @app.route("/login", methods=["GET", "POST"])
     def login():

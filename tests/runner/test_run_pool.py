@@ -46,6 +46,21 @@ def two_workers(tasks, tmp_path_factory):
     return out, run_json
 
 
+def test_episodes_in_flight_in_one_worker_equal_the_serial_run(tasks, serial, tmp_path):
+    config = WorkerConfig(agent_name="noop", keep_screenshots=False, concurrency=2)
+    run_json = run_parallel(config, tasks, tmp_path, workers=1, trials=2)
+    by_episode = {(e["task_id"], e["trial"]): (e["result"], e["final_snapshot_hashes"]) for e in run_json["episodes"]}
+    assert by_episode == {(task.id, trial): serial[task.id] for task in tasks for trial in range(2)}
+    assert len({e["worker_pid"] for e in run_json["episodes"]}) == 1 and run_json["concurrency"] == 2
+    assert run_json["infra_retries"] == []
+
+
+def test_the_api_channel_refuses_episodes_in_flight(tasks, tmp_path):
+    config = WorkerConfig(agent_name="noop", channel="api", concurrency=2)
+    with pytest.raises(ValueError, match="api channel runs one episode per worker"):
+        run_parallel(config, tasks, tmp_path)
+
+
 def test_two_workers_equal_the_serial_run(tasks, serial, two_workers):
     out, run_json = two_workers
     assert per_task(run_json["episodes"]) == serial
