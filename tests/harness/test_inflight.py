@@ -34,17 +34,18 @@ def driver():
 def test_lanes_waiting_on_threads_and_on_the_browser_overlap(driver):
     browser, playwright = driver
     threads = ThreadPoolExecutor(max_workers=3)
-    order: list[str] = []
+    events: list[str] = []
 
     def lane(number: int) -> tuple[int, str]:
         context = browser.chromium.new_context()
         try:
             page = context.new_page()
             page.set_content(f"<p>lane {number}</p>")
-            order.append(f"start {number}")
+            events.append("start")
             page.wait_for_timeout(300)  # a browser-side wait
             answer = wait_for(threads.submit(lambda: (time.sleep(0.5), number * 10)[1]))  # a "model call"
             pause(0.3)
+            events.append("end")
             return answer, page.inner_text("p")
         finally:
             context.close()
@@ -55,7 +56,7 @@ def test_lanes_waiting_on_threads_and_on_the_browser_overlap(driver):
     assert [outcome.result() for outcome in outcomes] == [(0, "lane 0"), (10, "lane 1"), (20, "lane 2")]
     # Every lane started before any finished its 1.1 s of waiting, and the three took about
     # one lane's time, not three.
-    assert order == ["start 0", "start 1", "start 2"] and elapsed < 2.5
+    assert events == ["start"] * 3 + ["end"] * 3 and elapsed < 2.5
     threads.shutdown()
 
 

@@ -135,6 +135,7 @@ def test_an_endpoint_failure_ends_the_episode_as_an_infra_error_not_a_failure(se
     assert outcome.summary.error.startswith("ModelEndpointError:")
     # The worker tells the driver it is an infra error (retried on a fresh worker, never scored).
     healthy = SimpleNamespace(env=SimpleNamespace(services=SimpleNamespace(processes={}),
+                                                  apps_restarted_since_reset=lambda: [],
                                                   browser=SimpleNamespace(chromium=SimpleNamespace(
                                                       is_connected=lambda: True))))
     infra = EpisodeWorker._infra_problem(healthy, outcome.summary.error)
