@@ -92,7 +92,7 @@ class AttachedServices(Services):
         """Nothing to check locally: an attached app's liveness shows at its reset."""
         return []
 
-    def restart(self, names: list[str]) -> list[str]:
+    def restart(self, names: list[str], seen_starts: dict[str, int] | None = None) -> list[str]:
         """What a restart can be here: an app that still answers its health check was only
         slow (a case world building) and is retried as it is; one that does not answer is
         an error, since it runs in another process."""

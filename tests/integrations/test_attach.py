@@ -43,3 +43,22 @@ def test_an_attach_spec_refuses_unknown_apps_and_bad_ports():
         AttachSpec(token="", ports={"fax": 5000}, bench_ports={"fax": 5001})
     with pytest.raises(ValueError, match="bench port"):
         AttachSpec(token="t", ports={"fax": 5000, "ehr_web": 5002}, bench_ports={"fax": 5001})
+
+
+def test_an_attached_app_that_did_not_answer_its_reset_is_asked_again_not_restarted(served_apps):
+    from concurrent.futures import Future
+
+    from admindesk.harness.env.attach import attached_services
+    from admindesk.harness.env.services import AppUnreachable
+
+    services = attached_services(AttachSpec(token=served_apps.token, ports=served_apps.ports,
+                                            bench_ports=served_apps.bench_ports))
+    try:
+        services.reset_futures()  # the reset request the retry repeats
+        timed_out: Future = Future()
+        timed_out.set_exception(AppUnreachable("POST /_bench/reset: timed out"))
+        replies = services.await_resets({"fax": timed_out})
+        assert replies["fax"]["ok"] is True
+        assert services.processes["fax"].starts == 0  # nothing here starts or stops served apps
+    finally:
+        services.close()
