@@ -188,7 +188,7 @@ def measure(config: WorkerConfig, tasks, workers: int) -> dict:
     backend = SampledBackend(config)
     with tempfile.TemporaryDirectory(prefix="admindesk-throughput-") as out:
         started = time.perf_counter()
-        state = drive(backend, [Job(task, 0) for task in tasks], workers, Path(out))
+        state = drive(backend, [Job(task, 0) for task in tasks], workers, Path(out), concurrency=config.concurrency)
         elapsed = time.perf_counter() - started
     results = [summary["result"] for summary in state.summaries.values()]
     return {"workers": workers, "episodes": len(results), "wall_s": round(elapsed, 1),
@@ -229,6 +229,8 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=4, help="how many of the selected tasks to run")
     parser.add_argument("--workers", default="1,2",
                         help="worker counts to measure, comma-separated (the ratio needs 1 and 2)")
+    parser.add_argument("--concurrency", type=int, default=1,
+                        help="episodes in flight per worker (admindesk run --concurrency)")
     parser.add_argument("--breakdown", action="store_true",
                         help="print each worker's peak PSS by process kind")
     parser.add_argument("--at-rest", action="store_true",
@@ -243,7 +245,9 @@ def main() -> None:
     tasks = select_tasks(args.tasks, load_tasks())[: args.sample]
     if not tasks:
         parser.error(f"the selection {args.tasks!r} names no task")
-    config = WorkerConfig(agent_name=args.agent, keep_screenshots=False)
+    if not 1 <= args.concurrency <= 64:
+        parser.error(f"--concurrency must be between 1 and 64, not {args.concurrency}")
+    config = WorkerConfig(agent_name=args.agent, keep_screenshots=False, concurrency=args.concurrency)
     if args.at_rest:
         for workers in counts:
             for number, kinds in enumerate(at_rest(config, workers), 1):
@@ -251,7 +255,8 @@ def main() -> None:
                       f"{sum(kinds.values()):.0f} MB PSS")
                 if args.breakdown:
                     print_breakdown(kinds, "MB")
-    print(f"{args.agent} on {len(tasks)} tasks: {', '.join(t.id for t in tasks)}")
+    print(f"{args.agent} on {len(tasks)} tasks, {args.concurrency} in flight per worker: "
+          f"{', '.join(t.id for t in tasks)}")
     runs = [measure(config, tasks, workers) for workers in counts]
     for run in runs:
         print(f"{run['workers']} worker(s): {run['episodes']} episodes in {run['wall_s']} s = "
