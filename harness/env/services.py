@@ -325,7 +325,9 @@ class Services:
         if self.work_dir is None:
             self.work_dir = Path(tempfile.mkdtemp(prefix="admindesk-apps-"))
             self._owns_work_dir = True
-        self._pool = ThreadPoolExecutor(max_workers=len(names), thread_name_prefix="apps")
+        # A thread per app and lane (up to 8 lanes' worth): one hung app's calls, waiting out
+        # their timeouts, must not hold up the other apps' calls of every lane.
+        self._pool = ThreadPoolExecutor(max_workers=len(names) * min(self.lanes, 8), thread_name_prefix="apps")
         _LIVE.add(self)
         try:
             forked = [name for name in names if name not in self.launchers] if self.fork_apps else []
