@@ -192,14 +192,15 @@ def create_app(name: str, token: str, bench_port: int) -> Flask:
     @app.get("/poller")
     @login_required
     def poller():
-        # Keeps writes in flight nearly all the time, as a busy page would: six loops, each
-        # posting again 10 ms after its last post ended. (Posting again at once flooded the
-        # harness with thousands of request events a second, so that on a loaded machine a
-        # step's frame missed its deadline, which is not what this page is for.)
+        # Keeps writing for as long as it is open, as a busy page would: six loops, each posting
+        # again 50 ms after its last post ended. A page the reset failed to stop would go on
+        # writing into the next episode. (Posting again at once flooded the harness with
+        # thousands of request events a second: on a loaded machine a step's frame then
+        # missed its deadline, which is not what this page is for.)
         return (f"<!doctype html><title>Poller - {name}</title><h1>Polling</h1><script>"
                 "const post = () => fetch('/event', {method: 'POST', headers: {'Content-Type':"
                 " 'application/json'}, body: JSON.stringify({kind: 'poll', detail: '1'})})"
-                ".finally(() => setTimeout(post, 10));\nfor (let i = 0; i < 6; i++) post();</script>")
+                ".finally(() => setTimeout(post, 50));\nfor (let i = 0; i < 6; i++) post();</script>")
 
     @app.get("/files/named")
     @login_required
