@@ -53,13 +53,12 @@ class EpisodeApps:
         final, errors = {}, {}
         for name, future in self.services.snapshot_futures().items():
             try:
-                snapshot = wait_for(future)
+                final[name] = wait_for(future)
             except ServiceError as exc:
                 errors[name] = str(exc)
-                continue
-            if name in self.apps_restarted_since_reset():
-                errors[name] = (f"{name} was restarted during the episode (another episode in flight found it "
-                                f"dead or hung), so this episode's state in it is gone")
-            else:
-                final[name] = snapshot
+        # Asked once every snapshot is in: a restart while they were taken counts too.
+        for name in self.apps_restarted_since_reset():
+            final.pop(name, None)
+            errors[name] = (f"{name} was restarted during the episode (another episode in flight found it "
+                            f"dead or hung), so this episode's state in it is gone")
         return final, errors
