@@ -27,7 +27,14 @@ from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, ChromeState
 from admindesk.harness.env.episode_apps import EpisodeApps
 from admindesk.harness.env.episode_browser import EpisodeBrowser
 from admindesk.harness.env.executor import ActionExecutor, ActionFailed
-from admindesk.harness.env.observation import Observation, ObservationMode, TabInfo, accessibility_text, compose_frame
+from admindesk.harness.env.observation import (
+    OBSERVATION_MODES,
+    Observation,
+    ObservationMode,
+    TabInfo,
+    accessibility_text,
+    compose_frame,
+)
 from admindesk.harness.env.recorder import TrajectoryWriter
 from admindesk.harness.env.services import Services
 from admindesk.harness.env.watchdog import BrowserWedged
@@ -63,8 +70,8 @@ class Env(EpisodeApps):
                  headless: bool = True, settle_cap: float = 3.0, browser: Browser | None = None,
                  reset_gate: Gate | None = None,
                  credentials: tuple[str, str] = (DEFAULT_USERNAME, DEFAULT_PASSWORD)) -> None:
-        if observation not in ("screenshot", "axtree", "both"):
-            raise ValueError(f"observation must be screenshot, axtree or both, not {observation!r}")
+        if observation not in OBSERVATION_MODES:
+            raise ValueError(f"observation must be one of {', '.join(OBSERVATION_MODES)}, not {observation!r}")
         self.observation_mode = observation
         self.frame_size = frame_size
         self.record_dir = Path(record_dir) if record_dir is not None else None

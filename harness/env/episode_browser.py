@@ -58,26 +58,33 @@ PAGE_ACTIVITY_JS = """(() => {
   const realOpen = w.open;
   w.open = function (...args) { popup(); return realOpen.apply(this, args); };
   const opensTab = el => el && el.target && !['_self', '_parent', '_top'].includes(el.target);
-  // Same-tab navigations (and downloads) start a request a moment after the click.
+  // Same-tab navigations (and downloads) start a request a moment after the click; a
+  // same-origin download link starts no request the harness sees, only the download.
   w.__admindeskNavigations = 0;
+  w.__admindeskDownloads = 0;
   const navigation = () => { w.__admindeskNavigations += 1; };
   document.addEventListener('click', e => {
     const link = e.target instanceof Element && e.target.closest('a[href]');
     if (e.button !== 0 || !link || e.defaultPrevented) return;
-    if (opensTab(link)) popup(); else if (!link.getAttribute('href').startsWith('#')) navigation();
+    if (link.hasAttribute('download') && link.origin === location.origin) w.__admindeskDownloads += 1;
+    else if (opensTab(link)) popup();
+    else if (!link.getAttribute('href').startsWith('#')) navigation();
   }, false);
   document.addEventListener('submit', e => {
     if (opensTab(e.target)) popup(); else navigation();
   }, false);
 })();"""
 # Resolves after the page's queued tasks with the document's state, DOM quiet time, pending
-# page work and the tabs it asked to open since the last look (the count is consumed). No
-# animation-frame wait: the screenshot that follows renders a fresh frame anyway.
+# page work, the tabs it asked to open and the downloads and navigations it started since
+# the last look (the counts are consumed). No animation-frame wait: the screenshot that
+# follows renders a fresh frame anyway.
 FRAME_STATE_JS = """() => new Promise(resolve => setTimeout(() => {
   const popups = window.__admindeskPopups || 0, navigations = window.__admindeskNavigations || 0;
+  const downloads = window.__admindeskDownloads || 0;
   window.__admindeskPopups = 0;
   window.__admindeskNavigations = 0;
-  resolve({ready: document.readyState, popups: popups, navigations: navigations,
+  window.__admindeskDownloads = 0;
+  resolve({ready: document.readyState, popups: popups, navigations: navigations, downloads: downloads,
            quiet: performance.now() - (window.__admindeskLastMutation || 0),
            pending: window.__admindeskPending ? window.__admindeskPending() : 0});
 }, 0))"""
@@ -149,6 +156,9 @@ class EpisodeBrowser:
         self._opened_pages = 0  # tabs adopted since settling last accounted for them
         self._requests_seen = 0  # requests started since the current action began
         self._download_expected_until = 0.0  # monotonic deadline, see DOWNLOAD_ANNOUNCE_CAP
+        # Aborted navigations less downloads announced, this step: Chromium may announce the
+        # download before the aborted request's event, and then nothing is left to wait for.
+        self._downloads_unannounced = 0
         self._inflight: dict[Request, float] = {}
         self._cdp: dict[Page, CDPSession] = {}
         self._crashed: list[Page] = []
@@ -237,6 +247,11 @@ class EpisodeBrowser:
     def _on_request_failed(self, request: Request) -> None:
         self._inflight.pop(request, None)
         if request.is_navigation_request() and "ERR_ABORTED" in (request.failure or ""):
+            self._expect_downloads(1)
+
+    def _expect_downloads(self, count: int) -> None:
+        self._downloads_unannounced += count
+        if self._downloads_unannounced > 0:
             self._download_expected_until = time.monotonic() + DOWNLOAD_ANNOUNCE_CAP
 
     # ---- tabs ---------------------------------------------------------------------------
@@ -260,7 +275,9 @@ class EpisodeBrowser:
 
     def _on_download(self, download: Download) -> None:
         self._pending_downloads.append(download)  # saved while settling, outside the handler
-        self._download_expected_until = 0.0
+        self._downloads_unannounced -= 1
+        if self._downloads_unannounced <= 0:
+            self._download_expected_until = 0.0
 
     def _on_crash(self, page: Page) -> None:
         self._crashed.append(page)  # replaced outside the handler, between actions
@@ -336,6 +353,12 @@ class EpisodeBrowser:
 
         Also waits for tabs the page asked to open, so they show in the observation.
         """
+        try:
+            self._settle(cap, quiet_ms)
+        finally:
+            self._downloads_unannounced = 0  # what comes later belongs to the next step
+
+    def _settle(self, cap: float, quiet_ms: float) -> None:
         started = time.monotonic()
         awaited_tabs = announced_navigation = 0
         while True:
@@ -349,6 +372,8 @@ class EpisodeBrowser:
                     state = None  # the document was replaced by a navigation: look again
                 if state is not None:
                     awaited_tabs += state["popups"]
+                    if state["downloads"]:
+                        self._expect_downloads(state["downloads"])
                     announced_navigation += state["navigations"]
                     elapsed = time.monotonic() - started
                     navigation_unseen = (announced_navigation and not self._requests_seen

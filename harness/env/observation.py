@@ -5,7 +5,7 @@ import io
 import re
 import struct
 import zlib
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 from PIL import Image
@@ -14,7 +14,11 @@ from pydantic import BaseModel, Field
 
 from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, ChromeState
 
-ObservationMode = Literal["screenshot", "axtree", "both"]
+# "none" leaves out both pictures of the page: for scripted agents that read the page
+# themselves (the reference, the controls). A frame costs a quarter of a step's CPU, and
+# the proof of the checks (`admindesk tasks check`) runs over a thousand episodes.
+ObservationMode = Literal["screenshot", "axtree", "both", "none"]
+OBSERVATION_MODES: tuple[str, ...] = get_args(ObservationMode)
 
 
 class TabInfo(BaseModel):

@@ -222,7 +222,7 @@ def run(agent_name: str, tasks: list[Task], out_dir: Path, *, trials: int = 1,
     shutil.rmtree(episodes_dir, ignore_errors=True)
     summaries = [o.summary for o in outcomes]
     run_json = {"agent": agent_name, "agent_options": {k: str(v) for k, v in options.items()},
-                "observation": observation, "prompt_mode": prompt_mode, "max_steps": max_steps,
+                "observation": env.observation_mode, "prompt_mode": prompt_mode, "max_steps": max_steps,
                 "tasks": [t.id for t in tasks], "trials": trials, "split": split, "versions": _versions(),
                 "wall_s": round(time.perf_counter() - started, 2),
                 "episodes": [s.model_dump() for s in summaries], "metrics": metrics(summaries)}

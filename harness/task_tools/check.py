@@ -5,7 +5,9 @@ For every task: the reference must pass every deterministic check and guard (`pa
 tasks where the right move is to file nothing. With ablation, the reference runs once
 per subtask with that subtask's actions skipped: the subtask must fail, and so must the
 task (a subtask read on the way, whose pages the later work shows anyway, is not ablated).
-Everything runs on one Env, one episode at a time (or on one Env per worker).
+Everything runs on one Env, one episode at a time (or on one Env per worker). The agents
+here read the page themselves, so by default their Env draws no frames (observation
+"none"); "screenshot" keeps what each episode showed, to look at.
 
 A task's verdict is kept in its folder (verdict.json, with the task's digest and the
 commit that checked it); checking into the same folder again reuses a verdict without
@@ -30,6 +32,7 @@ from pathlib import Path
 
 from admindesk.harness.agents.controls import FILING_TEMPLATE
 from admindesk.harness.env.environment import Env
+from admindesk.harness.env.observation import ObservationMode
 from admindesk.harness.running import local as runner_local
 from admindesk.harness.running.folder import git_commit
 from admindesk.schema.task_model import Task, order_subtasks
@@ -165,8 +168,8 @@ def run_episode(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, agent: 
     """One episode of `agent` on the task, its outcome recorded in the verdict under `label`."""
     label = label or agent
     for _attempt in range(2):
-        outcome = runner_local.run(agent, [task], out_dir / label, agent_options=options, env=env,
-                                   keep_screenshots=False)[0]
+        # Frames are drawn only with --screenshots (observation "screenshot"), to be kept.
+        outcome = runner_local.run(agent, [task], out_dir / label, agent_options=options, env=env)[0]
         # A first reset that builds a case's world can outlast the reset timeout on a loaded
         # machine; the build finishes anyway, so one retry tells the app from the agent.
         if "failed to reset" not in (outcome.summary.error or ""):
@@ -204,7 +207,8 @@ def _deepen(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, reference_h
 
 
 def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (), rerun: Collection[str] = (),
-                workers: int = 1, tasks_dir: Path | None = None, echo=print) -> tuple[list[TaskCheck], float]:
+                workers: int = 1, tasks_dir: Path | None = None, observation: ObservationMode = "none",
+                echo=print) -> tuple[list[TaskCheck], float]:
     """Check every task, ablating and rerunning the tasks whose ids are in `ablate` and
     `rerun`; with several workers each has its own Env (apps and browser). The apps build
     the tasks' cases from `tasks_dir` (None: the public suite). Returns the verdicts in
@@ -228,14 +232,14 @@ def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (
         echo(format_row(verdict))
 
     if workers == 1 and to_check:
-        with Env("screenshot", tasks_dir=tasks_dir) as env:
+        with Env(observation, tasks_dir=tasks_dir) as env:
             for task, earlier in to_check:
                 finished(task, earlier, check_task(env, task, out_dir / task.id, ablate=task.id in ablate,
                                                    rerun=task.id in rerun, earlier=earlier))
     elif to_check:
         spawn = multiprocessing.get_context("spawn")  # a clean interpreter per worker: no inherited browser threads
         with ProcessPoolExecutor(workers, mp_context=spawn, initializer=_start_worker_env,
-                                 initargs=(tasks_dir,)) as pool:
+                                 initargs=(tasks_dir, observation)) as pool:
             pending = {pool.submit(_check_in_worker, task, out_dir / task.id, task.id in ablate, task.id in rerun,
                                    earlier): (task, earlier)
                        for task, earlier in to_check}
@@ -248,9 +252,9 @@ def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (
 _worker_env: Env | None = None  # the Env of a check worker process
 
 
-def _start_worker_env(tasks_dir: Path | None) -> None:
+def _start_worker_env(tasks_dir: Path | None, observation: ObservationMode) -> None:
     global _worker_env
-    _worker_env = Env("screenshot", tasks_dir=tasks_dir)
+    _worker_env = Env(observation, tasks_dir=tasks_dir)
     atexit.register(_worker_env.close)
 
 

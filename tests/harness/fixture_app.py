@@ -68,7 +68,8 @@ window.name = 'seen';
   <a href="/upload" id=upload>Upload form</a> |
   <button onclick="setTimeout(() => fetch('/slow').then(r => r.text()).then(t =>
      document.getElementById('late').textContent = t), 50)" id=slowbtn>Slow</button>
-  <span id=late></span>
+  <span id=late></span> |
+  <a href="/files/report.pdf" download id=saveas>Save report as</a>
 </div>
 <div id=tall></div>
 <script>window.addEventListener('scrollend', () => report('scroll', window.scrollY));</script>

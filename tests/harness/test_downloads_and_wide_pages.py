@@ -44,6 +44,15 @@ def test_a_download_shows_a_bubble_that_the_next_action_closes(fixture_env):
     assert obs.image().getpixel((row[0] + 16, row[1] + 12)) != COLORS["icon"]
 
 
+def test_a_download_link_s_file_is_in_the_same_step_s_observation(fixture_env):
+    # A same-origin link with the download attribute starts no request the harness sees:
+    # the step waits for the download itself.
+    fixture_env.reset(adhoc("/"))
+    obs = click_at(fixture_env, fixture_env.element_center("#saveas"))
+    assert obs.downloads == ["report.pdf"]
+    assert fixture_env.chrome_layout().downloads_bubble[0][0] == "report.pdf"
+
+
 def test_the_download_button_lists_every_download_until_a_click_elsewhere(fixture_env):
     fixture_env.reset(adhoc("/"))
     click_at(fixture_env, fixture_env.element_center("#download"))

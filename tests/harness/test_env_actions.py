@@ -35,6 +35,22 @@ def test_reset_without_login_shows_the_login_page(fixture_env):
     assert "/login" in obs.url and fixture_env.record().final_snapshots["ehr_web"]["logins"] == []
 
 
+def test_observation_none_shows_the_page_s_place_but_no_picture_of_it(fixture_env, monkeypatch):
+    monkeypatch.setattr(fixture_env, "observation_mode", "none")
+    obs, _ = fixture_env.reset(adhoc("/"))
+    assert obs.screenshot is None and obs.axtree is None
+    assert obs.url == fixture_env.app_url("ehr_web", "/") and obs.tabs[0].title == "Playground - ehr_web"
+    x, y = fixture_env.element_center("#newtab")
+    obs = step_ok(fixture_env, {"type": "click", "x": x, "y": y})[0]
+    assert len(obs.tabs) == 2 and obs.active_tab == 1 and obs.screenshot is None
+
+
+def test_an_unknown_observation_mode_is_refused_before_anything_starts():
+    from admindesk.harness.env.environment import Env
+    with pytest.raises(ValueError, match="screenshot, axtree, both, none, not 'pixels'"):
+        Env("pixels")
+
+
 def test_axtree_boxes_are_frame_pixels(fixture_env):
     obs, _ = fixture_env.reset(adhoc("/"))
     line = next(line for line in obs.axtree.splitlines() if 'button "Click"' in line)

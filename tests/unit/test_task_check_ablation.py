@@ -33,7 +33,7 @@ def skip_results(monkeypatch):
     skipped_results: dict[str, str] = {}
     skipped: list[str] = []
 
-    def run(agent, tasks, out_dir, *, agent_options, env, keep_screenshots):
+    def run(agent, tasks, out_dir, *, agent_options, env):
         skip = agent_options.get("skip")
         if agent != "reference":
             return [fake_outcome("fail", dict.fromkeys(names, "fail"))]

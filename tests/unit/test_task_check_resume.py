@@ -56,7 +56,7 @@ def episodes(monkeypatch):
     runs: list[str] = []
     hashes = {"ehr_web": "a1"}
 
-    def run(agent, tasks, out_dir, *, agent_options, env, keep_screenshots):
+    def run(agent, tasks, out_dir, *, agent_options, env):
         label = out_dir.name
         runs.append(label)
         passing = agent == "reference" and "skip" not in agent_options
