@@ -10,7 +10,9 @@ reference.
     python bench/harness_bench.py [--resets 15] [--clicks 30] [--tasks pa-easy-01,dme-easy-02]
 
 `--tasks`: the resets go round these suite tasks (each reset a different task's case, as in a
-run) instead of the ad-hoc start page, and print the median of each reset's parts.
+run) instead of the ad-hoc start page, and print the median of each reset's parts. Each reset
+follows the last episode's `record()`, as in a run (the Env fetches an episode's initial
+snapshots once its start page is up, and the record awaits them).
 """
 from __future__ import annotations
 
@@ -103,6 +105,7 @@ def main() -> None:
             env.reset(task)  # warm-up: each task's template built, first copies made
         resets, parts = [], {}
         for number in range(args.resets):
+            env.record()  # untimed, as every episode ends: it awaits the last reset's initial snapshots
             _, info = env.reset(rounds[number % len(rounds)])
             resets.append(info["reset_ms"])
             for part, ms in info.get("reset_parts_ms", {}).items():

@@ -34,6 +34,7 @@ from pathlib import Path
 from admindesk.harness.cli.run import select_tasks
 from admindesk.harness.env import faults
 from admindesk.harness.env.app_zygote import ZYGOTE_MODULE
+from admindesk.harness.env.observation import OBSERVATION_MODES
 from admindesk.harness.env.services import APP_NAMES
 from admindesk.harness.running.pool import Job, LocalBackend, LocalWorker, drive
 from admindesk.harness.running.worker import WorkerConfig
@@ -231,6 +232,9 @@ def main() -> None:
                         help="worker counts to measure, comma-separated (the ratio needs 1 and 2)")
     parser.add_argument("--concurrency", type=int, default=1,
                         help="episodes in flight per worker (admindesk run --concurrency)")
+    parser.add_argument("--observation", choices=OBSERVATION_MODES, default="screenshot",
+                        help="what each step shows the agent (`none`: no frame, as `tasks check` runs the "
+                             "scripted agents)")
     parser.add_argument("--breakdown", action="store_true",
                         help="print each worker's peak PSS by process kind")
     parser.add_argument("--at-rest", action="store_true",
@@ -247,7 +251,8 @@ def main() -> None:
         parser.error(f"the selection {args.tasks!r} names no task")
     if not 1 <= args.concurrency <= 64:
         parser.error(f"--concurrency must be between 1 and 64, not {args.concurrency}")
-    config = WorkerConfig(agent_name=args.agent, keep_screenshots=False, concurrency=args.concurrency)
+    config = WorkerConfig(agent_name=args.agent, keep_screenshots=False, concurrency=args.concurrency,
+                          observation=args.observation)
     if args.at_rest:
         for workers in counts:
             for number, kinds in enumerate(at_rest(config, workers), 1):
@@ -255,8 +260,8 @@ def main() -> None:
                       f"{sum(kinds.values()):.0f} MB PSS")
                 if args.breakdown:
                     print_breakdown(kinds, "MB")
-    print(f"{args.agent} on {len(tasks)} tasks, {args.concurrency} in flight per worker: "
-          f"{', '.join(t.id for t in tasks)}")
+    print(f"{args.agent} on {len(tasks)} tasks, observation {args.observation}, {args.concurrency} in flight "
+          f"per worker: {', '.join(t.id for t in tasks)}")
     runs = [measure(config, tasks, workers) for workers in counts]
     for run in runs:
         print(f"{run['workers']} worker(s): {run['episodes']} episodes in {run['wall_s']} s = "

@@ -36,7 +36,7 @@ from admindesk.harness.env.observation import (
     compose_frame,
 )
 from admindesk.harness.env.recorder import TrajectoryWriter
-from admindesk.harness.env.services import Services
+from admindesk.harness.env.services import ServiceError, Services
 from admindesk.harness.env.watchdog import BrowserWedged
 from admindesk.schema.task_model import Task
 from admindesk.verifiers.records import EpisodeRecord, FileDigest
@@ -105,6 +105,7 @@ class Env(EpisodeApps):
         self._episodes = 0
         self._initial_snapshot_cache: dict[str, dict[str, Any]] = {}
         self._initial_fetch: tuple[tuple, dict] | None = None
+        self._initial_errors: dict[str, str] = {}  # app -> why its initial snapshot is missing
         self.task: Task | None = None
         try:
             if not self.services.processes:
@@ -164,11 +165,6 @@ class Env(EpisodeApps):
         self.services.await_resets(resets)
         self._note_app_starts()
         apps_ready = time.perf_counter()
-        # Fetched while the start page opens: the apps build the state their reset left aside
-        # (`?state=initial`), so the page's own requests cannot show in it. Awaited when
-        # first needed (`initial_snapshots`, `record`).
-        self._initial_snapshots = cached
-        self._initial_fetch = None if cached is not None else (cache_key, self.services.snapshot_futures(initial=True))
         self._step, self._terminated, self._answer = 0, False, None
         try:
             obs = self._first_observation(folder)
@@ -180,14 +176,19 @@ class Env(EpisodeApps):
                 self.browser.relaunch(launch)
             self._episode = None
             obs = self._first_observation(folder)
+        # Fetched once the start page is up, while the agent reads it: the apps build the
+        # state their reset left aside (`?state=initial`), so the page's own requests cannot
+        # show in it, and building and parsing it would slow the start page down (the apps'
+        # CPU, the harness's GIL). Awaited when first needed (`initial_snapshots`, `record`).
+        self._initial_snapshots, self._initial_errors = cached, {}
+        self._initial_fetch = None if cached is not None else (cache_key, self.services.snapshot_futures(initial=True))
         self._trajectory: list[dict[str, Any]] = []
         if self.record_dir is not None:
             self._writer = TrajectoryWriter(folder)
         finished = time.perf_counter()
         reset_ms = (finished - started) * 1000
         # Where a reset's time goes: the last episode stopped and a clean context (the apps
-        # reset meanwhile), the apps' replies awaited, their initial snapshots, the start page
-        # opened and observed.
+        # reset meanwhile), the apps' replies awaited, the start page opened and observed.
         parts = {"context_ms": context_ready - started, "apps_ms": apps_ready - context_ready,
                  "start_page_ms": finished - apps_ready}
         # The apps' origins of this episode: a replay in another Env (other ports) maps the
@@ -290,9 +291,13 @@ class Env(EpisodeApps):
         """
         if self._episode is None or self.task is None:
             raise RuntimeError("call reset() before record()")
+        initial = self.initial_snapshots
         final, errors = self._final_snapshots()
+        for name, reason in self._initial_errors.items():  # no diff to score in that app either
+            final.pop(name, None)
+            errors.setdefault(name, reason)
         return EpisodeRecord(
-            task_id=self.task.id, initial_snapshots=self.initial_snapshots,
+            task_id=self.task.id, initial_snapshots=initial,
             final_snapshots=final, snapshot_errors=errors, downloads=self.downloaded_files(),
             uploads=[FileDigest(name=f.name, sha256=f.sha256, size=f.size)
                      for f in self._episode.uploads],
@@ -305,12 +310,19 @@ class Env(EpisodeApps):
 
     @property
     def initial_snapshots(self) -> dict[str, dict[str, Any]]:
-        """Every app's snapshot right after this episode's reset."""
+        """Every app's snapshot right after this episode's reset (an app that went down or was
+        restarted before it answered is left out; `record` says why)."""
         if self._initial_fetch is not None:
             cache_key, futures = self._initial_fetch
-            self._initial_snapshots = {name: wait_for(future) for name, future in futures.items()}
-            self._initial_snapshot_cache = {cache_key: self._initial_snapshots}  # keep one: they are large
             self._initial_fetch = None
+            self._initial_snapshots = {}
+            for name, future in futures.items():
+                try:
+                    self._initial_snapshots[name] = wait_for(future)
+                except ServiceError as exc:
+                    self._initial_errors[name] = f"no snapshot of {name}'s state after the reset: {exc}"
+            if not self._initial_errors:
+                self._initial_snapshot_cache = {cache_key: self._initial_snapshots}  # keep one: they are large
         return self._initial_snapshots
 
     def close(self) -> None:

@@ -201,7 +201,8 @@ class EpisodeBrowser:
         Reusing the tab keeps its renderer process (a fresh one adds ~0.5 s to a reset);
         its session storage goes with the origins' data, which the constructor clears.
         """
-        page.goto("about:blank")
+        if page.url != BLANK:  # the reset's stop of the last episode's tabs left it blank
+            page.goto(BLANK)
         page.evaluate("window.name = ''")  # survives navigations within a tab
         self._cdp_session(page).send("Page.resetNavigationHistory")
 

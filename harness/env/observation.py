@@ -5,6 +5,7 @@ import io
 import re
 import struct
 import zlib
+from functools import lru_cache
 from typing import Literal, get_args
 
 import numpy as np
@@ -12,7 +13,7 @@ from PIL import Image
 from playwright.sync_api import Error as PlaywrightError, Page
 from pydantic import BaseModel, Field
 
-from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, ChromeState
+from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, ChromeState, drawn_strip
 
 # "none" leaves out both pictures of the page: for scripted agents that read the page
 # themselves (the reference, the controls). A frame costs a quarter of a step's CPU, and
@@ -50,11 +51,85 @@ class Observation(BaseModel):
 
 def compose_frame(page_png: bytes, chrome: ChromeState) -> bytes:
     """The page screenshot placed under the drawn chrome, as one PNG of the frame size."""
+    if not chrome.covers_page:
+        stitched = _stitched_frame(page_png, chrome)
+        if stitched is not None:
+            return stitched
     frame = Image.new("RGB", (chrome.width, chrome.height), (255, 255, 255))
     with Image.open(io.BytesIO(page_png)) as page:
         frame.paste(page.convert("RGB"), (0, CHROME_HEIGHT))
     chrome.draw(frame)
     return encode_png(frame)
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+ZLIB_HEADER = b"\x78\x01"  # deflate, 32 KB window, no preset dictionary
+
+
+def _stitched_frame(page_png: bytes, chrome: ChromeState) -> bytes | None:
+    """The frame as the chrome's rows followed by Chromium's compressed page rows untouched:
+    no decoding or encoding of the page, most of a frame's cost. None when the page PNG is
+    not an 8-bit RGB image of the page area (then the frame is drawn the long way).
+
+    A zlib stream can go on with another's raw deflate blocks once its own end at a byte
+    boundary (a sync flush): the page's blocks refer only to their own bytes. The page's
+    first row was filtered against a row of zeros, and the chrome's last row is zeros
+    (`SEPARATOR`). The stream's checksum is the two parts' Adler-32s combined."""
+    page = _png_parts(page_png)
+    if page is None or page[:2] != (chrome.width, chrome.height - CHROME_HEIGHT):
+        return None
+    width, page_height, page_stream = page
+    strip_deflate, strip_adler = _strip_stream(chrome.strip_key())
+    page_adler = int.from_bytes(page_stream[-4:], "big")
+    adler = _adler32_combine(strip_adler, page_adler, page_height * (width * 3 + 1))
+    header = struct.pack(">IIBBBBB", width, chrome.height, 8, 2, 0, 0, 0)
+    return (PNG_SIGNATURE + _png_chunk(b"IHDR", header)
+            + _png_chunk(b"IDAT", ZLIB_HEADER + strip_deflate + page_stream[2:-4] + adler.to_bytes(4, "big"))
+            + _png_chunk(b"IEND", b""))
+
+
+def _png_parts(png: bytes) -> tuple[int, int, bytes] | None:
+    """(width, height, zlib stream) of a non-interlaced 8-bit RGB PNG, else None."""
+    if not png.startswith(PNG_SIGNATURE):
+        return None
+    position, header, stream = len(PNG_SIGNATURE), None, []
+    while position + 8 <= len(png):
+        length, tag = struct.unpack(">I4s", png[position:position + 8])
+        body = png[position + 8:position + 8 + length]
+        if tag == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif tag == b"IDAT":
+            stream.append(body)
+        position += 12 + length
+    data = b"".join(stream)
+    if header is None or header[2:] != (8, 2, 0, 0, 0) or len(data) < 6:
+        return None
+    if data[0] & 0x0F != 8 or data[1] & 0x20:  # not deflate, or a preset dictionary
+        return None
+    return header[0], header[1], data
+
+
+@lru_cache(maxsize=32)
+def _strip_stream(strip_key: tuple) -> tuple[bytes, int]:
+    """The chrome rows' raw deflate blocks, ending at a byte boundary, and their Adler-32."""
+    strip = drawn_strip(strip_key)
+    width, height = strip.size
+    rows = np.frombuffer(strip.tobytes(), dtype=np.uint8).reshape(height, width * 3)
+    scanlines = np.zeros((height, width * 3 + 1), dtype=np.uint8)  # column 0: filter "none"
+    scanlines[:, 1:] = rows
+    raw = scanlines.tobytes()
+    compressor = zlib.compressobj(1, zlib.DEFLATED, -15)
+    return compressor.compress(raw) + compressor.flush(zlib.Z_SYNC_FLUSH), zlib.adler32(raw)
+
+
+def _adler32_combine(first: int, second: int, second_length: int) -> int:
+    """The Adler-32 of two byte strings one after the other, from theirs (zlib's
+    adler32_combine, which Python's zlib does not offer)."""
+    base = 65521
+    remainder = second_length % base
+    low = ((first & 0xFFFF) + (second & 0xFFFF) + base - 1) % base
+    high = (remainder * (first & 0xFFFF) + (first >> 16) + (second >> 16) + base - remainder) % base
+    return (high << 16) | low
 
 
 def _png_chunk(tag: bytes, body: bytes) -> bytes:

@@ -102,6 +102,32 @@ def test_record_with_an_app_down_is_partial_and_the_next_reset_recovers(fixture_
 
 @pytest.mark.browser
 @pytest.mark.slow
+def test_an_app_lost_before_its_initial_snapshot_is_left_out_of_the_record(fixture_env, monkeypatch):
+    # The initial snapshots are fetched once the start page is up; an app dead by then has none.
+    services = fixture_env.services
+    fetch = services.snapshot_futures
+
+    def fax_dies_first(*, initial: bool = False):
+        if initial:
+            kill_app(services, "fax")
+            services.processes["fax"].process.wait(timeout=10)
+        return fetch(initial=initial)
+
+    monkeypatch.setattr(services, "snapshot_futures", fax_dies_first)
+    monkeypatch.setattr(fixture_env, "_initial_snapshot_cache", {})
+    fixture_env.reset(adhoc("/"))
+    record = fixture_env.record()
+    assert set(record.initial_snapshots) == {"ehr_web"} and set(record.final_snapshots) == {"ehr_web"}
+    assert set(record.snapshot_errors) == {"fax"}
+    assert fixture_env._initial_snapshot_cache == {}  # a partial set is not kept for the next episode
+    monkeypatch.undo()
+    fixture_env.reset(adhoc("/"))
+    record = fixture_env.record()
+    assert not record.snapshot_errors and set(record.initial_snapshots) == {"ehr_web", "fax"}
+
+
+@pytest.mark.browser
+@pytest.mark.slow
 def test_a_crashed_page_is_replaced_mid_episode_and_at_reset(fixture_env):
     from admindesk.harness.env.environment import PAGE_CRASHED
 

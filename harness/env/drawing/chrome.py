@@ -35,6 +35,10 @@ COLORS = {"strip": (222, 225, 230), "tab": (255, 255, 255), "tab_idle": (205, 20
           "text": (32, 33, 36), "muted": (95, 99, 104), "toolbar": (255, 255, 255),
           "field": (241, 243, 244), "focus": (26, 115, 232), "select": (195, 217, 255),
           "border": (190, 194, 199), "shade": (0, 0, 0, 90), "button": (232, 234, 237)}
+# The line between the chrome and the page. Black, so that a frame's PNG can be the chrome's
+# rows followed by Chromium's own compressed page rows as they are (observation.py): a PNG's
+# first row is filtered against a row of zeros, and here the row above the page is one.
+SEPARATOR = (0, 0, 0)
 
 
 @dataclass
@@ -176,10 +180,7 @@ class ChromeState:
     def draw(self, frame: Image.Image) -> None:
         """Draw the chrome onto the top of `frame`, and over it what is open: the downloads
         bubble, a drop-down list, the file dialog."""
-        frame.paste(_drawn_strip(self.width, tuple(self.tabs), self.active, self.address_focused,
-                                 self.address_text, self.address_selected, tuple(self.bookmarks),
-                                 self.download_button),
-                    (0, 0))
+        frame.paste(drawn_strip(self.strip_key()), (0, 0))
         bubble = self.bubble()
         if bubble is not None:
             bubble.draw(frame)
@@ -187,6 +188,16 @@ class ChromeState:
             self.dropdown.draw(frame)
         if self.dialog_files is not None:
             self._draw_dialog(frame)
+
+    def strip_key(self) -> tuple:
+        """Everything the top CHROME_HEIGHT rows show (the key of their drawing)."""
+        return (self.width, tuple(self.tabs), self.active, self.address_focused, self.address_text,
+                self.address_selected, tuple(self.bookmarks), self.download_button)
+
+    @property
+    def covers_page(self) -> bool:
+        """True when something open is drawn over the page (bubble, drop-down, dialog)."""
+        return self.bubble() is not None or self.dropdown is not None or self.dialog_files is not None
 
     def _draw_strip(self, frame: Image.Image) -> None:
         """Tabs, toolbar and bookmarks bar (the top CHROME_HEIGHT rows)."""
@@ -204,7 +215,7 @@ class ChromeState:
         draw.text((plus[0] + 6, plus[1] + 2), "+", font=drawing.font(18), fill=COLORS["muted"])
         draw.rectangle((0, TAB_STRIP_HEIGHT, self.width, CHROME_HEIGHT - 1),
                        fill=COLORS["toolbar"])
-        draw.line((0, CHROME_HEIGHT - 1, self.width, CHROME_HEIGHT - 1), fill=COLORS["border"])
+        draw.line((0, CHROME_HEIGHT - 1, self.width, CHROME_HEIGHT - 1), fill=SEPARATOR)
         for box, (label, _url) in zip(self.bookmark_boxes(), self.bookmarks):
             draw.rounded_rectangle(box, radius=4, fill=COLORS["field"])
             draw.text((box[0] + 10, box[1] + 5), label, font=font, fill=COLORS["text"])
@@ -266,11 +277,11 @@ class ChromeState:
 
 
 @lru_cache(maxsize=32)
-def _drawn_strip(width: int, tabs: tuple[tuple[str, str], ...], active: int, address_focused: bool,
-                 address_text: str, address_selected: bool,
-                 bookmarks: tuple[tuple[str, str], ...], download_button: bool) -> Image.Image:
-    """The chrome's top rows for one look, drawn once: most steps change nothing there, and
-    fitting long titles and URLs (text measured a character at a time) is most of the cost."""
+def drawn_strip(key: tuple) -> Image.Image:
+    """The chrome's top rows for one look (`ChromeState.strip_key`), drawn once: most steps
+    change nothing there, and fitting long titles and URLs (text measured a character at a
+    time) is most of the cost."""
+    width, tabs, active, address_focused, address_text, address_selected, bookmarks, download_button = key
     state = ChromeState(width, CHROME_HEIGHT, list(tabs), active, address_focused, address_text,
                         address_selected, None, list(bookmarks), download_button)
     strip = Image.new("RGB", (width, CHROME_HEIGHT), (255, 255, 255))
