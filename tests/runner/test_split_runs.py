@@ -106,14 +106,14 @@ def test_check_workers_start_their_env_on_the_tasks_dir(monkeypatch, split_dir):
 
     class RecordingEnv:
         def __init__(self, *args, **kwargs):
-            started.append(kwargs)
+            started.append((args, kwargs))
 
         def close(self):
             pass
 
     monkeypatch.setattr(task_check, "Env", RecordingEnv)
-    task_check._start_worker_env(split_dir)
-    assert started == [{"tasks_dir": split_dir}]
+    task_check._start_worker_env(split_dir, "none")
+    assert started == [(("none",), {"tasks_dir": split_dir})]
 
 
 @pytest.mark.slow  # real app processes, and the case's template is built
@@ -136,6 +136,7 @@ def test_the_serial_runner_records_the_split_of_its_env(split_dir, tmp_path):
 
         tasks_dir = split_dir.resolve()
         record_dir = None
+        observation_mode = "axtree"
 
         def reset(self, task):
             raise RuntimeError("no apps here")
@@ -143,7 +144,8 @@ def test_the_serial_runner_records_the_split_of_its_env(split_dir, tmp_path):
     tasks = load_task_folder(split_dir)
     outcomes = runner_local.run("noop", tasks, tmp_path / "serial", env=UnstartableEnv())
     assert [o.summary.result for o in outcomes] == ["error"]
-    assert json.loads((tmp_path / "serial" / "run.json").read_text())["split"] == split_record(split_dir)
+    run_json = json.loads((tmp_path / "serial" / "run.json").read_text())
+    assert run_json["split"] == split_record(split_dir) and run_json["observation"] == "axtree"  # the Env's
     with pytest.raises(ValueError, match="the Env given reads tasks from"):
         runner_local.run("noop", tasks, tmp_path / "other", env=UnstartableEnv(), tasks_dir=tmp_path)
 
