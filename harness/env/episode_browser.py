@@ -38,6 +38,8 @@ PAGE_ACTIVITY_JS = """(() => {
   mark();
   new MutationObserver(mark).observe(document, {subtree: true, childList: true,
                                                 attributes: true, characterData: true});
+  // A scrolling page (a wheel's smooth scroll) is not quiet either.
+  document.addEventListener('scroll', mark, {capture: true, passive: true});
   w.setTimeout = function (fn, delay, ...rest) {
     if (typeof fn !== 'function' || Number(delay) > 300) return setT.call(this, fn, delay, ...rest);
     const id = setT.call(this, function () { timers.delete(id); return fn.apply(this, arguments); },

@@ -25,6 +25,7 @@ ELEMENT_TIMEOUT_MS = 3_000
 LEAVES_DROPDOWN = ("goto", "new_tab", "switch_tab", "close_tab", "choose_file", "click_element",
                    "fill_element", "select_option", "upload_to_element")
 POINTER_ACTIONS = ("click", "double_click", "right_click", "move")
+AFTER_TWO_FRAMES_JS = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 class ActionFailed(Exception):
@@ -239,6 +240,11 @@ class ActionExecutor:
         point = self._page_point(action.x, action.y)
         self.browser.page.mouse.move(*point)
         self.browser.page.mouse.wheel(action.dx, action.dy)
+        # The wheel is acknowledged before the page scrolls (the compositor scrolls it on a
+        # later frame). Two frames on, the scroll has begun and its scroll events mark the
+        # page busy until it ends (PAGE_ACTIVITY_JS), so the settle that follows waits for it.
+        # A frame taken for the observation used to hide this; without frames it showed.
+        self.browser.page.evaluate(AFTER_TWO_FRAMES_JS)
 
     # ---- keyboard -----------------------------------------------------------------------
     def _do_type(self, action: act.TypeText) -> None:

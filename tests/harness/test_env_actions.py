@@ -84,6 +84,15 @@ def test_scroll_moves_the_page(fixture_env):
     assert obs.screenshot != first.screenshot
 
 
+def test_a_scroll_has_landed_when_its_step_returns_even_without_a_frame(fixture_env, monkeypatch):
+    # No frame is taken to wait on: the step itself waits for the page to scroll and stop.
+    monkeypatch.setattr(fixture_env, "observation_mode", "none")
+    fixture_env.reset(adhoc("/"))
+    for dy, expected in ((400, 400), (-150, 250), (150, 400)):
+        step_ok(fixture_env, {"type": "scroll", "x": 640, "y": 500, "dy": dy})
+        assert fixture_env._episode.page.evaluate("window.scrollY") == expected
+
+
 def test_type_and_enter_submit_a_form(fixture_env):
     fixture_env.reset(adhoc("/"))
     step_ok(fixture_env, {"type": "click", **dict(zip("xy", fixture_env.element_center("#q")))})
