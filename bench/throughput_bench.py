@@ -31,6 +31,8 @@ import threading
 import time
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from admindesk.harness.cli.run import select_tasks
 from admindesk.harness.env import faults
 from admindesk.harness.env.app_zygote import ZYGOTE_MODULE
@@ -249,10 +251,11 @@ def main() -> None:
     tasks = select_tasks(args.tasks, load_tasks())[: args.sample]
     if not tasks:
         parser.error(f"the selection {args.tasks!r} names no task")
-    if not 1 <= args.concurrency <= 64:
-        parser.error(f"--concurrency must be between 1 and 64, not {args.concurrency}")
-    config = WorkerConfig(agent_name=args.agent, keep_screenshots=False, concurrency=args.concurrency,
-                          observation=args.observation)
+    try:
+        config = WorkerConfig(agent_name=args.agent, keep_screenshots=False, concurrency=args.concurrency,
+                              observation=args.observation)
+    except ValidationError as exc:  # its bounds are the runner's (--concurrency 1-64)
+        parser.error("; ".join(f"--{error['loc'][0]}: {error['msg']}" for error in exc.errors()))
     if args.at_rest:
         for workers in counts:
             for number, kinds in enumerate(at_rest(config, workers), 1):

@@ -78,8 +78,9 @@ PAGE_ACTIVITY_JS = """(() => {
 })();"""
 # Resolves after the page's queued tasks with the document's state, DOM quiet time, pending
 # page work, the tabs it asked to open and the downloads and navigations it started since
-# the last look (the counts are consumed). No animation-frame wait: the screenshot that
-# follows renders a fresh frame anyway.
+# the last look (the counts are consumed). No animation-frame wait: a screenshot that follows
+# renders a fresh frame anyway, and without one nothing waits on paint (a scroll, which lands
+# on a later frame, waits for its frames in the executor).
 FRAME_STATE_JS = """() => new Promise(resolve => setTimeout(() => {
   const popups = window.__admindeskPopups || 0, navigations = window.__admindeskNavigations || 0;
   const downloads = window.__admindeskDownloads || 0;

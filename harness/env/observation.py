@@ -112,12 +112,7 @@ def _png_parts(png: bytes) -> tuple[int, int, bytes] | None:
 @lru_cache(maxsize=32)
 def _strip_stream(strip_key: tuple) -> tuple[bytes, int]:
     """The chrome rows' raw deflate blocks, ending at a byte boundary, and their Adler-32."""
-    strip = drawn_strip(strip_key)
-    width, height = strip.size
-    rows = np.frombuffer(strip.tobytes(), dtype=np.uint8).reshape(height, width * 3)
-    scanlines = np.zeros((height, width * 3 + 1), dtype=np.uint8)  # column 0: filter "none"
-    scanlines[:, 1:] = rows
-    raw = scanlines.tobytes()
+    raw = _unfiltered_scanlines(drawn_strip(strip_key))
     compressor = zlib.compressobj(1, zlib.DEFLATED, -15)
     return compressor.compress(raw) + compressor.flush(zlib.Z_SYNC_FLUSH), zlib.adler32(raw)
 
@@ -144,12 +139,18 @@ def encode_png(image: Image.Image) -> bytes:
     files ~5% larger; measured on app screenshots).
     """
     width, height = image.size
-    rows = np.frombuffer(image.tobytes(), dtype=np.uint8).reshape(height, width * 3)
-    scanlines = np.zeros((height, width * 3 + 1), dtype=np.uint8)  # column 0: filter "none"
-    scanlines[:, 1:] = rows
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
-    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
-            + _png_chunk(b"IDAT", zlib.compress(scanlines.tobytes(), 1)) + _png_chunk(b"IEND", b""))
+    return (PNG_SIGNATURE + _png_chunk(b"IHDR", header)
+            + _png_chunk(b"IDAT", zlib.compress(_unfiltered_scanlines(image), 1)) + _png_chunk(b"IEND", b""))
+
+
+def _unfiltered_scanlines(image: Image.Image) -> bytes:
+    """An RGB image's rows as PNG scanlines, each with filter byte 0 ("none")."""
+    width, height = image.size
+    rows = np.frombuffer(image.tobytes(), dtype=np.uint8).reshape(height, width * 3)
+    scanlines = np.zeros((height, width * 3 + 1), dtype=np.uint8)  # column 0: the filter byte
+    scanlines[:, 1:] = rows
+    return scanlines.tobytes()
 
 
 _BOX = re.compile(r"\[box=(-?\d+),(-?\d+),(\d+),(\d+)\]")
