@@ -47,6 +47,8 @@ FIRST_FRAGMENT_JS = """el => {
   const box = rect || el.getBoundingClientRect();
   return {x: box.x, y: box.y, width: box.width, height: box.height};
 }"""
+# The same box when the element is rendered (else null), for the one-call lookup below.
+RENDERED_FIRST_FRAGMENT_JS = f"el => el.getClientRects().length ? ({FIRST_FRAGMENT_JS})(el) : null"
 PAGE_CRASHED = "the page crashed (its renderer died); a blank tab replaced it"
 # Each browser call of a reset (or group of calls) must answer within this much beyond
 # its own timeouts; past it Chromium is killed and relaunched (see watchdog.py).
@@ -341,12 +343,20 @@ class Env(EpisodeApps):
 
         For reference solutions that must act through clicks: look up, then click there.
         """
-        element = self._episode.page.locator(selector).first
-        if element.bounding_box(timeout=5_000) is None:
-            raise LookupError(f"{selector!r} is not visible")
         # A link wrapped over two lines has a bounding box whose centre falls between its
         # fragments, on nothing; the centre of its first line fragment is on the link.
-        box = element.evaluate(FIRST_FRAGMENT_JS)
+        # One call while the element is there and rendered (most lookups: the page has
+        # settled); else Playwright's lookup, which waits for a late one.
+        page = self._episode.page
+        try:
+            box = page.eval_on_selector(selector, RENDERED_FIRST_FRAGMENT_JS)
+        except PlaywrightError:  # no such element (yet), or mid-navigation
+            box = None
+        if box is None:
+            element = page.locator(selector).first
+            if element.bounding_box(timeout=5_000) is None:
+                raise LookupError(f"{selector!r} is not visible")
+            box = element.evaluate(FIRST_FRAGMENT_JS)
         return (round(box["x"] + box["width"] / 2),
                 round(box["y"] + box["height"] / 2) + CHROME_HEIGHT)
 

@@ -60,6 +60,21 @@ def test_axtree_boxes_are_frame_pixels(fixture_env):
     assert events(fixture_env, "click") == ["1"]
 
 
+def test_element_center_waits_for_a_late_element_and_refuses_a_hidden_one(fixture_env):
+    fixture_env.reset(adhoc("/"))
+    fixture_env.page_locator("body").evaluate("""body => {
+      const hidden = document.createElement('button'); hidden.id = 'hidden'; hidden.hidden = true;
+      body.append(hidden);
+      setTimeout(() => { const late = document.createElement('button'); late.id = 'late';
+                         late.textContent = 'Late'; body.prepend(late); }, 300);
+    }""")
+    with pytest.raises(LookupError, match="not visible"):
+        fixture_env.element_center("#hidden")
+    x, y = fixture_env.element_center("#late")  # not there yet when asked
+    box = fixture_env.page_locator("#late").bounding_box()
+    assert (x, y) == (round(box["x"] + box["width"] / 2), round(box["y"] + box["height"] / 2) + CHROME_HEIGHT)
+
+
 @pytest.mark.parametrize("kind, selector", [("click", "#click"),
                                             ("double_click", "text=Double"),
                                             ("right_click", "text=Right"), ("move", "text=Hover")])
