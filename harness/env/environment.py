@@ -42,13 +42,14 @@ from admindesk.schema.task_model import Task
 from admindesk.verifiers.records import EpisodeRecord, FileDigest
 
 DEFAULT_USERNAME, DEFAULT_PASSWORD = "coordinator", "admindesk"
+# An element's first line fragment (its whole box if it has no sized one); null when it is
+# not rendered (display: none), which has no box to click.
 FIRST_FRAGMENT_JS = """el => {
-  const rect = Array.from(el.getClientRects()).find(r => r.width > 0 && r.height > 0);
-  const box = rect || el.getBoundingClientRect();
+  const rects = Array.from(el.getClientRects());
+  if (!rects.length) return null;
+  const box = rects.find(r => r.width > 0 && r.height > 0) || el.getBoundingClientRect();
   return {x: box.x, y: box.y, width: box.width, height: box.height};
 }"""
-# The same box when the element is rendered (else null), for the one-call lookup below.
-RENDERED_FIRST_FRAGMENT_JS = f"el => el.getClientRects().length ? ({FIRST_FRAGMENT_JS})(el) : null"
 PAGE_CRASHED = "the page crashed (its renderer died); a blank tab replaced it"
 # Each browser call of a reset (or group of calls) must answer within this much beyond
 # its own timeouts; past it Chromium is killed and relaunched (see watchdog.py).
@@ -345,18 +346,15 @@ class Env(EpisodeApps):
         """
         # A link wrapped over two lines has a bounding box whose centre falls between its
         # fragments, on nothing; the centre of its first line fragment is on the link.
-        # One call while the element is there and rendered (most lookups: the page has
-        # settled); else Playwright's lookup, which waits for a late one.
+        # One call finds an element that is there (most lookups: the page has settled);
+        # Playwright's locator waits for one that is not there yet.
         page = self._episode.page
         try:
-            box = page.eval_on_selector(selector, RENDERED_FIRST_FRAGMENT_JS)
+            box = page.eval_on_selector(selector, FIRST_FRAGMENT_JS)
         except PlaywrightError:  # no such element (yet), or mid-navigation
-            box = None
+            box = page.locator(selector).first.evaluate(FIRST_FRAGMENT_JS, timeout=5_000)
         if box is None:
-            element = page.locator(selector).first
-            if element.bounding_box(timeout=5_000) is None:
-                raise LookupError(f"{selector!r} is not visible")
-            box = element.evaluate(FIRST_FRAGMENT_JS)
+            raise LookupError(f"{selector!r} is not visible")
         return (round(box["x"] + box["width"] / 2),
                 round(box["y"] + box["height"] / 2) + CHROME_HEIGHT)
 
