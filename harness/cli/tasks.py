@@ -292,12 +292,15 @@ def case(task_id: str, tasks_dir: Path, cache_dir: Path | None) -> None:
               help="Where the episodes and each task's verdict are kept (default: a temporary folder); "
                    "checking into it again reuses the verdicts without problems of unchanged tasks, and a "
                    "deeper check (--ablate, a rerun) builds on a shallower one's reference and controls.")
+@click.option("--live-ablations", is_flag=True,
+              help="Run every ablation live, also those that end where the reference reached the skipped phase "
+                   "(by default derived from the reference's state there), and require both to end the same.")
 @click.option("--screenshots", is_flag=True,
               help="Draw every step's frame and keep it in the episode folders (slower; the agents here "
                    "read the page, not the frame).")
 @TASKS_DIR_OPTION
 def check(selection: str, ablate: bool, rerun: bool, sample_size: int | None, day, workers: int,
-          out_dir: Path | None, screenshots: bool, tasks_dir: Path) -> None:
+          out_dir: Path | None, live_ablations: bool, screenshots: bool, tasks_dir: Path) -> None:
     """Run reference, noop and the controls on SELECTION; exit 1 unless the reference passes
     every task and every control fails every task (see harness/task_tools/check.py)."""
     from admindesk.harness.cli.run import select_tasks
@@ -319,7 +322,8 @@ def check(selection: str, ablate: bool, rerun: bool, sample_size: int | None, da
     with tempfile.TemporaryDirectory(prefix="admindesk-check-") as scratch:
         verdicts, wall = check_tasks(chosen, out_dir or Path(scratch), ablate=deep_ids if ablate else (),
                                      rerun=deep_ids if rerun else (), workers=workers, tasks_dir=tasks_dir,
-                                     observation="screenshot" if screenshots else "none", echo=click.echo)
+                                     observation="screenshot" if screenshots else "none",
+                                     live_ablations=live_ablations, echo=click.echo)
     bad = [v for v in verdicts if v.problems]
     reused = [v for v in verdicts if v.reused_from]
     deepened = [v for v in verdicts if v.deepened_from]

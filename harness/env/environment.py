@@ -306,6 +306,11 @@ class Env(EpisodeApps):
                      for f in self._episode.uploads],
             answer=self._answer, trajectory=list(self._trajectory))
 
+    @property
+    def trajectory(self) -> list[dict[str, Any]]:
+        """The episode's steps so far (reset first), as its record lists them."""
+        return list(self._trajectory)
+
     def downloaded_files(self) -> list[FileDigest]:
         """The files downloaded so far this episode (name, sha256, size)."""
         return [FileDigest(name=f.name, sha256=f.sha256, size=f.size)

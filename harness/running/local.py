@@ -36,6 +36,7 @@ from admindesk.harness.task_tools.folders import split_record
 from admindesk.process_memory import limit_arenas, release_free_memory
 from admindesk.schema.task_model import Task
 from admindesk.verifiers.record_files import write_record
+from admindesk.verifiers.records import EpisodeRecord
 from admindesk.verifiers.scoring import TaskResult, score_task
 
 # offload(fn, *args) -> fn(*args), run where waiting on it holds up no other episode.
@@ -83,8 +84,9 @@ def snapshot_hash(snapshot: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(canonical, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _drive(env: Env, agent: Any, task: Task, obs: Any, offload: Offload) -> str | None:
-    """Run one episode with `agent`; returns a note when a scripted agent stopped early."""
+def drive_agent(env: Env, agent: Any, task: Task, obs: Any, offload: Offload | None = None) -> str | None:
+    """Run one episode with `agent` from the reset's `obs`; returns a note when a scripted
+    agent stopped early. `offload` as for run_episode."""
     if hasattr(agent, "drive"):
         try:
             agent.drive(env, task)
@@ -98,7 +100,7 @@ def _drive(env: Env, agent: Any, task: Task, obs: Any, offload: Offload) -> str 
     agent.reset(task.goal, task)
     for _ in range(task.max_steps):
         try:
-            action = offload(agent.act, obs)
+            action = (offload or _call)(agent.act, obs)
         except ModelEndpointError:
             raise  # the endpoint's fault, not the agent's: the episode errors (an infra error)
         except AgentError as exc:
@@ -135,7 +137,7 @@ def _play_and_score(env: Env, agent: Any, task: Task, folder: Path, trial: int, 
     started = time.perf_counter()
     try:
         obs, _info = env.reset(task)
-        note = _drive(env, agent, task, obs, offload)
+        note = drive_agent(env, agent, task, obs, offload)
         record = env.record()
         attach_notes(record, agent)
     except Exception as exc:  # an episode that breaks is recorded as `error`, the run goes on
@@ -144,7 +146,14 @@ def _play_and_score(env: Env, agent: Any, task: Task, folder: Path, trial: int, 
                                  wall_s=round(time.perf_counter() - started, 2), folder=folder.name,
                                  error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
         return EpisodeOutcome(summary=summary)
-    score = offload(score_task, task, record)
+    return score_and_keep(task, record, folder, trial, started, note, offload)
+
+
+def score_and_keep(task: Task, record: EpisodeRecord, folder: Path, trial: int, started: float, note: str | None,
+                   offload: Offload | None = None) -> EpisodeOutcome:
+    """Score an episode's record and write it and its score into `folder`; `started` is when
+    the episode began (perf_counter), `note` why a scripted agent stopped early."""
+    score = (offload or _call)(score_task, task, record)
     folder.mkdir(parents=True, exist_ok=True)
     write_record(folder, record)
     (folder / "scores.json").write_text(score.model_dump_json(indent=1), encoding="utf-8")
@@ -220,14 +229,22 @@ def run(agent_name: str, tasks: list[Task], out_dir: Path, *, trials: int = 1,
         if owned:
             env.close()
     shutil.rmtree(episodes_dir, ignore_errors=True)
-    summaries = [o.summary for o in outcomes]
+    write_run_json(out_dir, agent_name, options, env.observation_mode, tasks, [o.summary for o in outcomes],
+                   trials=trials, split=split, wall_s=time.perf_counter() - started, prompt_mode=prompt_mode,
+                   max_steps=max_steps)
+    return outcomes
+
+
+def write_run_json(out_dir: Path, agent_name: str, options: dict[str, Any], observation: str, tasks: list[Task],
+                   summaries: list[EpisodeSummary], *, trials: int, split: Any, wall_s: float,
+                   prompt_mode: str | None = None, max_steps: int | None = None) -> None:
+    """DIR/run.json: what ran (agent, options, tasks, versions) and its episodes and metrics."""
     run_json = {"agent": agent_name, "agent_options": {k: str(v) for k, v in options.items()},
-                "observation": env.observation_mode, "prompt_mode": prompt_mode, "max_steps": max_steps,
+                "observation": observation, "prompt_mode": prompt_mode, "max_steps": max_steps,
                 "tasks": [t.id for t in tasks], "trials": trials, "split": split, "versions": _versions(),
-                "wall_s": round(time.perf_counter() - started, 2),
+                "wall_s": round(wall_s, 2),
                 "episodes": [s.model_dump() for s in summaries], "metrics": metrics(summaries)}
     (out_dir / "run.json").write_text(json.dumps(run_json, indent=1), encoding="utf-8")
-    return outcomes
 
 
 def _move_trajectory(episodes_dir: Path, task_id: str, folder: Path, keep_screenshots: bool) -> None:

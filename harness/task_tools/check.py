@@ -5,6 +5,8 @@ For every task: the reference must pass every deterministic check and guard (`pa
 tasks where the right move is to file nothing. With ablation, the reference runs once
 per subtask with that subtask's actions skipped: the subtask must fail, and so must the
 task (a subtask read on the way, whose pages the later work shows anyway, is not ablated).
+An ablation that would end where the reference reached the skipped phase is taken from
+the reference's state there, not run again (derived_ablations.py).
 Everything runs on one Env, one episode at a time (or on one Env per worker). The agents
 here read the page themselves, so by default their Env draws no frames (observation
 "none"); "screenshot" keeps what each episode showed, to look at.
@@ -35,6 +37,7 @@ from admindesk.harness.env.environment import Env
 from admindesk.harness.env.observation import ObservationMode
 from admindesk.harness.running import local as runner_local
 from admindesk.harness.running.folder import git_commit
+from admindesk.harness.task_tools.derived_ablations import DerivedAblations, same_end
 from admindesk.schema.task_model import Task, order_subtasks
 from admindesk.verifiers.scoring import TaskResult
 
@@ -72,6 +75,7 @@ class TaskCheck:
     task_id: str
     outcomes: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    derived: list[str] = field(default_factory=list)  # subtasks whose ablation ended at the reference's phase end
     reused_from: str | None = None  # the commit of an earlier check whose verdict was reused
     deepened_from: str | None = None  # the commit of an earlier, shallower check this one built on
 
@@ -84,7 +88,8 @@ def task_digest(task: Task) -> str:
 def save_verdict(folder: Path, task: Task, verdict: TaskCheck, *, ablate: bool, rerun: bool) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     record = {"task_id": task.id, "task_sha256": task_digest(task), "ablate": ablate, "rerun": rerun,
-              "outcomes": verdict.outcomes, "problems": verdict.problems, "commit": git_commit()}
+              "outcomes": verdict.outcomes, "derived": verdict.derived, "problems": verdict.problems,
+              "commit": git_commit()}
     (folder / VERDICT_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
 
 
@@ -137,17 +142,22 @@ def _outcome(result: runner_local.EpisodeOutcome) -> str:
 
 
 def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool, rerun: bool = False,
-               earlier: EarlierCheck | None = None) -> TaskCheck:
+               earlier: EarlierCheck | None = None, live_ablations: bool = False) -> TaskCheck:
     """Run the reference, the controls and (if asked) the ablations and a second reference
     run, whose final state must hash the same as the first's. Given an `earlier` shallower
-    check of the task, only what it did not run is run."""
+    check of the task, only what it did not run is run.
+
+    An ablation that would end where the reference reached its phase is derived from the
+    reference (derived_ablations.py); `live_ablations` runs it live as well and requires both
+    to end the same."""
     if earlier is not None:
         verdict = TaskCheck(task.id, dict(earlier.outcomes), deepened_from=earlier.commit)
         _deepen(env, task, out_dir, verdict, earlier.reference_hashes, ablate=ablate and not earlier.ablated,
-                rerun=rerun and not earlier.rerun)
+                rerun=rerun and not earlier.rerun, live_ablations=live_ablations)
         return verdict
     verdict = TaskCheck(task.id)
-    reference = run_episode(env, task, out_dir, verdict, "reference")
+    derived = DerivedAblations(task, out_dir, beside_live=live_ablations) if ablate else None
+    reference = run_episode(env, task, out_dir, verdict, "reference", phase_watcher=derived)
     if reference.summary.result not in ("pass", "unjudged"):
         note = reference.summary.agent_note or reference.summary.error or ""
         verdict.problems.append(f"reference {reference.summary.result} at "
@@ -159,7 +169,8 @@ def check_task(env: Env, task: Task, out_dir: Path, *, ablate: bool, rerun: bool
     for control in controls:
         if run_episode(env, task, out_dir, verdict, control).summary.result != "fail":
             verdict.problems.append(f"{control} was not failed")
-    _deepen(env, task, out_dir, verdict, reference.summary.final_snapshot_hashes, ablate=ablate, rerun=rerun)
+    _deepen(env, task, out_dir, verdict, reference.summary.final_snapshot_hashes, ablate=ablate, rerun=rerun,
+            live_ablations=live_ablations, derived=derived)
     return verdict
 
 
@@ -167,6 +178,7 @@ def run_episode(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, agent: 
                 **options) -> runner_local.EpisodeOutcome:
     """One episode of `agent` on the task, its outcome recorded in the verdict under `label`."""
     label = label or agent
+    options = {name: value for name, value in options.items() if value is not None}
     for _attempt in range(2):
         # Frames are drawn only with --screenshots (observation "screenshot"), to be kept.
         outcome = runner_local.run(agent, [task], out_dir / label, agent_options=options, env=env)[0]
@@ -179,10 +191,13 @@ def run_episode(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, agent: 
 
 
 def _deepen(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, reference_hashes: dict[str, str], *,
-            ablate: bool, rerun: bool) -> None:
-    """The second reference run (same final state as `reference_hashes`) and the ablations."""
+            ablate: bool, rerun: bool, live_ablations: bool, derived: DerivedAblations | None = None) -> None:
+    """The second reference run (same final state as `reference_hashes`) and the ablations,
+    derived from the first run (`derived`) or else from the rerun where they can be."""
     if rerun:
-        again = run_episode(env, task, out_dir, verdict, "reference", "reference-rerun")
+        if ablate and derived is None:
+            derived = DerivedAblations(task, out_dir, beside_live=live_ablations)
+        again = run_episode(env, task, out_dir, verdict, "reference", "reference-rerun", phase_watcher=derived)
         if again.summary.final_snapshot_hashes != reference_hashes:
             changed = sorted(app for app, digest in again.summary.final_snapshot_hashes.items()
                              if reference_hashes.get(app) != digest)
@@ -193,7 +208,18 @@ def _deepen(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, reference_h
     # cannot tell its steps from that work's (and the reference's later phases use what it read).
     for subtask in [s for s in order_subtasks(task.subtasks) if not s.read_on_the_way]:
         label = f"skip:{subtask.id}"
-        outcome = run_episode(env, task, out_dir, verdict, "reference", label, skip=subtask.id)
+        from_phase_end = derived.outcomes.get(subtask.id) if derived is not None else None
+        if from_phase_end is None or live_ablations:
+            outcome = run_episode(env, task, out_dir, verdict, "reference", label, skip=subtask.id)
+        else:
+            outcome = from_phase_end
+            verdict.outcomes[label] = _outcome(outcome)
+        if from_phase_end is not None:
+            verdict.derived.append(subtask.id)
+            differences = same_end(from_phase_end, outcome) if live_ablations else []
+            if differences:
+                verdict.problems.append(f"{label}: the ablation derived from the reference's phase end differs "
+                                        f"from the live one in {'; '.join(differences)}")
         score: TaskResult | None = outcome.score
         if score is None or score.outcome != "fail":
             verdict.problems.append(f"{label}: the task was not failed")
@@ -208,7 +234,7 @@ def _deepen(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, reference_h
 
 def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (), rerun: Collection[str] = (),
                 workers: int = 1, tasks_dir: Path | None = None, observation: ObservationMode = "none",
-                echo=print) -> tuple[list[TaskCheck], float]:
+                live_ablations: bool = False, echo=print) -> tuple[list[TaskCheck], float]:
     """Check every task, ablating and rerunning the tasks whose ids are in `ablate` and
     `rerun`; with several workers each has its own Env (apps and browser). The apps build
     the tasks' cases from `tasks_dir` (None: the public suite). Returns the verdicts in
@@ -235,13 +261,14 @@ def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (
         with Env(observation, tasks_dir=tasks_dir) as env:
             for task, earlier in to_check:
                 finished(task, earlier, check_task(env, task, out_dir / task.id, ablate=task.id in ablate,
-                                                   rerun=task.id in rerun, earlier=earlier))
+                                                   rerun=task.id in rerun, earlier=earlier,
+                                                   live_ablations=live_ablations))
     elif to_check:
         spawn = multiprocessing.get_context("spawn")  # a clean interpreter per worker: no inherited browser threads
         with ProcessPoolExecutor(workers, mp_context=spawn, initializer=_start_worker_env,
                                  initargs=(tasks_dir, observation)) as pool:
             pending = {pool.submit(_check_in_worker, task, out_dir / task.id, task.id in ablate, task.id in rerun,
-                                   earlier): (task, earlier)
+                                   earlier, live_ablations): (task, earlier)
                        for task, earlier in to_check}
             for future in as_completed(pending):
                 finished(*pending[future], future.result())
@@ -258,8 +285,10 @@ def _start_worker_env(tasks_dir: Path | None, observation: ObservationMode) -> N
     atexit.register(_worker_env.close)
 
 
-def _check_in_worker(task: Task, out_dir: Path, ablate: bool, rerun: bool, earlier: EarlierCheck | None) -> TaskCheck:
-    return check_task(_worker_env, task, out_dir, ablate=ablate, rerun=rerun, earlier=earlier)
+def _check_in_worker(task: Task, out_dir: Path, ablate: bool, rerun: bool, earlier: EarlierCheck | None,
+                     live_ablations: bool) -> TaskCheck:
+    return check_task(_worker_env, task, out_dir, ablate=ablate, rerun=rerun, earlier=earlier,
+                      live_ablations=live_ablations)
 
 
 def format_row(verdict: TaskCheck) -> str:
@@ -269,7 +298,8 @@ def format_row(verdict: TaskCheck) -> str:
     earlier = f"  (verdict of an earlier check at {verdict.reused_from[:12]})" if verdict.reused_from else ""
     if verdict.deepened_from:
         earlier = f"  (reference and controls of an earlier check at {verdict.deepened_from[:12]})"
-    return f"{verdict.task_id:<14} {cells}  {status}{earlier}"
+    derived = f"  ({len(verdict.derived)} ablation(s) ended at the reference's phase end)" if verdict.derived else ""
+    return f"{verdict.task_id:<14} {cells}  {status}{derived}{earlier}"
 
 
 def stratified_sample(tasks: list[Task], size: int, day: date) -> list[Task]:

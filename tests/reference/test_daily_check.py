@@ -1,7 +1,8 @@
 """`admindesk tasks check` on the day's stratified sample, as CI runs it: on every sampled
 task the reference passes every deterministic check and guard and every control fails; on
 one of them (its workflow turns with the day) the reference also reruns to the same final
-state, and skipping any one subtask fails it, the task, and the subtasks depending on it.
+state, and skipping any one subtask fails it, the task, and the subtasks depending on it;
+each ablation the whole suite's check derives from the reference ends the same live.
 
 The sample changes with the day (9 tasks, one per workflow x difficulty); set
 ADMINDESK_CHECK_DAY=YYYY-MM-DD to replay another day's draw. The whole suite is
@@ -42,5 +43,7 @@ def env():
 @pytest.mark.parametrize("task", SAMPLE, ids=[task.id for task in SAMPLE])
 def test_reference_passes_and_every_control_fails(env, task, tmp_path):
     deep = task.id in DEEP
-    verdict = check_task(env, task, tmp_path, ablate=deep, rerun=deep)
+    # Every ablation runs live, and one that the check can derive from the reference's phase
+    # end (as the whole suite's check does) must end the same both ways.
+    verdict = check_task(env, task, tmp_path, ablate=deep, rerun=deep, live_ablations=deep)
     assert not verdict.problems, format_row(verdict)

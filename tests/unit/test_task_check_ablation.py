@@ -20,8 +20,12 @@ def fake_outcome(result: str, subtasks: dict[str, str]) -> SimpleNamespace:
     summary = SimpleNamespace(result=result, first_failing_subtask=failing, steps=1, error=None, agent_note=None,
                               final_snapshot_hashes={})
     score = SimpleNamespace(outcome=result, subtasks=[SimpleNamespace(id=name, outcome=outcome)
-                                                      for name, outcome in subtasks.items()])
+                                                      for name, outcome in subtasks.items()],
+                            model_dump=lambda exclude=None: {"outcome": result, "subtasks": subtasks})
     return SimpleNamespace(summary=summary, score=score)
+
+
+derived_results: dict[str, str] = {}  # subtask -> the result of its ablation derived from the reference
 
 
 @pytest.fixture
@@ -32,12 +36,16 @@ def skip_results(monkeypatch):
     names = [subtask.id for subtask in task.subtasks]
     skipped_results: dict[str, str] = {}
     skipped: list[str] = []
+    derived_results.clear()
 
     def run(agent, tasks, out_dir, *, agent_options, env):
         skip = agent_options.get("skip")
         if agent != "reference":
             return [fake_outcome("fail", dict.fromkeys(names, "fail"))]
         if skip is None:
+            watcher = agent_options.get("phase_watcher")
+            for subtask, result in derived_results.items() if watcher is not None else ():
+                watcher.outcomes[subtask] = fake_outcome(result, dict.fromkeys(names, result))
             return [fake_outcome("pass", dict.fromkeys(names, "pass"))]
         skipped.append(skip)
         result = skipped_results.get(skip, "fail")
@@ -59,6 +67,33 @@ def test_any_other_subtask_whose_skip_passes_is_a_problem(skip_results, tmp_path
     skipped_results["check_eligibility"] = "pass"
     problems = task_check.check_task(None, task, tmp_path, ablate=True).problems
     assert problems == ["skip:check_eligibility: the task was not failed"]
+
+
+def test_an_ablation_derived_from_the_reference_is_not_run_live(skip_results, tmp_path):
+    task, _, skipped = skip_results
+    derived_results["check_eligibility"] = "fail"
+    verdict = task_check.check_task(None, task, tmp_path, ablate=True)
+    assert verdict.problems == [] and verdict.derived == ["check_eligibility"]
+    assert "check_eligibility" not in skipped and verdict.outcomes["skip:check_eligibility"] == "fail"
+
+
+def test_a_derived_ablation_is_checked_as_a_live_one(skip_results, tmp_path):
+    task, _, _ = skip_results
+    derived_results["check_eligibility"] = "pass"
+    problems = task_check.check_task(None, task, tmp_path, ablate=True).problems
+    assert problems == ["skip:check_eligibility: the task was not failed"]
+
+
+def test_with_live_ablations_a_derived_ablation_must_end_as_the_live_one(skip_results, tmp_path):
+    task, skipped_results, skipped = skip_results
+    derived_results["check_eligibility"] = "fail"
+    assert task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True).problems == []
+    assert "check_eligibility" in skipped
+    skipped_results["check_eligibility"] = "fail"
+    derived_results["check_eligibility"] = "pass"
+    problems = task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True).problems
+    assert problems == ["skip:check_eligibility: the ablation derived from the reference's phase end differs from "
+                        "the live one in the score"]
 
 
 def _task_data() -> dict:

@@ -18,7 +18,7 @@ def checked(monkeypatch):
     calls: list[tuple[str, bool, bool]] = []
     failing: set[str] = set()
 
-    def fake_check(env, task, out_dir, *, ablate, rerun=False, earlier=None):
+    def fake_check(env, task, out_dir, *, ablate, rerun=False, earlier=None, live_ablations=False):
         calls.append((task.id, ablate, rerun))
         return TaskCheck(task.id, {"reference": "unjudged", "noop": "fail"},
                          ["noop was not failed"] if task.id in failing else [])

@@ -7,6 +7,8 @@ a workflow's own beside its solutions.
 `make_agent("reference", skip="<subtask id>")` leaves one subtask's actions out (ablation);
 `route="<name>"` takes another route the task credits, where the solution offers one (its
 module's ROUTES, e.g. pended_documents answers a pend by fax with `route="fax"`).
+`phase_watcher` sees the solution's Env calls and each phase it reaches (`tasks check`
+derives ablations from them; see replay.py).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import importlib.util
 import pkgutil
 
 from admindesk.harness.agents.reference.api_work import ApiWork
+from admindesk.harness.agents.reference.replay import PhaseWatcher
 from admindesk.harness.agents.reference.work import SkippedPhase, Work
 from admindesk.harness.env.environment import Env
 from admindesk.schema.task_model import Task
@@ -73,8 +76,9 @@ class ReferenceAgent:
 
     name = "reference"
 
-    def __init__(self, skip: str | None = None, route: str | None = None) -> None:
-        self.skip, self.route = skip, route
+    def __init__(self, skip: str | None = None, route: str | None = None,
+                 phase_watcher: PhaseWatcher | None = None) -> None:
+        self.skip, self.route, self.phase_watcher = skip, route, phase_watcher
         self.notes: list = []
 
     def drive(self, env: Env, task: Task) -> None:
@@ -88,7 +92,13 @@ class ReferenceAgent:
         if self.route is not None and self.route not in routes:
             raise ValueError(f"the reference of template {task.template!r} has no route {self.route!r} "
                              f"(routes: {', '.join(routes) or 'none'})")
-        work = (ApiWork if api else Work)(env, task, skip=self.skip, route=self.route)
+        watcher = self.phase_watcher
+        if watcher is not None and api:
+            raise ValueError("a phase watcher follows the screens channel's reference, not the API channel's")
+        if watcher is None:
+            work = (ApiWork if api else Work)(env, task, skip=self.skip, route=self.route)
+        else:
+            work = Work(watcher.watch(env), task, skip=self.skip, route=self.route, on_phase=watcher.reached)
         try:
             solve(work)
         except SkippedPhase as missing:

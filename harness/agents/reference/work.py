@@ -8,6 +8,7 @@ subtask's actions out.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
@@ -89,16 +90,18 @@ class PageActor(ScriptedActor):
 
 class Work:
     """One reference episode: the actor, the case, which phase (if any) to skip, and which of
-    the template's credited routes to take (None: the solution's usual one)."""
+    the template's credited routes to take (None: the solution's usual one). `on_phase` is
+    told each subtask as the work reaches it (before its actions)."""
 
-    def __init__(self, env: Env, task: Task, skip: str | None = None, route: str | None = None) -> None:
+    def __init__(self, env: Env, task: Task, skip: str | None = None, route: str | None = None,
+                 on_phase: Callable[[str], None] | None = None) -> None:
         values = case_values(task)
         if values is None:
             raise ValueError(f"task {task.id} has no case; the reference solves case tasks only")
         self.env, self.task, self.case = env, task, values
         self.ids = values["ids"]
         self.actor = PageActor(env)
-        self.skip, self.route = skip, route
+        self.skip, self.route, self.on_phase = skip, route, on_phase
         self.skipped: list[str] = []
         self.notes = ReadNotes(self.skipped)
 
@@ -106,6 +109,8 @@ class Work:
         """Whether to carry out `subtask`'s actions (False only for the ablated one)."""
         if subtask not in {s.id for s in self.task.subtasks}:
             raise ValueError(f"task {self.task.id} has no subtask {subtask!r}")
+        if self.on_phase is not None:
+            self.on_phase(subtask)
         if subtask == self.skip:
             self.skipped.append(subtask)
             return False

@@ -1,0 +1,209 @@
+"""Record what a reference solution reads from its Env, and replay the solution without a browser.
+
+An ablation of phase k takes the reference's own steps up to k, action for action (the
+world is deterministic), and most ablations then end at once: a later phase needs what k
+would have read, and the work stops with a `done`. Replaying the solution over the
+reference's calls tells, with no browser and in milliseconds, whether the ablated solution
+does anything past k but that `done`; when it does not, its episode ends in the state the
+reference's apps held when the reference reached k.
+
+    log = CallLog()
+    solve(Work(Recording(env, log), task))                 # the reference, logged
+    ending = replay_ablation(solve, task, "check_network", log[:n], PhaseEnd(...))
+
+Every value the solution gets from the Env (a step's observation, a box, a text, an
+exception) is logged under a key naming the call and its arguments; a Playwright Locator is
+not a value (it reads nothing until asked) and is stood in for by another recorder.
+"""
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from playwright.sync_api import Locator
+
+from admindesk.harness.env.actions import parse_action
+from admindesk.harness.env.observation import Observation
+
+
+class PhaseWatcher(Protocol):
+    """Follows a reference episode: the Env its solution works on, and each phase it reaches."""
+
+    def watch(self, env: Any) -> Any:
+        """The Env the solution is to work on (e.g. a Recording of `env`)."""
+
+    def reached(self, subtask: str) -> None:
+        """The work reached `subtask` (before its actions)."""
+
+
+class Diverged(Exception):
+    """The replayed solution made a call the log does not have next (or one past its end)."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One value the solution read: `key` names the call, `value` is what it returned
+    (`error` what it raised)."""
+
+    key: str
+    value: Any = None
+    error: BaseException | None = None
+
+
+class CallLog(list):
+    """The calls a solution made on its Env, in order."""
+
+
+@dataclass(frozen=True)
+class _Stand:
+    """A Locator in the log: the object at `key`, read through later calls."""
+
+    key: str
+
+
+def call_key(path: str, name: str, args: tuple | None = None, kwargs: dict | None = None) -> str:
+    """`path.name` for an attribute, `path.name(args)` for a call."""
+    if args is None:
+        return f"{path}.{name}"
+    shown = [repr(arg) for arg in args] + [f"{key}={value!r}" for key, value in sorted((kwargs or {}).items())]
+    return f"{path}.{name}({', '.join(shown)})"
+
+
+class Recording:
+    """Stands in for `target` (the Env, a Locator): passes every call through and logs its result."""
+
+    def __init__(self, target: Any, log: CallLog, path: str = "env") -> None:
+        self._target, self._log, self._path = target, log, path
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._target, name)
+        if not callable(value):
+            return self._logged(call_key(self._path, name), value)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            key = call_key(self._path, name, args, kwargs)
+            try:
+                result = value(*args, **kwargs)
+            except Exception as exc:
+                self._log.append(Call(key, error=exc))
+                raise
+            return self._logged(key, result)
+        return call
+
+    def _logged(self, key: str, value: Any) -> Any:
+        if isinstance(value, Locator):
+            self._log.append(Call(key, _Stand(key)))
+            return Recording(value, self._log, key)
+        if isinstance(value, list) and value and all(isinstance(item, Locator) for item in value):
+            keys = [f"{key}[{n}]" for n in range(len(value))]
+            self._log.append(Call(key, [_Stand(item_key) for item_key in keys]))
+            return [Recording(item, self._log, item_key) for item, item_key in zip(value, keys, strict=True)]
+        # A copy: the solution may change what it got (sort a list), and the replay must hand
+        # out what the Env returned.
+        self._log.append(Call(key, copy.deepcopy(value)))
+        return value
+
+
+@dataclass(frozen=True)
+class PhaseEnd:
+    """The reference's episode when it reached a phase: what the Env would answer past the log."""
+
+    over: bool  # the Env's episode_over then
+    steps: int  # steps taken so far
+    url: str  # the active tab's URL
+
+
+@dataclass
+class Ending:
+    """How a replayed ablation ended: its `done` action as the Env logs it and that done's
+    answer (None: it sent none), and the note a stopped scripted agent leaves."""
+
+    done_action: dict | None = None
+    answer: str | None = None
+    note: str | None = None
+
+
+class _Cursor:
+    """The replay's place in the log; past its end only the episode's end is answered."""
+
+    def __init__(self, log: list[Call], end: PhaseEnd) -> None:
+        self.log, self.position, self.end, self.ending = log, 0, end, Ending()
+
+    def take(self, key: str) -> Call:
+        if self.position >= len(self.log):
+            raise Diverged(f"{key} past the reference's phase end")
+        entry = self.log[self.position]
+        if entry.key != key:
+            raise Diverged(f"{key}, where the reference made {entry.key}")
+        self.position += 1
+        return entry
+
+    def next_key(self) -> str | None:
+        return self.log[self.position].key if self.position < len(self.log) else None
+
+    def result(self, entry: Call) -> Any:
+        if entry.error is not None:
+            raise entry.error
+        if isinstance(entry.value, _Stand):
+            return Replay(self, entry.value.key)
+        if isinstance(entry.value, list) and entry.value and all(isinstance(item, _Stand) for item in entry.value):
+            return [Replay(self, item.key) for item in entry.value]
+        return copy.deepcopy(entry.value)
+
+
+class Replay:
+    """Stands in for the Env (or a Locator) of a replayed solution: answers from the log."""
+
+    channel = "screens"  # what the reference agent asks its Env first (Recording follows screens only)
+
+    def __init__(self, cursor: _Cursor, path: str = "env") -> None:
+        self._cursor, self._path = cursor, path
+
+    def __getattr__(self, name: str) -> Any:
+        cursor = self._cursor
+        attribute = call_key(self._path, name)
+        upcoming = cursor.next_key()
+        if upcoming == attribute:
+            return cursor.result(cursor.take(attribute))
+        if upcoming is not None and upcoming.startswith(attribute + "("):
+            return lambda *args, **kwargs: cursor.result(cursor.take(call_key(self._path, name, args, kwargs)))
+        if upcoming is None and self._path == "env":
+            return self._past_the_log(name)
+        raise Diverged(f"{attribute}, where the reference made {upcoming or 'no further call'}")
+
+    def _past_the_log(self, name: str) -> Any:
+        """What the Env answers once the log is spent: whether the episode is over, and a `done`."""
+        cursor = self._cursor
+        if cursor.ending.done_action is not None:
+            raise Diverged(f"env.{name} after the episode's done")
+        if name == "episode_over":
+            return cursor.end.over
+        if name != "step":
+            raise Diverged(f"env.{name} past the reference's phase end")
+
+        def step(action: Any) -> tuple[Observation, bool, bool, dict]:
+            parsed = parse_action(action)
+            if parsed.type != "done":
+                raise Diverged(f"a {parsed.type} action past the reference's phase end")
+            cursor.ending.done_action, cursor.ending.answer = parsed.model_dump(), parsed.answer
+            end = cursor.end
+            obs = Observation(url=end.url, tabs=[], active_tab=0, downloads=[], step=end.steps + 1)
+            return obs, True, False, {}
+        return step
+
+
+def replay_ablation(drive: Callable[[Any], str | None], log: list[Call], end: PhaseEnd) -> Ending | None:
+    """Replay `drive(env)` (an ablated reference episode, returning a stopped agent's note) over
+    the reference's `log` up to a phase end; its Ending when it sends nothing past the log but
+    a `done`, None when it diverges (it must be run live)."""
+    cursor = _Cursor(log, end)
+    try:
+        note = drive(Replay(cursor))
+    except Diverged:
+        return None
+    if cursor.position < len(log):
+        return None  # ended before the phase end: it does not run the reference's course
+    cursor.ending.note = note
+    return cursor.ending
