@@ -134,3 +134,13 @@ def test_reads_and_their_exceptions_are_logged_in_order():
     failed = next(call for call in log if call.key == "env.element_center('#missing')")
     assert isinstance(failed.error, LookupError)
     assert next(call.value for call in log if call.key.endswith("all_inner_texts()")) == ["b", "a"]
+
+
+def test_an_ablation_that_breaks_in_the_replay_is_left_to_the_live_run():
+    log, reached, _env = recorded_reference()
+
+    def breaks(replayed) -> None:
+        solution(replayed, "close")
+        raise KeyError("a note the skipped phase would have written")
+
+    assert replay_ablation(breaks, log[:reached[2]], end_at(1)) is None

@@ -197,11 +197,11 @@ class Replay:
 def replay_ablation(drive: Callable[[Any], str | None], log: list[Call], end: PhaseEnd) -> Ending | None:
     """Replay `drive(env)` (an ablated reference episode, returning a stopped agent's note) over
     the reference's `log` up to a phase end; its Ending when it sends nothing past the log but
-    a `done`, None when it diverges (it must be run live)."""
+    a `done`, None when it diverges or breaks (it must be run live)."""
     cursor = _Cursor(log, end)
     try:
         note = drive(Replay(cursor))
-    except Diverged:
+    except Exception:  # Diverged, or the ablated solution breaks: the live run shows how
         return None
     if cursor.position < len(log):
         return None  # ended before the phase end: it does not run the reference's course
