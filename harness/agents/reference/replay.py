@@ -8,8 +8,9 @@ does anything past k but that `done`; when it does not, its episode ends in the 
 reference's apps held when the reference reached k.
 
     log = CallLog()
-    solve(Work(Recording(env, log), task))                 # the reference, logged
-    ending = replay_ablation(solve, task, "check_network", log[:n], PhaseEnd(...))
+    solve(Work(Recording(env, log), task))      # the reference, logged; at phase k the log holds n calls
+    ending = replay_ablation(lambda replayed: ReferenceAgent(skip=k).drive(replayed, task),
+                             log[:n], PhaseEnd(...))   # None: the ablation must run live
 
 Every value the solution gets from the Env (a step's observation, a box, a text, an
 exception) is logged under a key naming the call and its arguments; a Playwright Locator is
