@@ -196,7 +196,8 @@ def run(agent_name: str, tasks: list[Task], out_dir: Path, *, trials: int = 1,
     started over `tasks_dir` (the task files the tasks come from; None: the public suite)."""
     if trials < 1:
         raise ValueError("trials must be at least 1")
-    options = dict(agent_options or {})
+    # None is left to the agent's default, as make_agent does; run.json lists what was set.
+    options = {name: value for name, value in (agent_options or {}).items() if value is not None}
     if prompt_mode is not None and "prompt_mode" in registry.agent_options(agent_name):
         options["prompt_mode"] = prompt_mode  # scripted agents take no prompt
     agent = make_agent(agent_name, **options)

@@ -37,7 +37,7 @@ from admindesk.harness.env.environment import Env
 from admindesk.harness.env.observation import ObservationMode
 from admindesk.harness.running import local as runner_local
 from admindesk.harness.running.folder import git_commit
-from admindesk.harness.task_tools.derived_ablations import DerivedAblations, same_end
+from admindesk.harness.task_tools.derived_ablations import DerivedAblations, ablated_subtasks, same_end
 from admindesk.schema.task_model import Task, order_subtasks
 from admindesk.verifiers.scoring import TaskResult
 
@@ -178,7 +178,6 @@ def run_episode(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, agent: 
                 **options) -> runner_local.EpisodeOutcome:
     """One episode of `agent` on the task, its outcome recorded in the verdict under `label`."""
     label = label or agent
-    options = {name: value for name, value in options.items() if value is not None}
     for _attempt in range(2):
         # Frames are drawn only with --screenshots (observation "screenshot"), to be kept.
         outcome = runner_local.run(agent, [task], out_dir / label, agent_options=options, env=env)[0]
@@ -206,7 +205,7 @@ def _deepen(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, reference_h
         return
     # Reading done on the way is not ablated: its checks, views of what the later work shows,
     # cannot tell its steps from that work's (and the reference's later phases use what it read).
-    for subtask in [s for s in order_subtasks(task.subtasks) if not s.read_on_the_way]:
+    for subtask in ablated_subtasks(task):
         label = f"skip:{subtask.id}"
         from_phase_end = derived.outcomes.get(subtask.id) if derived is not None else None
         if from_phase_end is None or live_ablations:

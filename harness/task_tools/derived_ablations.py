@@ -23,7 +23,16 @@ from admindesk.harness.env.environment import Env
 from admindesk.harness.env.recorder import TrajectoryWriter
 from admindesk.harness.running import local as runner_local
 from admindesk.harness.running.local import EpisodeOutcome
-from admindesk.schema.task_model import Task
+from admindesk.harness.task_tools.folders import split_record
+from admindesk.schema.task_model import Subtask, Task, order_subtasks
+from admindesk.verifiers.records import EpisodeRecord
+
+
+def ablated_subtasks(task: Task) -> list[Subtask]:
+    """The subtasks `--ablate` skips one at a time, in order. Reading done on the way is not
+    ablated: its checks, views of what the later work shows, cannot tell its steps from that
+    work's (and the reference's later phases use what it read)."""
+    return [subtask for subtask in order_subtasks(task.subtasks) if not subtask.read_on_the_way]
 
 
 class DerivedAblations:
@@ -33,10 +42,10 @@ class DerivedAblations:
     live one's would be, to `out_dir/skip:<subtask>`, or with `beside_live` (the live one is
     run too) to `out_dir/derived-skip:<subtask>`."""
 
-    def __init__(self, task: Task, out_dir: Path, *, beside_live: bool = False, route: str | None = None) -> None:
-        self.task, self.out_dir, self.route = task, out_dir, route
+    def __init__(self, task: Task, out_dir: Path, *, beside_live: bool = False) -> None:
+        self.task, self.out_dir = task, out_dir
         self.prefix = "derived-" if beside_live else ""
-        self.ablated = {subtask.id for subtask in task.subtasks if not subtask.read_on_the_way}
+        self.ablated = {subtask.id for subtask in ablated_subtasks(task)}
         self.log = CallLog()
         self.outcomes: dict[str, EpisodeOutcome] = {}
         self._reached: set[str] = set()
@@ -54,24 +63,35 @@ class DerivedAblations:
             return
         self._reached.add(subtask)
         started = time.perf_counter()
+        derived = self._derive(subtask)
+        if derived is not None:
+            self._keep(subtask, *derived, started)
+
+    def _derive(self, subtask: str) -> tuple[EpisodeRecord, str | None] | None:
+        """The ablation's record and agent note, when it ends here; None when it must run live."""
         env = self._env
         last = env.trajectory[-1]
         end = PhaseEnd(over=env.episode_over, steps=last["step"], url=last["url"])
-        agent = ReferenceAgent(skip=subtask, route=self.route)
+        agent = ReferenceAgent(skip=subtask)
         ending = replay_ablation(lambda replayed: runner_local.drive_agent(replayed, agent, self.task, None),
                                  list(self.log), end)
         if ending is None:
-            return
+            return None
         record = env.record()
         if record.snapshot_errors:
-            return  # an app that gave no snapshot now: the live ablation says what it would have
+            return None  # an app that gave no snapshot now: the live ablation says what it would have
         if ending.done_action is not None:
             record.answer = ending.answer
             record.trajectory.append({"step": end.steps + 1, "action": ending.done_action, "url": end.url,
                                       "error": None, "timing": {}})
+        return record, ending.note
+
+    def _keep(self, subtask: str, record: EpisodeRecord, note: str | None, started: float) -> None:
+        """Score the derived record and write its run folder."""
+        env = self._env
         run_dir = self.out_dir / f"{self.prefix}skip:{subtask}"
         folder = run_dir / f"{self.task.id}-t0"
-        outcome = runner_local.score_and_keep(self.task, record, folder, 0, started, ending.note)
+        outcome = runner_local.score_and_keep(self.task, record, folder, 0, started, note)
         self.outcomes[subtask] = outcome
         writer = TrajectoryWriter(folder)
         for entry in record.trajectory:
@@ -79,7 +99,8 @@ class DerivedAblations:
         writer.close()
         options = {"skip": subtask, "derived": "the reference's state when it reached the phase"}
         runner_local.write_run_json(run_dir, "reference", options, env.observation_mode, [self.task],
-                                    [outcome.summary], trials=1, split=None, wall_s=time.perf_counter() - started)
+                                    [outcome.summary], trials=1, split=split_record(env.tasks_dir, verify_files=False),
+                                    wall_s=time.perf_counter() - started)
 
 
 def same_end(derived: EpisodeOutcome, live: EpisodeOutcome) -> list[str]:
