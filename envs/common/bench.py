@@ -1,4 +1,9 @@
-"""The bench API: reset, snapshot and health; and the apps' fax line (see fax_line).
+"""The bench API: prepare, reset, snapshot, checkpoint and restore, health; and the apps'
+fax line (see fax_line).
+
+A checkpoint saves an episode's state at some point; a restore starts an episode from it,
+as a reset starts one from a task's template, with the logins of that moment signed in
+(see Kit.checkpoint, Kit.restore).
 
 Hidden (404) without the run's token: `request_guards.guard_bench_paths` checks every
 request whose path resolves here, however it is spelled.
@@ -11,6 +16,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from admindesk.envs.common import clock
 from admindesk.envs.common.fax_line import FaxDelivery, FaxReply
+from admindesk.envs.common.state.database import UnknownCheckpoint
 from admindesk.envs.common.state.seeding import SeedError
 from admindesk.envs.common.state.snapshot import build_snapshot, dumps
 from admindesk.envs.common.state.task_templates import UnknownTask
@@ -93,6 +99,33 @@ def snapshot():
         return jsonify(ok=False, error=f"snapshot: state is now or initial, not {state!r}"), 400
     return _trimmed_after(Response(dumps(build_snapshot(kit.db, kit.db.request_session(), kit.spec.name,
                                                         clock.now())), mimetype="application/json"))
+
+
+@bench.post("/checkpoint")
+def checkpoint():
+    """Save the episode's state now: its id, for /restore, and its generation."""
+    started = time.perf_counter()
+    kit = current_app.extensions["admindesk"]
+    checkpoint_id = kit.checkpoint()
+    return jsonify(ok=True, checkpoint=checkpoint_id, generation=kit.generation,
+                   ms=round((time.perf_counter() - started) * 1000, 2))
+
+
+@bench.post("/restore")
+def restore():
+    """Start an episode from a checkpoint (JSON `{"checkpoint": id}`), its logins signed in."""
+    body = request.get_json(silent=True)
+    checkpoint_id = body.get("checkpoint") if isinstance(body, dict) else None
+    if not isinstance(checkpoint_id, str) or not checkpoint_id:
+        return jsonify(ok=False, error="restore: the body must be a JSON object naming the checkpoint, "
+                                       '{"checkpoint": "<the id /checkpoint answered>"}'), 400
+    started = time.perf_counter()
+    kit = current_app.extensions["admindesk"]
+    try:
+        kit.restore(checkpoint_id)
+    except UnknownCheckpoint as exc:
+        return jsonify(ok=False, error=f"restore: {exc}"), 400
+    return jsonify(ok=True, generation=kit.generation, ms=round((time.perf_counter() - started) * 1000, 2))
 
 
 @bench.post("/fax-line")

@@ -34,7 +34,14 @@ from admindesk.envs.common.request_guards import (
     refuse_overlong_fields,
 )
 from admindesk.envs.common.state import seeding
-from admindesk.envs.common.state.database import Database, KitBase, make_engine, remove_database_file
+from admindesk.envs.common.state.database import (
+    Checkpoint,
+    Database,
+    KitBase,
+    UnknownCheckpoint,
+    make_engine,
+    remove_database_file,
+)
 from admindesk.envs.common.state.kit_models import BenchState
 from admindesk.envs.common.state.snapshot import build_snapshot, dumps
 from admindesk.envs.common.state.task_templates import TaskTemplates
@@ -47,6 +54,10 @@ _SCRATCH_SERIALS = itertools.count(1)
 INITIAL_SNAPSHOTS = 4
 _INITIAL_SNAPSHOTS: dict[tuple[Path, datetime], bytes] = {}
 _INITIAL_LOCK = threading.Lock()
+# Checkpoints a kit keeps; past it the oldest is dropped. A task check keeps one per ablated
+# subtask (under ten); the bound keeps a long run from filling the disk with them (an EHR
+# checkpoint is ~4.5 MB, so at most ~150 MB per lane).
+MAX_CHECKPOINTS = 32
 # Static assets only change with the code; pages and files carry patient data and never cache.
 STATIC_MAX_AGE_SECONDS = 3600
 
@@ -100,7 +111,7 @@ class AppConfig:
 
 
 class Kit:
-    """Per-app runtime: the database, its template, and the reset generation."""
+    """Per-app runtime: the database, its template, the reset generation and checkpoints."""
 
     def __init__(self, spec: AppSpec, config: AppConfig):
         self.spec, self.config = spec, config
@@ -108,6 +119,10 @@ class Kit:
         # Several apps (tests build many) may share one data folder within one process.
         self._live_name = f"{spec.name}-{os.getpid()}-{next(_KIT_SERIALS)}"
         self._reset_lock = threading.Lock()
+        # A restore may go back to an older generation; a reset still goes above every
+        # generation ever issued, or it would make an old episode's logins valid again.
+        self._highest_generation = 0
+        self._checkpoints: dict[str, Checkpoint] = {}  # oldest first
         self.template = self._ensure_template()
         self._last_reset: tuple[Path, datetime] = (self.template, clock.DEFAULT_NOW)
         self.task_templates = TaskTemplates(spec.name, spec.seed, self.db, self.template, config.tasks_dir,
@@ -142,10 +157,50 @@ class Kit:
         """
         template = self.template if task is None else self.task_templates.template_for(task)
         with self._reset_lock:
-            generation = self.db.generation + 1
+            generation = self._highest_generation + 1
             path = self._fresh_copy(template, now, self._live_name, generation)
             self.db.swap(path, generation)
+            self._highest_generation = generation
             self._last_reset = (template, now)
+
+    def checkpoint(self) -> str:
+        """Save the live database as it is now; returns the id `restore` takes.
+
+        What requests committed until now is in it. The kit keeps its last MAX_CHECKPOINTS,
+        in memory: an app process that restarts holds none.
+        """
+        checkpoint_id = secrets.token_hex(8)
+        path = self.config.data_dir / "checkpoints" / f"{self._live_name}-{checkpoint_id}.sqlite"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._reset_lock:  # the live database stays live (and its generation its own) meanwhile
+            live = self.db.acquire()
+            try:
+                live.backup(path)
+            finally:
+                self.db.release(live)
+            self._checkpoints[checkpoint_id] = Checkpoint(path, live.generation)
+            while len(self._checkpoints) > MAX_CHECKPOINTS:
+                remove_database_file(self._checkpoints.pop(next(iter(self._checkpoints))).path)
+        return checkpoint_id
+
+    def restore(self, checkpoint_id: str) -> None:
+        """Make a fresh copy of checkpoint `checkpoint_id` live, with the generation it had:
+        logins of that moment are valid again, those of the generation it replaces void.
+
+        Like a reset, requests in flight finish on the previous copy; the checkpoint stays,
+        to be restored again. What `initial_snapshot` serves is still the last reset's.
+        """
+        with self._reset_lock:
+            checkpoint = self._checkpoints.get(checkpoint_id)
+            if checkpoint is None:
+                raise UnknownCheckpoint(f"no checkpoint {checkpoint_id!r} here: never taken by this app "
+                                        f"process, or dropped (it keeps the last {MAX_CHECKPOINTS})")
+            # A name of its own: the checkpoint's generation may be that of the live file, or
+            # of one a request still leases (see seeding.copy_template).
+            owner = f"{self._live_name}-restored{next(_SCRATCH_SERIALS)}"
+            path = seeding.copy_template(checkpoint.path, self.config.data_dir / "live", owner,
+                                         checkpoint.generation)
+            self.db.swap(path, checkpoint.generation)
 
     def _fresh_copy(self, template: Path, now: datetime, owner: str, generation: int) -> Path:
         """A working copy of `template` with the clock frozen at `now`: what a reset serves."""

@@ -27,7 +27,7 @@ from admindesk.envs.common.messages import message
 
 BENCH_SEGMENT = "_bench"
 BENCH_PATHS = frozenset({"/_bench/reset", "/_bench/prepare", "/_bench/snapshot", "/_bench/health",
-                         "/_bench/fax-line"})
+                         "/_bench/checkpoint", "/_bench/restore", "/_bench/fax-line"})
 BENCH_PORT_NOT_FOUND = b"not found: the bench port serves the bench API only\n"
 SQLITE_MAX_INTEGER = 2**63 - 1
 # Longest text any form field takes; the longest real inputs (appeal letters) are far shorter.
@@ -139,7 +139,10 @@ class DoubleSubmitGuard:
                 digest.update(f"\0{name}\0{value}".encode())
         for name, upload in sorted(request.files.items(multi=True)):
             digest.update(f"\0{name}\0{upload.filename}".encode())
-        return (session.get("generation"), username, digest.hexdigest())
+        # The episode's database file, not the login's generation: a restore brings back a
+        # generation, and a post made from the same checkpoint in an earlier episode is no repeat.
+        episode = current_app.extensions["admindesk"].db.pinned().path
+        return (episode, username, digest.hexdigest())
 
     def before_request(self):
         """Refuse a repeat of a form that just succeeded: back to where the first one went."""
@@ -170,10 +173,10 @@ class BenchPortSplit:
 
     An app process listens on two loopback ports. The pages' port serves the pages (and the
     apps' APIs) to the agent; the bench port serves the bench API (reset, prepare, snapshot,
-    health, the fax line) to the harness and the other apps. The agent's browser reaches
-    the pages' ports only (a refusing proxy takes every other connection, see
-    harness/env/browser.py), so it needs no request interception to stay out of the bench
-    API. On the pages' port the bench token is never read: every spelling of a bench path
+    checkpoint, restore, health, the fax line) to the harness and the other apps. The
+    agent's browser reaches the pages' ports only (a refusing proxy takes every other
+    connection, see harness/env/browser.py), so it needs no request interception to stay
+    out of the bench API. On the pages' port the bench token is never read: every spelling of a bench path
     gets the app's own "not found", whatever headers come with it. The port is the
     listening socket's (the server's SERVER_PORT), not anything the client sent.
     """

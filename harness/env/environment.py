@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from admindesk.harness.env.actions import Action, parse_action
 from admindesk.harness.env.attach import AttachSpec, attached_services
 from admindesk.harness.env.browser import NAVIGATION_TIMEOUT_MS, Browser
+from admindesk.harness.env.checkpoint import EpisodeCheckpoints
 from admindesk.harness.env.cooperative import Gate, wait_for
 from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, ChromeState
 from admindesk.harness.env.episode_apps import EpisodeApps
@@ -37,7 +38,7 @@ from admindesk.harness.env.observation import (
 )
 from admindesk.harness.env.recorder import TrajectoryWriter
 from admindesk.harness.env.services import ServiceError, Services
-from admindesk.harness.env.watchdog import BrowserWedged
+from admindesk.harness.env.watchdog import BROWSER_CALL_DEADLINE, BrowserWedged
 from admindesk.schema.task_model import Task
 from admindesk.verifiers.records import EpisodeRecord, FileDigest
 
@@ -51,9 +52,6 @@ FIRST_FRAGMENT_JS = """el => {
   return {x: box.x, y: box.y, width: box.width, height: box.height};
 }"""
 PAGE_CRASHED = "the page crashed (its renderer died); a blank tab replaced it"
-# Each browser call of a reset (or group of calls) must answer within this much beyond
-# its own timeouts; past it Chromium is killed and relaunched (see watchdog.py).
-BROWSER_CALL_DEADLINE = 5.0
 # Stopping the last episode's tabs: each tab's blanking, then the wait for its requests.
 STOP_NAVIGATION_TIMEOUT, STOP_CAP = 2.0, 2.0
 BROWSER_FAILURES = (PlaywrightError, BrowserWedged)
@@ -61,7 +59,7 @@ APP_LABELS = {"ehr_web": "EHR", "payer_portal_a": "Payer Portal A",
               "payer_portal_b": "Payer Portal B", "fax": "Fax"}
 
 
-class Env(EpisodeApps):
+class Env(EpisodeApps, EpisodeCheckpoints):
     """Four apps, one Chromium, one episode at a time. Use as a context manager."""
 
     channel = "screens"  # the apps through their pages (ApiEnv: through their APIs)

@@ -157,6 +157,9 @@ class EpisodeBrowser:
         self.dialog_messages: list[str] = []
         self._pending_downloads: list[Download] = []
         self._opened_pages = 0  # tabs adopted since settling last accounted for them
+        # Tabs whose document answers a form post (possibly through redirects): loading their
+        # URL again would not bring the same page back (a flash message, the post's result).
+        self.posted: set[Page] = set()
         self._requests_seen = 0  # requests started since the current action began
         self._download_expected_until = 0.0  # monotonic deadline, see DOWNLOAD_ANNOUNCE_CAP
         # Aborted navigations less downloads announced, this step: Chromium may announce the
@@ -244,6 +247,21 @@ class EpisodeBrowser:
     def _on_request(self, request: Request) -> None:
         self._inflight[request] = time.monotonic()
         self._requests_seen += 1
+        if request.is_navigation_request():
+            self._note_navigation(request)
+
+    def _note_navigation(self, request: Request) -> None:
+        try:
+            frame = request.frame
+        except PlaywrightError:  # a popup's first request, before its frame exists: a GET
+            return
+        if frame.parent_frame is not None:
+            return
+        chain, posted = request, False
+        while chain is not None:
+            posted = posted or chain.method == "POST"
+            chain = chain.redirected_from
+        (self.posted.add if posted else self.posted.discard)(frame.page)
 
     def _on_request_finished(self, request: Request) -> None:
         self._inflight.pop(request, None)
@@ -268,6 +286,7 @@ class EpisodeBrowser:
             page.on(event, listener)
 
     def _forget_page(self, page: Page) -> None:
+        self.posted.discard(page)
         if page in self.pages:
             index = self.pages.index(page)
             self.pages.remove(page)

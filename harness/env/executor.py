@@ -61,7 +61,7 @@ class ActionExecutor:
         self.dropdown: OpenSelect | None = None
         self.downloads_bubble: tuple[tuple[str, int], ...] | None = None  # files it lists
         self.downloads_full_list = False
-        self._downloads_shown = 0  # downloads a bubble has announced so far
+        self.downloads_shown = 0  # downloads a bubble has announced so far
 
     def chrome_state(self, titles: bool = True) -> ChromeState:
         """The chrome as it should be drawn now, or (`titles=False`, cheaper) as last drawn,
@@ -88,11 +88,11 @@ class ActionExecutor:
         if dropdown is not None and (dropdown.page is not self.browser.page
                                      or not dropdown.refresh(CHROME_HEIGHT)):
             self._close_dropdown()
-        finished = self.browser.downloads[self._downloads_shown:]
+        finished = self.browser.downloads[self.downloads_shown:]
         if finished:
             self.downloads_bubble = tuple((f.name, f.size) for f in reversed(finished))
             self.downloads_full_list = False
-            self._downloads_shown += len(finished)
+            self.downloads_shown += len(finished)
 
     def _close_dropdown(self) -> None:
         if self.dropdown is not None:

@@ -9,10 +9,11 @@ from typing import Any
 class TrajectoryWriter:
     """Writes `trajectory.jsonl` and `step-NNN.png` files into an episode folder."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, append: bool = False) -> None:
+        """`append`: go on with the folder's trajectory file (an episode taking up another's)."""
         self.folder = folder
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._lines = open(self.folder / "trajectory.jsonl", "w", encoding="utf-8")
+        self._lines = open(self.folder / "trajectory.jsonl", "a" if append else "w", encoding="utf-8")
 
     def write(self, entry: dict[str, Any], screenshot: bytes | None) -> None:
         """Append one step (`entry["step"]` names the screenshot file)."""

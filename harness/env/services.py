@@ -515,6 +515,38 @@ class Services:
         return self._submit_each(lambda app: app.bench("GET", path, timeout=self.patience(SNAPSHOT_TIMEOUT),
                                                        lane=self.lane_index))
 
+    def checkpoint(self) -> dict[str, str]:
+        """Save every app's state on this lane now, at once; app name -> checkpoint id, for
+        `restore`. An app that fails is a ServiceError naming it."""
+        replies = self._await_each(self._submit_each(lambda app: app.bench(
+            "POST", "/_bench/checkpoint", timeout=self.patience(RESET_TIMEOUT), lane=self.lane_index)), "checkpoint")
+        return {name: reply["checkpoint"] for name, reply in replies.items()}
+
+    def restore(self, checkpoints: dict[str, str]) -> None:
+        """Start this lane's apps named in `checkpoints` (app name -> id `checkpoint` gave) from
+        those checkpoints, at once. An app that fails is a ServiceError naming it; one that
+        restarted since the checkpoint holds it no more."""
+        unknown = sorted(set(checkpoints) - set(self.processes))
+        if unknown:
+            raise ServiceError(f"cannot restore {unknown}: not running (running: {sorted(self.processes)})")
+        futures = self._submit_each(lambda app: app.bench(
+            "POST", "/_bench/restore", {"checkpoint": checkpoints[app.name]},
+            timeout=self.patience(RESET_TIMEOUT), lane=self.lane_index),
+            [self.processes[name] for name in checkpoints])
+        self._await_each(futures, "restore")
+
+    def _await_each(self, futures: dict[str, Future], what: str) -> dict[str, Any]:
+        """App name -> reply, once every call has ended; a ServiceError names each app that failed."""
+        replies, failures = {}, []
+        for name, future in futures.items():
+            try:
+                replies[name] = wait_for(future)
+            except ServiceError as exc:
+                failures.append(f"{name}: {exc}")
+        if failures:
+            raise ServiceError(f"{what} failed on lane {self.lane_index}: " + "; ".join(failures))
+        return replies
+
     def patience(self, timeout: float) -> float:
         """How long a bench call may take before its app counts as hung: an app serving many
         lanes answers them in turn, and a restart would cost every lane its episode."""

@@ -11,6 +11,10 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+# Each browser call (or group of calls) of an episode's set-up must answer within this much
+# beyond its own timeouts; past it Chromium is killed and relaunched.
+BROWSER_CALL_DEADLINE = 5.0
+
 
 class BrowserWedged(RuntimeError):
     """A browser call outlived its deadline; the browser was killed to end it."""

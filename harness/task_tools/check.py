@@ -6,7 +6,8 @@ tasks where the right move is to file nothing. With ablation, the reference runs
 per subtask with that subtask's actions skipped: the subtask must fail, and so must the
 task (a subtask read on the way, whose pages the later work shows anyway, is not ablated).
 An ablation that would end where the reference reached the skipped phase is taken from
-the reference's state there, not run again (derived_ablations.py).
+the reference's state there, not run again; one that acts past it starts from that state
+(derived_ablations.py).
 Everything runs on one Env, one episode at a time (or on one Env per worker). The agents
 here read the page themselves, so by default their Env draws no frames (observation
 "none"); "screenshot" keeps what each episode showed, to look at.
@@ -76,6 +77,7 @@ class TaskCheck:
     outcomes: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     derived: list[str] = field(default_factory=list)  # subtasks whose ablation ended at the reference's phase end
+    resumed: list[str] = field(default_factory=list)  # subtasks whose ablation started from the reference's state there
     reused_from: str | None = None  # the commit of an earlier check whose verdict was reused
     deepened_from: str | None = None  # the commit of an earlier, shallower check this one built on
 
@@ -88,7 +90,8 @@ def task_digest(task: Task) -> str:
 def save_verdict(folder: Path, task: Task, verdict: TaskCheck, *, ablate: bool, rerun: bool) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     record = {"task_id": task.id, "task_sha256": task_digest(task), "ablate": ablate, "rerun": rerun,
-              "outcomes": verdict.outcomes, "derived": verdict.derived, "problems": verdict.problems,
+              "outcomes": verdict.outcomes, "derived": verdict.derived, "resumed": verdict.resumed,
+              "problems": verdict.problems,
               "commit": git_commit()}
     (folder / VERDICT_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
 
@@ -207,18 +210,7 @@ def _deepen(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, reference_h
     # cannot tell its steps from that work's (and the reference's later phases use what it read).
     for subtask in ablated_subtasks(task):
         label = f"skip:{subtask.id}"
-        from_phase_end = derived.outcomes.get(subtask.id) if derived is not None else None
-        if from_phase_end is None or live_ablations:
-            outcome = run_episode(env, task, out_dir, verdict, "reference", label, skip=subtask.id)
-        else:
-            outcome = from_phase_end
-            verdict.outcomes[label] = _outcome(outcome)
-        if from_phase_end is not None:
-            verdict.derived.append(subtask.id)
-            differences = same_end(from_phase_end, outcome) if live_ablations else []
-            if differences:
-                verdict.problems.append(f"{label}: the ablation derived from the reference's phase end differs "
-                                        f"from the live one in {'; '.join(differences)}")
+        outcome = _ablation(env, task, out_dir, verdict, subtask.id, derived, live_ablations)
         score: TaskResult | None = outcome.score
         if score is None or score.outcome != "fail":
             verdict.problems.append(f"{label}: the task was not failed")
@@ -229,6 +221,8 @@ def _deepen(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, reference_h
         still = sorted(d for d in dependents(task, subtask.id) if by_id[d] == "pass")
         if still:
             verdict.problems.append(f"{label}: subtasks depending on it still passed: {', '.join(still)}")
+    if derived is not None:
+        derived.discard()
 
 
 def check_tasks(tasks: list[Task], out_dir: Path, *, ablate: Collection[str] = (), rerun: Collection[str] = (),
@@ -290,6 +284,41 @@ def _check_in_worker(task: Task, out_dir: Path, ablate: bool, rerun: bool, earli
                       live_ablations=live_ablations)
 
 
+# How an ablation was had without replaying the reference's steps, as a problem names it.
+TAKEN = {"derived": "derived from the reference's phase end",
+         "resumed": "resumed from the reference's state at the phase"}
+
+
+def _ablation(env: Env, task: Task, out_dir: Path, verdict: TaskCheck, subtask: str, derived: DerivedAblations | None,
+              live_ablations: bool) -> runner_local.EpisodeOutcome:
+    """The ablation of `subtask`: derived from the reference's phase end, or resumed from its
+    state there, where the reference's run allows (a resumption that fails runs live), else
+    run live; `live_ablations` runs it live as well and requires both to end the same."""
+    label = f"skip:{subtask}"
+    taken: tuple[str, runner_local.EpisodeOutcome] | None = None
+    if derived is not None and subtask in derived.outcomes:
+        taken = ("derived", derived.outcomes[subtask])
+        verdict.derived.append(subtask)
+    elif derived is not None and subtask in derived.resumptions:
+        resumed_label = f"resumed-{label}" if live_ablations else label
+        resumed = run_episode(env, task, out_dir, verdict, "reference", resumed_label, skip=subtask,
+                              resume=derived.resumptions[subtask])
+        if resumed.summary.result == "error":  # its run folder says why; the live run stands in
+            verdict.outcomes.pop(resumed_label)
+        else:
+            taken = ("resumed", resumed)
+            verdict.resumed.append(subtask)
+    if taken is not None and not live_ablations:
+        verdict.outcomes[label] = _outcome(taken[1])
+        return taken[1]
+    live = run_episode(env, task, out_dir, verdict, "reference", label, skip=subtask)
+    differences = same_end(taken[1], live) if taken is not None else []
+    if differences:
+        verdict.problems.append(f"{label}: the ablation {TAKEN[taken[0]]} differs from the live one in "
+                                f"{'; '.join(differences)}")
+    return live
+
+
 def format_row(verdict: TaskCheck) -> str:
     """One table line: the task, each agent's outcome, OK or the problems."""
     cells = "  ".join(f"{label}={outcome}" for label, outcome in verdict.outcomes.items())
@@ -297,8 +326,10 @@ def format_row(verdict: TaskCheck) -> str:
     earlier = f"  (verdict of an earlier check at {verdict.reused_from[:12]})" if verdict.reused_from else ""
     if verdict.deepened_from:
         earlier = f"  (reference and controls of an earlier check at {verdict.deepened_from[:12]})"
-    derived = f"  ({len(verdict.derived)} ablation(s) ended at the reference's phase end)" if verdict.derived else ""
-    return f"{verdict.task_id:<14} {cells}  {status}{derived}{earlier}"
+    taken = [f"{len(verdict.derived)} ablation(s) ended at the reference's phase end"] if verdict.derived else []
+    taken += [f"{len(verdict.resumed)} resumed from the reference's state there"] if verdict.resumed else []
+    shown = f"  ({'; '.join(taken)})" if taken else ""
+    return f"{verdict.task_id:<14} {cells}  {status}{shown}{earlier}"
 
 
 def stratified_sample(tasks: list[Task], size: int, day: date) -> list[Task]:

@@ -6,7 +6,13 @@ when it reaches a phase that is ablated, the ablated solution is replayed over t
 no browser. If it would send nothing from there but its `done`, its episode is the
 reference's so far: the record is taken there (every app's snapshot now, the downloads,
 uploads and steps so far), that `done` is added, and it is scored as the live ablation's
-record would be. The other ablations run live.
+record would be. An ablation that acts past the phase (the replay does more than a `done`)
+starts from the reference's state instead: the Env's state is kept at every phase the
+reference reaches where it can be taken up again (Env.checkpoint), and the ablation's own
+episode takes up the last one kept at or before its phase and goes on live, its solution's
+calls until then answered from the log (ReferenceAgent's `resume`). The ablated solution does
+what the reference did until it reaches the skipped phase, so it may start before it. The
+other ablations run live.
 
 The derivation rests on the world's determinism, which the check proves on its own (the
 reference's rerun must end in the same state); `tasks check --live-ablations` runs every
@@ -14,11 +20,20 @@ ablation live too and requires each derived one to end the same (CI does so ever
 """
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
 from admindesk.harness.agents.reference import ReferenceAgent
-from admindesk.harness.agents.reference.replay import CallLog, PhaseEnd, Recording, replay_ablation
+from admindesk.harness.agents.reference.replay import (
+    CallLog,
+    Ending,
+    GoesOn,
+    PhaseEnd,
+    Recording,
+    Resumption,
+    replay_ablation,
+)
 from admindesk.harness.env.environment import Env
 from admindesk.harness.env.recorder import TrajectoryWriter
 from admindesk.harness.running import local as runner_local
@@ -40,7 +55,8 @@ class DerivedAblations:
 
     `outcomes[subtask]` is the derived ablation's outcome; its run folder is written as a
     live one's would be, to `out_dir/skip:<subtask>`, or with `beside_live` (the live one is
-    run too) to `out_dir/derived-skip:<subtask>`."""
+    run too) to `out_dir/derived-skip:<subtask>`. `resumptions[subtask]` is where an ablation
+    that acts past its phase starts (its files under `out_dir/.checkpoints`, see `discard`)."""
 
     def __init__(self, task: Task, out_dir: Path, *, beside_live: bool = False) -> None:
         self.task, self.out_dir = task, out_dir
@@ -48,6 +64,9 @@ class DerivedAblations:
         self.ablated = {subtask.id for subtask in ablated_subtasks(task)}
         self.log = CallLog()
         self.outcomes: dict[str, EpisodeOutcome] = {}
+        self.resumptions: dict[str, Resumption] = {}
+        self.checkpoints_dir = out_dir / ".checkpoints"
+        self._last_kept: Resumption | None = None  # the reference's state at its last phase that can be taken up
         self._reached: set[str] = set()
         self._env: Env | None = None
 
@@ -59,25 +78,35 @@ class DerivedAblations:
         return Recording(env, self.log)
 
     def reached(self, subtask: str) -> None:
-        if subtask not in self.ablated or subtask in self._reached:
+        if subtask in self._reached:
             return
         self._reached.add(subtask)
         started = time.perf_counter()
-        derived = self._derive(subtask)
-        if derived is not None:
-            self._keep(subtask, *derived, started)
-
-    def _derive(self, subtask: str) -> tuple[EpisodeRecord, str | None] | None:
-        """The ablation's record and agent note, when it ends here; None when it must run live."""
-        env = self._env
+        env, log = self._env, list(self.log)
+        checkpoint = env.checkpoint(self.checkpoints_dir / subtask)
+        if checkpoint is not None:
+            self._last_kept = Resumption(subtask, checkpoint, log)
+        if subtask not in self.ablated:
+            return
         last = env.trajectory[-1]
         end = PhaseEnd(over=env.episode_over, steps=last["step"], url=last["url"])
         agent = ReferenceAgent(skip=subtask)
-        ending = replay_ablation(lambda replayed: runner_local.drive_agent(replayed, agent, self.task, None),
-                                 list(self.log), end)
-        if ending is None:
-            return None
-        record = env.record()
+        replayed = replay_ablation(lambda replay: runner_local.drive_agent(replay, agent, self.task, None), log, end)
+        if isinstance(replayed, Ending):
+            derived = self._derive(replayed, end)
+            if derived is not None:
+                self._keep(subtask, *derived, started)
+        elif isinstance(replayed, GoesOn) and self._last_kept is not None:
+            self.resumptions[subtask] = self._last_kept
+
+    def discard(self) -> None:
+        """Remove the checkpoints' files (the ablations that start from them have run)."""
+        shutil.rmtree(self.checkpoints_dir, ignore_errors=True)
+        self.resumptions.clear()
+
+    def _derive(self, ending: Ending, end: PhaseEnd) -> tuple[EpisodeRecord, str | None] | None:
+        """The ablation's record and agent note, ending here; None when it must run live."""
+        record = self._env.record()
         if record.snapshot_errors:
             return None  # an app that gave no snapshot now: the live ablation says what it would have
         if ending.done_action is not None:

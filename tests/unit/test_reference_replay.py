@@ -1,10 +1,21 @@
 """Replaying a reference solution over its logged Env calls: an ablation that sends nothing
-past the skipped phase but its `done` is told apart, with no browser, from one that acts."""
+past the skipped phase but its `done` is told apart, with no browser, from one that acts; one
+that acts is handed over to a live Env where the log ends."""
 from __future__ import annotations
 
 from playwright.sync_api import Locator
 
-from admindesk.harness.agents.reference.replay import CallLog, PhaseEnd, Recording, replay_ablation
+import pytest
+
+from admindesk.harness.agents.reference.replay import (
+    CallLog,
+    Diverged,
+    GoesOn,
+    PhaseEnd,
+    Recording,
+    handed_over,
+    replay_ablation,
+)
 from admindesk.harness.env.observation import Observation
 
 
@@ -104,10 +115,38 @@ def test_a_skip_that_stops_the_work_is_derived_with_the_agents_note():
     assert (ending.answer, ending.note) == ("Stopped: no member id", "stopped")
 
 
-def test_a_skip_followed_by_other_actions_must_run_live():
+def test_a_skip_followed_by_other_actions_goes_on_past_the_phase_end():
     log, reached, _env = recorded_reference()
     # Skipping "submit" still clicks in "close": an action past the phase end.
-    assert replay_ablation(lambda replayed: solution(replayed, "submit"), log[:reached[1]], end_at(0)) is None
+    goes_on = replay_ablation(lambda replayed: solution(replayed, "submit"), log[:reached[1]], end_at(0))
+    assert goes_on == GoesOn("a click action")
+
+
+def test_a_handed_over_solution_acts_on_the_live_env_only_past_the_log():
+    log, reached, _env = recorded_reference()
+    live = FakeEnv()  # holds the reference's state where "submit" was reached (no step of its own yet)
+    solution(handed_over(log[:reached[1]], live), "submit")
+    assert [action["type"] for action in live.actions] == ["click", "done"]
+    assert live.actions[-1]["answer"] == "filed a,b"  # the codes it read came from the log
+
+
+def test_a_locator_from_the_log_is_rebuilt_on_the_live_env():
+    env, log = FakeEnv(), CallLog()
+    recorded = Recording(env, log)
+    recorded.page_locator("#name").first  # got before the phase end, read after it
+    live = FakeEnv()
+    live.texts["#name"] = "Bea"
+    replayed = handed_over(log, live)
+    name = replayed.page_locator("#name").first
+    assert name.inner_text() == "Bea"
+
+
+def test_a_handed_over_solution_that_leaves_the_log_early_diverges():
+    log, reached, _env = recorded_reference()
+    live = FakeEnv()
+    with pytest.raises(Diverged):
+        handed_over(log[:reached[1]], live).page_locator("#name").first.inner_text()
+    assert live.actions == []
 
 
 def test_a_read_the_reference_did_not_make_diverges():

@@ -26,6 +26,7 @@ def fake_outcome(result: str, subtasks: dict[str, str]) -> SimpleNamespace:
 
 
 derived_results: dict[str, str] = {}  # subtask -> the result of its ablation derived from the reference
+resumed_results: dict[str, str] = {}  # subtask -> the result of its ablation resumed from the reference's state
 
 
 @pytest.fixture
@@ -37,6 +38,7 @@ def skip_results(monkeypatch):
     skipped_results: dict[str, str] = {}
     skipped: list[str] = []
     derived_results.clear()
+    resumed_results.clear()
 
     def run(agent, tasks, out_dir, *, agent_options, env):
         skip = agent_options.get("skip")
@@ -46,7 +48,12 @@ def skip_results(monkeypatch):
             watcher = agent_options.get("phase_watcher")
             for subtask, result in derived_results.items() if watcher is not None else ():
                 watcher.outcomes[subtask] = fake_outcome(result, dict.fromkeys(names, result))
+            for subtask in resumed_results if watcher is not None else ():
+                watcher.resumptions[subtask] = f"the reference's state at {subtask}"
             return [fake_outcome("pass", dict.fromkeys(names, "pass"))]
+        if agent_options.get("resume") is not None:
+            result = resumed_results[skip]
+            return [fake_outcome(result, dict.fromkeys(names, "fail" if result == "error" else result))]
         skipped.append(skip)
         result = skipped_results.get(skip, "fail")
         return [fake_outcome(result, dict.fromkeys(names, result))]
@@ -62,10 +69,11 @@ def test_reading_on_the_way_is_not_ablated_and_the_rest_is(skip_results, tmp_pat
     assert skipped == [subtask.id for subtask in task.subtasks[1:]]
 
 
-@pytest.mark.parametrize("how", ["live", "derived from the reference"])
+@pytest.mark.parametrize("how", ["live", "derived from the reference", "resumed from the reference"])
 def test_any_other_subtask_whose_skip_passes_is_a_problem(skip_results, tmp_path, how):
     task, skipped_results, _ = skip_results
-    (skipped_results if how == "live" else derived_results)["check_eligibility"] = "pass"
+    results = {"live": skipped_results, "derived from the reference": derived_results}.get(how, resumed_results)
+    results["check_eligibility"] = "pass"
     problems = task_check.check_task(None, task, tmp_path, ablate=True).problems
     assert problems == ["skip:check_eligibility: the task was not failed"]
 
@@ -88,6 +96,35 @@ def test_with_live_ablations_a_derived_ablation_must_end_as_the_live_one(skip_re
     problems = task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True).problems
     assert problems == ["skip:check_eligibility: the ablation derived from the reference's phase end differs from "
                         "the live one in the score"]
+
+
+def test_an_ablation_resumed_from_the_reference_is_not_run_live(skip_results, tmp_path):
+    task, _, skipped = skip_results
+    resumed_results["check_eligibility"] = "fail"
+    verdict = task_check.check_task(None, task, tmp_path, ablate=True)
+    assert verdict.problems == [] and verdict.resumed == ["check_eligibility"]
+    assert "check_eligibility" not in skipped and verdict.outcomes["skip:check_eligibility"] == "fail"
+    assert "resumed from the reference's state there" in task_check.format_row(verdict)
+
+
+def test_an_ablation_whose_resumption_fails_runs_live(skip_results, tmp_path):
+    task, _, skipped = skip_results
+    resumed_results["check_eligibility"] = "error"
+    verdict = task_check.check_task(None, task, tmp_path, ablate=True)
+    assert verdict.problems == [] and verdict.resumed == []
+    assert "check_eligibility" in skipped and verdict.outcomes["skip:check_eligibility"] == "fail"
+
+
+def test_with_live_ablations_a_resumed_ablation_must_end_as_the_live_one(skip_results, tmp_path):
+    task, skipped_results, skipped = skip_results
+    resumed_results["check_eligibility"] = "fail"
+    verdict = task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True)
+    assert verdict.problems == [] and "check_eligibility" in skipped
+    assert verdict.outcomes["resumed-skip:check_eligibility"] == "fail"
+    resumed_results["check_eligibility"] = "pass"
+    problems = task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True).problems
+    assert problems == ["skip:check_eligibility: the ablation resumed from the reference's state at the phase "
+                        "differs from the live one in the score"]
 
 
 def _task_data() -> dict:

@@ -11,7 +11,9 @@ ever deleted under an open connection (or re-created by one: files open in `mode
 """
 from __future__ import annotations
 
+import sqlite3
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
@@ -65,9 +67,37 @@ class LiveDatabase:
         self.leases = 0
         self.retired = False
 
+    def backup(self, target: Path) -> None:
+        """Write a consistent copy of this database to the new file `target`: one file, no
+        journal beside it, so it can be copied like a template.
+
+        SQLite's backup API, not a file copy: committed pages may still be in the WAL
+        journal, and a file copied while a request writes can be torn. The copy is one
+        backup step, so it reads one snapshot of the database.
+        """
+        with self.engine.connect() as connection:
+            destination = sqlite3.connect(target)
+            try:
+                connection.connection.driver_connection.backup(destination)
+            finally:
+                destination.close()
+
     def close(self) -> None:
         self.engine.dispose()
         remove_database_file(self.path)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A saved episode state: a copy of a live database (see `LiveDatabase.backup`), and the
+    generation it had."""
+
+    path: Path
+    generation: int
+
+
+class UnknownCheckpoint(LookupError):
+    """A restore named a checkpoint the app does not hold."""
 
 
 class Database:

@@ -8,7 +8,8 @@ a workflow's own beside its solutions.
 `route="<name>"` takes another route the task credits, where the solution offers one (its
 module's ROUTES, e.g. pended_documents answers a pend by fax with `route="fax"`).
 `phase_watcher` sees the solution's Env calls and each phase it reaches (`tasks check`
-derives ablations from them; see replay.py).
+derives ablations from them; see replay.py); `resume` takes up the reference's episode where
+it reached a phase, its calls until then answered from their log (an ablation acting past it).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import importlib.util
 import pkgutil
 
 from admindesk.harness.agents.reference.api_work import ApiWork
-from admindesk.harness.agents.reference.replay import PhaseWatcher
+from admindesk.harness.agents.reference.replay import PhaseWatcher, Resumption, handed_over
 from admindesk.harness.agents.reference.work import SkippedPhase, Work
 from admindesk.harness.env.environment import Env
 from admindesk.schema.task_model import Task
@@ -72,13 +73,14 @@ def api_solution_for(task: Task):
 
 class ReferenceAgent:
     """Drives the Env through the task's template solution; `skip` ablates one subtask,
-    `route` picks one of the solution's alternate routes."""
+    `route` picks one of the solution's alternate routes, `resume` starts where the
+    reference's episode reached a phase."""
 
     name = "reference"
 
     def __init__(self, skip: str | None = None, route: str | None = None,
-                 phase_watcher: PhaseWatcher | None = None) -> None:
-        self.skip, self.route, self.phase_watcher = skip, route, phase_watcher
+                 phase_watcher: PhaseWatcher | None = None, resume: Resumption | None = None) -> None:
+        self.skip, self.route, self.phase_watcher, self.resume = skip, route, phase_watcher, resume
         self.notes: list = []
 
     def drive(self, env: Env, task: Task) -> None:
@@ -93,8 +95,11 @@ class ReferenceAgent:
             raise ValueError(f"the reference of template {task.template!r} has no route {self.route!r} "
                              f"(routes: {', '.join(routes) or 'none'})")
         watcher = self.phase_watcher
-        if watcher is not None and api:
-            raise ValueError("a phase watcher follows the screens channel's reference, not the API channel's")
+        if (watcher is not None or self.resume is not None) and api:
+            raise ValueError("phase watchers and resumptions follow the screens channel's reference, not the API's")
+        if self.resume is not None:
+            env.resume(self.resume.checkpoint)
+            env = handed_over(self.resume.log, env)
         if watcher is None:
             work = (ApiWork if api else Work)(env, task, skip=self.skip, route=self.route)
         else:

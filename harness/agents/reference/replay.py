@@ -12,6 +12,11 @@ reference's apps held when the reference reached k.
     ending = replay_ablation(lambda replayed: ReferenceAgent(skip=k).drive(replayed, task),
                              log[:n], PhaseEnd(...))   # None: the ablation must run live
 
+An ablation that acts past phase k (GoesOn) need not replay the reference's steps either: a
+later episode takes up the reference's state at k (Env.resume) and `handed_over(log[:n], env)`
+answers the ablated solution's calls from the log until it is spent, then passes them to the
+Env, the Locators the solution got from the log rebuilt on the Env's pages.
+
 Every value the solution gets from the Env (a step's observation, a box, a text, an
 exception) is logged under a key naming the call and its arguments; a Playwright Locator is
 not a value (it reads nothing until asked) and is stood in for by another recorder.
@@ -59,9 +64,11 @@ class CallLog(list):
 
 @dataclass(frozen=True)
 class _Stand:
-    """A Locator in the log: the object at `key`, read through later calls."""
+    """A Locator in the log: the object at `key`, read through later calls; `origin` is how
+    it was got (the object it came from, the attribute, its arguments, its index in a list)."""
 
     key: str
+    origin: tuple[str, str, tuple | None, dict | None, int | None]
 
 
 def call_key(path: str, name: str, args: tuple | None = None, kwargs: dict | None = None) -> str:
@@ -81,7 +88,7 @@ class Recording:
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._target, name)
         if not callable(value):
-            return self._logged(call_key(self._path, name), value)
+            return self._logged(call_key(self._path, name), value, (name, None, None))
 
         def call(*args: Any, **kwargs: Any) -> Any:
             key = call_key(self._path, name, args, kwargs)
@@ -90,16 +97,20 @@ class Recording:
             except Exception as exc:
                 self._log.append(Call(key, error=exc))
                 raise
-            return self._logged(key, result)
+            return self._logged(key, result, (name, args, kwargs))
         return call
 
-    def _logged(self, key: str, value: Any) -> Any:
+    def _logged(self, key: str, value: Any, how: tuple[str, tuple | None, dict | None]) -> Any:
+        """Log `value`, got by `how` (attribute name, call arguments or None); a Locator (or a
+        list of them) is logged as a stand-in and handed out recorded."""
+        name, args, kwargs = how
         if isinstance(value, Locator):
-            self._log.append(Call(key, _Stand(key)))
+            self._log.append(Call(key, _Stand(key, (self._path, name, args, kwargs, None))))
             return Recording(value, self._log, key)
         if isinstance(value, list) and value and all(isinstance(item, Locator) for item in value):
             keys = [f"{key}[{n}]" for n in range(len(value))]
-            self._log.append(Call(key, [_Stand(item_key) for item_key in keys]))
+            self._log.append(Call(key, [_Stand(item_key, (self._path, name, args, kwargs, n))
+                                        for n, item_key in enumerate(keys)]))
             return [Recording(item, self._log, item_key) for item, item_key in zip(value, keys, strict=True)]
         # A copy: the solution may change what it got (sort a list), and the replay must hand
         # out what the Env returned.
@@ -126,11 +137,38 @@ class Ending:
     note: str | None = None
 
 
-class _Cursor:
-    """The replay's place in the log; past its end only the episode's end is answered."""
+@dataclass(frozen=True)
+class GoesOn:
+    """The ablated solution acts past the phase end (`call`, its first call past the log): its
+    episode goes on from the reference's state there."""
 
-    def __init__(self, log: list[Call], end: PhaseEnd) -> None:
+    call: str
+
+
+class _Cursor:
+    """The replay's place in the log. Past its end only the episode's end is answered, or,
+    handed over to a `live` Env, every call goes to it."""
+
+    def __init__(self, log: list[Call], end: PhaseEnd | None, live: Any = None) -> None:
         self.log, self.position, self.end, self.ending = log, 0, end, Ending()
+        self.live, self.goes_on = live, None
+        self._origins: dict[str, tuple] = {}  # stand-in key -> how the Locator was got
+        self._live_objects: dict[str, Any] = {}
+
+    @property
+    def spent(self) -> bool:
+        return self.position >= len(self.log)
+
+    def live_object(self, path: str) -> Any:
+        """The live Env (path "env") or the Locator a stand-in stands for, rebuilt on it."""
+        if path == "env":
+            return self.live
+        if path not in self._live_objects:
+            parent, name, args, kwargs, index = self._origins[path]
+            got = getattr(self.live_object(parent), name)
+            got = got if args is None else got(*args, **kwargs)
+            self._live_objects[path] = got if index is None else got[index]
+        return self._live_objects[path]
 
     def take(self, key: str) -> Call:
         if self.position >= len(self.log):
@@ -148,10 +186,14 @@ class _Cursor:
         if entry.error is not None:
             raise entry.error
         if isinstance(entry.value, _Stand):
-            return Replay(self, entry.value.key)
+            return self._stand_in(entry.value)
         if isinstance(entry.value, list) and entry.value and all(isinstance(item, _Stand) for item in entry.value):
-            return [Replay(self, item.key) for item in entry.value]
+            return [self._stand_in(item) for item in entry.value]
         return copy.deepcopy(entry.value)
+
+    def _stand_in(self, stand: _Stand) -> Replay:
+        self._origins[stand.key] = stand.origin
+        return Replay(self, stand.key)
 
 
 class Replay:
@@ -164,6 +206,8 @@ class Replay:
 
     def __getattr__(self, name: str) -> Any:
         cursor = self._cursor
+        if cursor.live is not None and cursor.spent:
+            return getattr(cursor.live_object(self._path), name)
         attribute = call_key(self._path, name)
         upcoming = cursor.next_key()
         if upcoming == attribute:
@@ -172,6 +216,8 @@ class Replay:
             return lambda *args, **kwargs: cursor.result(cursor.take(call_key(self._path, name, args, kwargs)))
         if upcoming is None and self._path == "env":
             return self._past_the_log(name)
+        if upcoming is None:
+            cursor.goes_on = GoesOn(attribute)  # it reads a page past the phase end
         raise Diverged(f"{attribute}, where the reference made {upcoming or 'no further call'}")
 
     def _past_the_log(self, name: str) -> Any:
@@ -182,11 +228,13 @@ class Replay:
         if name == "episode_over":
             return cursor.end.over
         if name != "step":
+            cursor.goes_on = GoesOn(f"env.{name}")
             raise Diverged(f"env.{name} past the reference's phase end")
 
         def step(action: Any) -> tuple[Observation, bool, bool, dict]:
             parsed = parse_action(action)
             if parsed.type != "done":
+                cursor.goes_on = GoesOn(f"a {parsed.type} action")
                 raise Diverged(f"a {parsed.type} action past the reference's phase end")
             cursor.ending.done_action, cursor.ending.answer = parsed.model_dump(), parsed.answer
             end = cursor.end
@@ -195,16 +243,37 @@ class Replay:
         return step
 
 
-def replay_ablation(drive: Callable[[Any], str | None], log: list[Call], end: PhaseEnd) -> Ending | None:
+def replay_ablation(drive: Callable[[Any], str | None], log: list[Call], end: PhaseEnd) -> Ending | GoesOn | None:
     """Replay `drive(env)` (an ablated reference episode, returning a stopped agent's note) over
-    the reference's `log` up to a phase end; its Ending when it sends nothing past the log but
-    a `done`, None when it diverges or breaks (it must be run live)."""
+    the reference's `log` up to a phase end. Its Ending when it sends nothing past the log but
+    a `done`; GoesOn when it follows the log to its end and then does more; None when it
+    diverges from the log, breaks, or ends before the log's end (it must be run live)."""
     cursor = _Cursor(log, end)
     try:
         note = drive(Replay(cursor))
     except Exception:  # Diverged, or the ablated solution breaks: the live run shows how
-        return None
-    if cursor.position < len(log):
+        return cursor.goes_on if cursor.spent else None
+    if not cursor.spent:
         return None  # ended before the phase end: it does not run the reference's course
     cursor.ending.note = note
     return cursor.ending
+
+
+@dataclass(frozen=True)
+class Resumption:
+    """Where an ablation takes up the reference's episode: the Env's checkpoint when the
+    reference reached phase `at` (Env.checkpoint) and its solution's calls until then."""
+
+    at: str
+    checkpoint: Any
+    log: list[Call]
+
+    def __str__(self) -> str:  # as run.json shows the agent's options
+        return f"the reference's state when it reached {self.at}"
+
+
+def handed_over(log: list[Call], env: Any) -> Replay:
+    """An Env for a solution that takes up the reference's episode where `log` ends (`env`
+    holds the reference's state there, see Env.resume): the log answers until it is spent,
+    `env` after. A call the log does not have next raises Diverged."""
+    return Replay(_Cursor(log, None, live=env))
