@@ -3,14 +3,16 @@ it up (`Env.checkpoint`, `Env.resume`). `tasks check` runs an ablation that acts
 skipped phase from the reference's state there, instead of replaying the reference's steps.
 
 Kept: every app's state (the bench API's checkpoint: database, clock and sessions), the
-browser's cookies, each tab's URL, scroll offsets and a digest of its document (DOM, form
-values, focus), the steps so far with their trajectory lines and frames, the downloads and
-uploads, and the drawn chrome's state. A tab is reopened by loading its URL again, so a
-checkpoint is taken only where that can give the same page back (no select list, file chooser
-or dialog open, every tab on a page the agent may open), and resuming compares each reopened
-tab's digest with the kept one: ResumeFailed when one differs. The apps are restored again
-after the reloads, so the pages' own requests leave no trace. Not kept: a tab's back/forward
-history (no reference solution navigates back).
+browser's cookies, each tab's URL, scroll offsets, focus and a digest of its document (DOM,
+form values, focus), the steps so far with their trajectory lines and frames, the downloads
+and uploads, and the drawn chrome's state. A tab is reopened by loading its URL again, so a
+checkpoint is taken only where that can give the same page back: no select list, file
+chooser or dialog open, no form field edited, every tab on a page the agent may open, and no
+tab showing a form post's own answer. A tab showing the page a post redirected to is loaded
+with the cookies it was loaded with (the session held the flash message it shows). Resuming
+compares each reopened tab's digest with the kept one (ResumeFailed when one differs) and
+restores the apps again after the reloads, so the pages' own requests leave no trace. Not
+kept: a tab's back/forward history (no reference solution navigates back).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Error as PlaywrightError, Page
+from playwright.sync_api import Error as PlaywrightError, Page, Request
 
 from admindesk.harness.env.browser import NAVIGATION_TIMEOUT_MS
 from admindesk.harness.env.episode_browser import EpisodeBrowser, SavedFile
@@ -84,6 +86,9 @@ class TabState:
     scrolled: list[list[int]]
     focus: int
     edited: bool  # a form field holds what was typed or chosen, which a reload would lose
+    # The Cookie header its document was loaded with, when that answered a form post (the
+    # session then held the flash message the page shows); None: loaded with the jar's cookies.
+    cookie_header: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,10 +127,28 @@ def tab_state(page: Page) -> TabState:
                     state["edited"])
 
 
-def reopen_tabs(episode: EpisodeBrowser, tabs: list[TabState], active: int, timeout_ms: float) -> None:
-    """Load each kept tab's URL (the episode's first tab first, then new ones), scroll its
-    elements and focus the one focused, as they were; the kept active tab ends active."""
+def posted_tab_state(page: Page, request: Request) -> TabState | None:
+    """A tab whose document answers a form post: its state, with the cookies the request that
+    loaded it carried; None when that request was the post itself (a GET cannot repeat it)."""
+    if request.method != "GET":
+        return None
+    return replace(tab_state(page), cookie_header=request.all_headers().get("cookie", ""))
+
+
+def _header_cookies(header: str, url: str) -> list[dict[str, str]]:
+    pairs = (part.partition("=") for part in header.split(";") if part.strip())
+    return [{"name": name.strip(), "value": value, "url": url} for name, _, value in pairs]
+
+
+def reopen_tabs(episode: EpisodeBrowser, tabs: list[TabState], active: int, cookies: list[dict[str, Any]],
+                timeout_ms: float) -> None:
+    """Load each kept tab's URL (the episode's first tab first, then new ones) with the
+    cookies it was loaded with, scroll its elements and focus the one focused, as they were;
+    the kept active tab ends active, and the cookie jar holds `cookies`."""
+    context = episode.context
     for index, tab in enumerate(tabs):
+        context.clear_cookies()
+        context.add_cookies(cookies if tab.cookie_header is None else _header_cookies(tab.cookie_header, tab.url))
         if index == 0:
             episode.goto(tab.url, episode.pages[0])
         else:
@@ -135,6 +158,8 @@ def reopen_tabs(episode: EpisodeBrowser, tabs: list[TabState], active: int, time
         if tab.scrolled:
             page.evaluate(SCROLL_TO_JS, tab.scrolled)
         page.evaluate(FOCUS_JS, tab.focus)
+    context.clear_cookies()
+    context.add_cookies(cookies)
     episode.switch_tab(active)
 
 
@@ -169,16 +194,17 @@ class EpisodeCheckpoints:
             raise RuntimeError("call reset() before checkpoint()")
         episode, executor = self._episode, self._executor
         if (self.episode_over or executor.dropdown is not None or episode.file_chooser is not None
-                or episode.dialog_messages or episode.posted):
+                or episode.dialog_messages):
             return None
         try:
             with self._deadline(BROWSER_CALL_DEADLINE, "keeping the tabs' state"):
-                tabs = [tab_state(page) for page in episode.pages]
+                tabs = [tab_state(page) if page not in episode.posted else posted_tab_state(page, episode.posted[page])
+                        for page in episode.pages]
                 cookies = episode.context.cookies()
+            if any(tab is None or tab.edited for tab in tabs):
+                return None
             for tab in tabs:
                 check_navigation(tab.url, episode.allowed_ports)
-            if any(tab.edited for tab in tabs):
-                return None
             apps = self.services.checkpoint()
         except (PlaywrightError, NavigationBlocked, ServiceError):
             return None
@@ -204,9 +230,7 @@ class EpisodeCheckpoints:
         try:
             self.services.restore(checkpoint.apps)
             with self._deadline(BROWSER_CALL_DEADLINE + cap, "reopening the checkpoint's tabs"):
-                episode.context.clear_cookies()
-                episode.context.add_cookies(checkpoint.cookies)
-                reopen_tabs(episode, checkpoint.tabs, checkpoint.active, NAVIGATION_TIMEOUT_MS)
+                reopen_tabs(episode, checkpoint.tabs, checkpoint.active, checkpoint.cookies, NAVIGATION_TIMEOUT_MS)
                 self._settle()
                 reopened = [tab_state(page) for page in episode.pages]
             # The reloads' requests (audit events) leave no trace.

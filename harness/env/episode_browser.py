@@ -157,9 +157,10 @@ class EpisodeBrowser:
         self.dialog_messages: list[str] = []
         self._pending_downloads: list[Download] = []
         self._opened_pages = 0  # tabs adopted since settling last accounted for them
-        # Tabs whose document answers a form post (possibly through redirects): loading their
-        # URL again would not bring the same page back (a flash message, the post's result).
-        self.posted: set[Page] = set()
+        # Tabs whose document answers a form post (possibly through redirects), and the request
+        # that loaded it: loading the URL again brings the same page back (its flash message)
+        # only with the cookies that request carried, and only if it was a GET.
+        self.posted: dict[Page, Request] = {}
         self._requests_seen = 0  # requests started since the current action began
         self._download_expected_until = 0.0  # monotonic deadline, see DOWNLOAD_ANNOUNCE_CAP
         # Aborted navigations less downloads announced, this step: Chromium may announce the
@@ -261,7 +262,10 @@ class EpisodeBrowser:
         while chain is not None:
             posted = posted or chain.method == "POST"
             chain = chain.redirected_from
-        (self.posted.add if posted else self.posted.discard)(frame.page)
+        if posted:
+            self.posted[frame.page] = request
+        else:
+            self.posted.pop(frame.page, None)
 
     def _on_request_finished(self, request: Request) -> None:
         self._inflight.pop(request, None)
@@ -286,7 +290,7 @@ class EpisodeBrowser:
             page.on(event, listener)
 
     def _forget_page(self, page: Page) -> None:
-        self.posted.discard(page)
+        self.posted.pop(page, None)
         if page in self.pages:
             index = self.pages.index(page)
             self.pages.remove(page)

@@ -37,8 +37,8 @@ def download_and_open_fax(env) -> str:
     return env.downloaded_files()[0].name
 
 
-def fax_it(env, file_name: str) -> None:
-    """Compose a fax with the downloaded file attached, send it, and end the episode."""
+def fax_it(env, file_name: str, *, finish: bool = True) -> None:
+    """Compose a fax with the downloaded file attached, send it, and (`finish`) end the episode."""
     script = ScriptedActor(env)
     script.click("button:text('Compose a new fax')")
     script.fill("input[name=to_number]", DEMO_FAX_NUMBER)
@@ -46,7 +46,8 @@ def fax_it(env, file_name: str) -> None:
     script.click("input[name=attachment]")
     script.choose_file(file_name)
     script.click("button[value=send]")
-    script.do({"type": "done", "answer": f"faxed {file_name}"})
+    if finish:
+        script.do({"type": "done", "answer": f"faxed {file_name}"})
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +79,39 @@ def test_an_episode_resumed_from_a_checkpoint_ends_as_the_one_it_was_kept_from(r
     assert [entry["action"] for entry in resumed.trajectory] == [entry["action"] for entry in kept_from.trajectory]
     lines = sorted(env.record_dir.glob("checkpoint-demo-*"))[-1].joinpath("trajectory.jsonl").read_text().splitlines()
     assert [json.loads(line)["step"] for line in lines] == list(range(len(resumed.trajectory)))
+
+
+def test_a_page_that_answers_a_form_post_reopens_with_its_flash_message(real_env, tmp_path):
+    env = real_env
+    env.reset(TASK)
+    fax_it(env, download_and_open_fax(env), finish=False)
+    shown = env.page_locator("[role=status], .flash, .alert").all_inner_texts()
+    assert shown  # the send's result, a flash message the session held for this page
+    checkpoint = env.checkpoint(tmp_path / "kept")
+    assert checkpoint is not None and checkpoint.tabs[checkpoint.active].cookie_header is not None
+    env.step({"type": "done", "answer": "sent"})
+    kept_from = env.record()
+
+    env.reset(TASK)
+    env.resume(checkpoint)
+    assert env.page_locator("[role=status], .flash, .alert").all_inner_texts() == shown
+    env.step({"type": "done", "answer": "sent"})
+    resumed = env.record()
+    assert {app: snapshot_hash(s) for app, s in resumed.final_snapshots.items()} == \
+        {app: snapshot_hash(s) for app, s in kept_from.final_snapshots.items()}
+
+
+def test_no_checkpoint_where_a_reload_would_lose_what_the_page_shows(real_env, tmp_path):
+    env = real_env
+    env.reset(TASK)
+    download_and_open_fax(env)
+    script = ScriptedActor(env)
+    script.click("button:text('Compose a new fax')")
+    script.fill("input[name=recipient_name]", "Demo Recipient")
+    assert env.checkpoint(tmp_path / "typed") is None  # a field holds what was typed
+    script.click("button[value=send]")  # no number: the post's own answer lists the errors
+    assert env.page_locator(".field-error, .error, [role=alert]").count()
+    assert env.checkpoint(tmp_path / "refused") is None
 
 
 def test_a_checkpoint_is_taken_up_only_right_after_a_reset_to_its_task(real_env, tmp_path):
