@@ -22,14 +22,6 @@ def app(app_data_dir):
     return build_app(kit_demo.create_app, app_data_dir)
 
 
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
-
-
 def checkpoint(client: FormClient) -> dict:
     response = client.client.post("/_bench/checkpoint", headers=BENCH)
     assert response.status_code == 200, response.get_data(as_text=True)

@@ -24,14 +24,6 @@ def app(app_data_dir):
     return build_app(kit_demo.create_app, app_data_dir)
 
 
-@pytest.fixture
-def client(app):
-    client = FormClient(app)
-    client.reset()
-    client.login()
-    return client
-
-
 @pytest.mark.parametrize("method", ["get", "post", "put", "delete", "patch", "head", "options"])
 @pytest.mark.parametrize("path", BENCH_SPELLINGS)
 def test_every_spelling_and_method_of_a_bench_path_without_the_token_is_not_found(client, method, path):

@@ -86,16 +86,17 @@ def test_an_ablation_derived_from_the_reference_is_not_run_live(skip_results, tm
     assert "check_eligibility" not in skipped and verdict.outcomes["skip:check_eligibility"] == "fail"
 
 
-def test_with_live_ablations_a_derived_ablation_must_end_as_the_live_one(skip_results, tmp_path):
+@pytest.mark.parametrize("how", sorted(task_check.TAKEN.values()))
+def test_with_live_ablations_an_ablation_not_run_live_must_end_as_the_live_one(skip_results, tmp_path, how):
     task, skipped_results, skipped = skip_results
-    derived_results["check_eligibility"] = "fail"
-    assert task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True).problems == []
-    assert "check_eligibility" in skipped
+    taken = derived_results if how.startswith("derived") else resumed_results
+    taken["check_eligibility"] = "fail"
+    verdict = task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True)
+    assert verdict.problems == [] and "check_eligibility" in skipped
     skipped_results["check_eligibility"] = "fail"
-    derived_results["check_eligibility"] = "pass"
+    taken["check_eligibility"] = "pass"
     problems = task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True).problems
-    assert problems == ["skip:check_eligibility: the ablation derived from the reference's phase end differs from "
-                        "the live one in the score"]
+    assert problems == [f"skip:check_eligibility: the ablation {how} differs from the live one in the score"]
 
 
 def test_an_ablation_resumed_from_the_reference_is_not_run_live(skip_results, tmp_path):
@@ -113,18 +114,6 @@ def test_an_ablation_whose_resumption_fails_runs_live(skip_results, tmp_path):
     verdict = task_check.check_task(None, task, tmp_path, ablate=True)
     assert verdict.problems == [] and verdict.resumed == []
     assert "check_eligibility" in skipped and verdict.outcomes["skip:check_eligibility"] == "fail"
-
-
-def test_with_live_ablations_a_resumed_ablation_must_end_as_the_live_one(skip_results, tmp_path):
-    task, skipped_results, skipped = skip_results
-    resumed_results["check_eligibility"] = "fail"
-    verdict = task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True)
-    assert verdict.problems == [] and "check_eligibility" in skipped
-    assert verdict.outcomes["resumed-skip:check_eligibility"] == "fail"
-    resumed_results["check_eligibility"] = "pass"
-    problems = task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True).problems
-    assert problems == ["skip:check_eligibility: the ablation resumed from the reference's state at the phase "
-                        "differs from the live one in the score"]
 
 
 def _task_data() -> dict:
