@@ -3,9 +3,8 @@ past the skipped phase but its `done` is told apart, with no browser, from one t
 that acts is handed over to a live Env where the log ends."""
 from __future__ import annotations
 
-from playwright.sync_api import Locator
-
 import pytest
+from playwright.sync_api import Locator
 
 from admindesk.harness.agents.reference.replay import (
     CallLog,
@@ -133,12 +132,21 @@ def test_a_handed_over_solution_acts_on_the_live_env_only_past_the_log():
 def test_a_locator_from_the_log_is_rebuilt_on_the_live_env():
     env, log = FakeEnv(), CallLog()
     recorded = Recording(env, log)
-    recorded.page_locator("#name").first  # got before the phase end, read after it
+    assert recorded.page_locator("#name").first is not None  # got before the phase end, read after it
     live = FakeEnv()
     live.texts["#name"] = "Bea"
     replayed = handed_over(log, live)
     name = replayed.page_locator("#name").first
     assert name.inner_text() == "Bea"
+
+
+def test_a_handed_over_solution_reads_downloads_in_the_live_episodes_folder(tmp_path):
+    env, log = FakeEnv(), CallLog()
+    env.downloads_dir = tmp_path / "reference" / "Downloads"
+    assert Recording(env, log).downloads_dir == env.downloads_dir
+    live = FakeEnv()
+    live.downloads_dir = tmp_path / "resumed" / "Downloads"
+    assert handed_over(log, live).downloads_dir == live.downloads_dir
 
 
 def test_a_handed_over_solution_that_leaves_the_log_early_diverges():

@@ -196,6 +196,11 @@ class _Cursor:
         return Replay(self, stand.key)
 
 
+# The Env's own folders, which each episode has afresh: a handed-over solution is given the
+# live Env's (where the files kept up to the handover were put back), not the reference's.
+EPISODE_FOLDERS = ("env.downloads_dir",)
+
+
 class Replay:
     """Stands in for the Env (or a Locator) of a replayed solution: answers from the log."""
 
@@ -211,7 +216,10 @@ class Replay:
         attribute = call_key(self._path, name)
         upcoming = cursor.next_key()
         if upcoming == attribute:
-            return cursor.result(cursor.take(attribute))
+            entry = cursor.take(attribute)
+            if cursor.live is not None and attribute in EPISODE_FOLDERS:
+                return getattr(cursor.live, name)
+            return cursor.result(entry)
         if upcoming is not None and upcoming.startswith(attribute + "("):
             return lambda *args, **kwargs: cursor.result(cursor.take(call_key(self._path, name, args, kwargs)))
         if upcoming is None and self._path == "env":
