@@ -54,9 +54,9 @@ _SCRATCH_SERIALS = itertools.count(1)
 INITIAL_SNAPSHOTS = 4
 _INITIAL_SNAPSHOTS: dict[tuple[Path, datetime], bytes] = {}
 _INITIAL_LOCK = threading.Lock()
-# Checkpoints a kit keeps; past it the oldest is dropped. A task check keeps one per ablated
-# subtask (under ten); the bound keeps a long run from filling the disk with them (an EHR
-# checkpoint is ~4.5 MB, so at most ~150 MB per lane).
+# Checkpoints a kit keeps; past it the oldest is dropped. A task check keeps one per phase
+# of the reference's work (under ten) and uses them before the next task's; the bound keeps a
+# long run from filling the disk with them (an EHR checkpoint is ~4.5 MB: ~150 MB per lane).
 MAX_CHECKPOINTS = 32
 # Static assets only change with the code; pages and files carry patient data and never cache.
 STATIC_MAX_AGE_SECONDS = 3600
