@@ -78,12 +78,15 @@ def test_any_other_subtask_whose_skip_passes_is_a_problem(skip_results, tmp_path
     assert problems == ["skip:check_eligibility: the task was not failed"]
 
 
-def test_an_ablation_derived_from_the_reference_is_not_run_live(skip_results, tmp_path):
+@pytest.mark.parametrize("how", ["derived", "resumed"])
+def test_an_ablation_not_run_live_is_counted_as_such(skip_results, tmp_path, how):
     task, _, skipped = skip_results
-    derived_results["check_eligibility"] = "fail"
+    (derived_results if how == "derived" else resumed_results)["check_eligibility"] = "fail"
     verdict = task_check.check_task(None, task, tmp_path, ablate=True)
-    assert verdict.problems == [] and verdict.derived == ["check_eligibility"]
+    assert verdict.problems == [] and getattr(verdict, how) == ["check_eligibility"]
     assert "check_eligibility" not in skipped and verdict.outcomes["skip:check_eligibility"] == "fail"
+    assert ("ended at the reference's phase end" if how == "derived" else "resumed from the reference's state there") \
+        in task_check.format_row(verdict)
 
 
 @pytest.mark.parametrize("how", sorted(task_check.TAKEN.values()))
@@ -97,15 +100,6 @@ def test_with_live_ablations_an_ablation_not_run_live_must_end_as_the_live_one(s
     taken["check_eligibility"] = "pass"
     problems = task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True).problems
     assert problems == [f"skip:check_eligibility: the ablation {how} differs from the live one in the score"]
-
-
-def test_an_ablation_resumed_from_the_reference_is_not_run_live(skip_results, tmp_path):
-    task, _, skipped = skip_results
-    resumed_results["check_eligibility"] = "fail"
-    verdict = task_check.check_task(None, task, tmp_path, ablate=True)
-    assert verdict.problems == [] and verdict.resumed == ["check_eligibility"]
-    assert "check_eligibility" not in skipped and verdict.outcomes["skip:check_eligibility"] == "fail"
-    assert "resumed from the reference's state there" in task_check.format_row(verdict)
 
 
 def test_an_ablation_whose_resumption_fails_runs_live(skip_results, tmp_path):
