@@ -38,14 +38,15 @@ from admindesk.harness.env.watchdog import BROWSER_CALL_DEADLINE
 TAB_STATE_JS = """() => {
   const all = document.querySelectorAll('*');
   const markup = document.documentElement.outerHTML.replace(/<input[^>]*name="csrf_token"[^>]*>/g, '<input csrf>');
-  const controls = Array.from(document.querySelectorAll('input, select, textarea'),
+  const fields = Array.from(document.querySelectorAll('input, select, textarea'));
+  const controls = fields.map(
     el => el.name === 'csrf_token' ? '' : [el.name, el.value, el.checked, el.selectedIndex].join('\\u0001'));
   const scrolled = [];
   all.forEach((el, index) => {
     if (el.scrollTop || el.scrollLeft) scrolled.push([index, el.scrollTop, el.scrollLeft]);
   });
   const focus = Array.prototype.indexOf.call(all, document.activeElement);
-  const edited = Array.from(document.querySelectorAll('input, textarea, select')).some(el => {
+  const edited = fields.some(el => {
     if (el.type === 'hidden') return false;
     if (el.tagName === 'SELECT') {
       const loaded = Math.max(0, Array.from(el.options, o => o.defaultSelected).lastIndexOf(true));
@@ -121,7 +122,8 @@ class EpisodeCheckpoint:
 
 
 def tab_state(page: Page) -> TabState:
-    """The tab's URL, document digest and scrolled elements now."""
+    """The tab now: its URL, document digest, scrolled and focused elements, and whether a
+    form field was edited."""
     state = page.evaluate(TAB_STATE_JS)
     return TabState(page.url, hashlib.sha256(state["text"].encode()).hexdigest(), state["scrolled"], state["focus"],
                     state["edited"])

@@ -83,7 +83,9 @@ class DerivedAblations:
         self._reached.add(subtask)
         started = time.perf_counter()
         env, log = self._env, list(self.log)
-        checkpoint = env.checkpoint(self.checkpoints_dir / subtask)
+        # A state kept here serves the ablations of this phase and later ones: none past the last.
+        ablations_ahead = subtask in self.ablated or bool(self.ablated - self._reached)
+        checkpoint = env.checkpoint(self.checkpoints_dir / subtask) if ablations_ahead else None
         if checkpoint is not None:
             self._last_kept = Resumption(subtask, checkpoint, log)
         if subtask not in self.ablated:
