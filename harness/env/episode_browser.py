@@ -14,7 +14,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from playwright.sync_api import (
     BrowserContext,
@@ -494,6 +494,22 @@ class EpisodeBrowser:
                     raise
             self.page.wait_for_timeout(100 * attempt)
         return capture()
+
+    def devtools_evaluate(self, expression: str) -> Any:
+        """The value of `expression` in the active page, evaluated with the DevTools
+        command-line API in scope (getEventListeners). A session left detached by a
+        navigation is replaced."""
+        params = {"expression": expression, "includeCommandLineAPI": True, "returnByValue": True}
+        try:
+            result = self._cdp_session(self.page).send("Runtime.evaluate", params)
+        except PlaywrightError as exc:
+            if DETACHED_SESSION not in str(exc):
+                raise
+            self._cdp.pop(self.page, None)
+            result = self._cdp_session(self.page).send("Runtime.evaluate", params)
+        if "exceptionDetails" in result:
+            raise PlaywrightError(f"devtools evaluation failed: {result['exceptionDetails'].get('text')}")
+        return result["result"].get("value")
 
     def _cdp_session(self, page: Page) -> CDPSession:
         session = self._cdp.get(page)

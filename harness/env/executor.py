@@ -16,6 +16,7 @@ from admindesk.harness.env.drawing.chrome import CHROME_HEIGHT, ChromeState
 from admindesk.harness.env.drawing.dropdown import OpenSelect
 from admindesk.harness.env.episode_browser import EpisodeBrowser
 from admindesk.harness.env.sandbox import NavigationBlocked
+from admindesk.harness.env.text_entry import type_text
 
 DIALOG_OPEN = "a file dialog is open: pick a file in it, or click Cancel (or press Escape)"
 # How long an element action waits for its element to be actionable (visible, enabled,
@@ -257,7 +258,7 @@ class ActionExecutor:
         if self.dropdown is not None:
             self.dropdown.drawn.type_ahead(action.text)
             return
-        self.browser.page.keyboard.type(action.text)
+        type_text(self.browser.page, self.browser.devtools_evaluate, action.text)
         self._watch_for_select()
 
     def _do_key(self, action: act.Key) -> None:
