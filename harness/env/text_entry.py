@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from playwright.sync_api import Page
+from playwright.sync_api import Error as PlaywrightError, Page
 
 # Shorter runs cost less to press than to ask about.
 SHORTEST_INSERTED_RUN = 8
@@ -56,8 +56,15 @@ def type_text(page: Page, devtools_evaluate: Callable[[str], Any], text: str) ->
         if run.start() > pressed_up_to:
             page.keyboard.type(text[pressed_up_to:run.start()])
             pressed_up_to = run.start()
-        if devtools_evaluate(QUIET_FIELD_JS % json.dumps(run.group())):
+        if _quiet(devtools_evaluate, run.group()):
             page.keyboard.insert_text(run.group())
             pressed_up_to = run.end()
     if pressed_up_to < len(text):
         page.keyboard.type(text[pressed_up_to:])
+
+
+def _quiet(devtools_evaluate: Callable[[str], Any], run: str) -> bool:
+    try:
+        return devtools_evaluate(QUIET_FIELD_JS % json.dumps(run)) is True
+    except PlaywrightError:  # the page is between documents (an Enter submitted a form): press the keys
+        return False

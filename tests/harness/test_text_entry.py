@@ -3,6 +3,7 @@ same: the same value and caret in every kind of field, every key pressed where a
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from admindesk.harness.env.text_entry import type_text
 
@@ -40,7 +41,8 @@ def typed(page, markup: str, text: str, *, fast: bool, selection: tuple[int, int
 
 FIELDS = {
     "textarea": ("<textarea id=field></textarea>", LETTER, None),
-    "textarea, lines": ("<textarea id=field></textarea>", f"Dear reviewer,\n\n{LETTER}\nSincerely,\nA. Coordinator", None),
+    "textarea, lines": ("<textarea id=field></textarea>",
+                        f"Dear reviewer,\n\n{LETTER}\nSincerely,\nA. Coordinator", None),
     "text input, selection replaced": ("<input id=field value='Member ID W000000000'>", "W123456789 (from card)",
                                        (10, 20)),
     "search within maxlength": ("<input id=field type=search maxlength=40>", "Castellano, Lorraine", None),
@@ -104,3 +106,14 @@ def test_keys_into_something_other_than_a_text_field_are_pressed(page):
     type_text(page, devtools(page, answers), "Bravo charlie delta")
     assert answers == [False]
     assert page.input_value("#field") == "Bravo charlie delta"
+
+
+def test_keys_are_pressed_while_the_page_cannot_be_asked(page):
+    def between_documents(expression: str):
+        raise PlaywrightError("Execution context was destroyed")
+
+    page.set_content("<script>window.heard = 0</script><textarea id=field onkeydown='window.heard++'></textarea>")
+    page.focus("#field")
+    type_text(page, between_documents, LETTER)
+    assert page.input_value("#field") == LETTER
+    assert page.evaluate("window.heard") == len(LETTER)
