@@ -78,28 +78,36 @@ def test_any_other_subtask_whose_skip_passes_is_a_problem(skip_results, tmp_path
     assert problems == ["skip:check_eligibility: the task was not failed"]
 
 
-@pytest.mark.parametrize("how", ["derived", "resumed"])
+# How an ablation was had without running it live -> its results, and how the table counts it.
+NOT_LIVE = {"derived": (derived_results, "ended at the reference's phase end"),
+            "resumed": (resumed_results, "resumed from the reference's state there")}
+
+
+@pytest.mark.parametrize("how", NOT_LIVE)
 def test_an_ablation_not_run_live_is_counted_as_such(skip_results, tmp_path, how):
     task, _, skipped = skip_results
-    (derived_results if how == "derived" else resumed_results)["check_eligibility"] = "fail"
+    results, counted = NOT_LIVE[how]
+    results["check_eligibility"] = "fail"
     verdict = task_check.check_task(None, task, tmp_path, ablate=True)
     assert verdict.problems == [] and getattr(verdict, how) == ["check_eligibility"]
     assert "check_eligibility" not in skipped and verdict.outcomes["skip:check_eligibility"] == "fail"
-    assert ("ended at the reference's phase end" if how == "derived" else "resumed from the reference's state there") \
-        in task_check.format_row(verdict)
+    assert counted in task_check.format_row(verdict)
 
 
-@pytest.mark.parametrize("how", sorted(task_check.TAKEN.values()))
+@pytest.mark.parametrize("how", NOT_LIVE)
 def test_with_live_ablations_an_ablation_not_run_live_must_end_as_the_live_one(skip_results, tmp_path, how):
     task, skipped_results, skipped = skip_results
-    taken = derived_results if how.startswith("derived") else resumed_results
-    taken["check_eligibility"] = "fail"
+    results, _ = NOT_LIVE[how]
+    results["check_eligibility"] = "fail"
     verdict = task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True)
     assert verdict.problems == [] and "check_eligibility" in skipped
+    if how == "resumed":  # its episode ran beside the live one, under its own label
+        assert verdict.outcomes["resumed-skip:check_eligibility"] == "fail"
     skipped_results["check_eligibility"] = "fail"
-    taken["check_eligibility"] = "pass"
+    results["check_eligibility"] = "pass"
     problems = task_check.check_task(None, task, tmp_path, ablate=True, live_ablations=True).problems
-    assert problems == [f"skip:check_eligibility: the ablation {how} differs from the live one in the score"]
+    assert problems == [f"skip:check_eligibility: the ablation {task_check.TAKEN[how]} differs from the live one "
+                        "in the score"]
 
 
 def test_an_ablation_whose_resumption_fails_runs_live(skip_results, tmp_path):
