@@ -475,41 +475,40 @@ class EpisodeBrowser:
         """PNG of the active page's viewport (through CDP: no Playwright screenshot overhead).
 
         Chromium answers "Unable to capture screenshot" when the page has no frame to copy
-        yet (a busy machine, a renderer just swapped); a frame comes a moment later. A
-        session left detached by a navigation is replaced.
+        yet (a busy machine, a renderer just swapped); a frame comes a moment later.
         """
         def capture() -> bytes:
-            result = self._cdp_session(self.page).send("Page.captureScreenshot",
-                                                       {"format": "png", "optimizeForSpeed": True})
+            result = self._send_to_page("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
             return base64.b64decode(result["data"])
 
         for attempt in range(1, SCREENSHOT_ATTEMPTS):
             try:
                 return capture()
             except PlaywrightError as exc:
-                if DETACHED_SESSION in str(exc):
-                    # A navigation swapped the tab's document host under the session.
-                    self._cdp.pop(self.page, None)
-                elif "Unable to capture screenshot" not in str(exc):
+                if "Unable to capture screenshot" not in str(exc):
                     raise
             self.page.wait_for_timeout(100 * attempt)
         return capture()
 
     def devtools_evaluate(self, expression: str) -> Any:
         """The value of `expression` in the active page, evaluated with the DevTools
-        command-line API in scope (getEventListeners). A session left detached by a
-        navigation is replaced."""
-        params = {"expression": expression, "includeCommandLineAPI": True, "returnByValue": True}
+        command-line API in scope (getEventListeners)."""
+        result = self._send_to_page("Runtime.evaluate", {"expression": expression, "includeCommandLineAPI": True,
+                                                         "returnByValue": True})
+        if "exceptionDetails" in result:
+            raise PlaywrightError(f"devtools evaluation failed: {result['exceptionDetails'].get('text')}")
+        return result["result"].get("value")
+
+    def _send_to_page(self, method: str, params: dict) -> dict:
+        """A CDP command to the active page; a session left detached by a navigation (which
+        swapped the tab's document host under it) is replaced once."""
         try:
-            result = self._cdp_session(self.page).send("Runtime.evaluate", params)
+            return self._cdp_session(self.page).send(method, params)
         except PlaywrightError as exc:
             if DETACHED_SESSION not in str(exc):
                 raise
             self._cdp.pop(self.page, None)
-            result = self._cdp_session(self.page).send("Runtime.evaluate", params)
-        if "exceptionDetails" in result:
-            raise PlaywrightError(f"devtools evaluation failed: {result['exceptionDetails'].get('text')}")
-        return result["result"].get("value")
+            return self._cdp_session(self.page).send(method, params)
 
     def _cdp_session(self, page: Page) -> CDPSession:
         session = self._cdp.get(page)
