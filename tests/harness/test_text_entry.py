@@ -5,25 +5,31 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
+from admindesk.harness.env.episode_browser import EpisodeBrowser
 from admindesk.harness.env.text_entry import type_text
 
 LETTER = "Requesting reconsideration of claim CLM-2291: the MRI was medically necessary."
 
 
-def devtools(page, answers: list | None = None):
-    """A devtools_evaluate over the page's own CDP session, noting each answer in `answers`."""
-    session = page.context.new_cdp_session(page)
+@pytest.fixture
+def episode(page, tmp_path):
+    """The page as an episode's browser holds it: typing asks its devtools_evaluate."""
+    browser = EpisodeBrowser(page.context, [], tmp_path / "Downloads")
+    yield browser
+    browser.close()
 
+
+def devtools(episode: EpisodeBrowser, answers: list | None = None):
+    """The episode's devtools_evaluate, noting each answer in `answers`."""
     def evaluate(expression: str):
-        value = session.send("Runtime.evaluate", {"expression": expression, "includeCommandLineAPI": True,
-                                                  "returnByValue": True})["result"]["value"]
+        value = episode.devtools_evaluate(expression)
         if answers is not None:
             answers.append(value)
         return value
     return evaluate
 
 
-def typed(page, markup: str, text: str, *, fast: bool, selection: tuple[int, int] | None = None,
+def typed(page, episode, markup: str, text: str, *, fast: bool, selection: tuple[int, int] | None = None,
           answers: list | None = None) -> list:
     """The field's value and caret after typing `text` into it, by type_text or key by key."""
     page.set_content(f"<form onsubmit='return false'>{markup}</form>")
@@ -32,7 +38,7 @@ def typed(page, markup: str, text: str, *, fast: bool, selection: tuple[int, int
         page.evaluate("([start, end]) => document.getElementById('field').setSelectionRange(start, end)",
                       list(selection))
     if fast:
-        type_text(page, devtools(page, answers), text)
+        type_text(page, devtools(episode, answers), text)
     else:
         page.keyboard.type(text)
     return page.evaluate("() => { const f = document.getElementById('field');"
@@ -55,15 +61,15 @@ FIELDS = {
 
 
 @pytest.mark.parametrize("name", FIELDS)
-def test_typing_ends_as_pressing_each_key(page, name):
+def test_typing_ends_as_pressing_each_key(page, episode, name):
     markup, text, selection = FIELDS[name]
-    assert typed(page, markup, text, fast=True, selection=selection) == \
-        typed(page, markup, text, fast=False, selection=selection)
+    assert typed(page, episode, markup, text, fast=True, selection=selection) == \
+        typed(page, episode, markup, text, fast=False, selection=selection)
 
 
-def test_a_quiet_field_takes_the_run_at_once(page):
+def test_a_quiet_field_takes_the_run_at_once(page, episode):
     answers: list = []
-    typed(page, "<textarea id=field></textarea>", f"{LETTER}\n{LETTER}", fast=True, answers=answers)
+    typed(page, episode, "<textarea id=field></textarea>", f"{LETTER}\n{LETTER}", fast=True, answers=answers)
     assert answers == [True, True]  # each line's run, asked about after the Enter before it
 
 
@@ -72,38 +78,38 @@ def test_a_quiet_field_takes_the_run_at_once(page):
     "<script>window.addEventListener('keydown', e => window.heard.push(e.key))</script>",
     "<script>document.getElementById('field').onkeydown = e => window.heard.push(e.key)</script>",
 ])
-def test_every_key_is_pressed_where_a_script_listens(page, listener):
+def test_every_key_is_pressed_where_a_script_listens(page, episode, listener):
     answers: list = []
     page.set_content(f"<script>window.heard = []</script><textarea id=field></textarea>{listener}")
     page.focus("#field")
-    type_text(page, devtools(page, answers), LETTER)
+    type_text(page, devtools(episode, answers), LETTER)
     assert answers == [False]
     assert page.evaluate("window.heard.join('')") == LETTER
     assert page.input_value("#field") == LETTER
 
 
-def test_an_input_listener_on_an_ancestor_hears_every_character(page):
+def test_an_input_listener_on_an_ancestor_hears_every_character(page, episode):
     page.set_content("<div oninput='window.count = (window.count || 0) + 1'><input id=field></div>")
     page.focus("#field")
-    type_text(page, devtools(page), LETTER)
+    type_text(page, devtools(episode), LETTER)
     assert page.evaluate("window.count") == len(LETTER)
 
 
-def test_an_enter_that_moves_the_focus_is_pressed_before_the_next_run_is_asked_about(page):
+def test_an_enter_that_moves_the_focus_is_pressed_before_the_next_run_is_asked_about(page, episode):
     page.set_content("<input id=field><button id=next onclick='document.getElementById(\"other\").focus()'>"
                      "next</button><input id=other>")
     page.focus("#field")
     page.keyboard.press("Tab")  # onto the button: Enter there moves the focus to #other
-    type_text(page, devtools(page), f"\n{LETTER}")
+    type_text(page, devtools(episode), f"\n{LETTER}")
     assert page.input_value("#other") == LETTER
     assert page.input_value("#field") == ""
 
 
-def test_keys_into_something_other_than_a_text_field_are_pressed(page):
+def test_keys_into_something_other_than_a_text_field_are_pressed(page, episode):
     page.set_content("<select id=field><option>Alpha</option><option>Bravo charlie delta</option></select>")
     page.focus("#field")
     answers: list = []
-    type_text(page, devtools(page, answers), "Bravo charlie delta")
+    type_text(page, devtools(episode, answers), "Bravo charlie delta")
     assert answers == [False]
     assert page.input_value("#field") == "Bravo charlie delta"
 
@@ -117,3 +123,8 @@ def test_keys_are_pressed_while_the_page_cannot_be_asked(page):
     type_text(page, between_documents, LETTER)
     assert page.input_value("#field") == LETTER
     assert page.evaluate("window.heard") == len(LETTER)
+
+
+def test_an_expression_that_throws_is_an_error(episode):
+    with pytest.raises(PlaywrightError, match="devtools evaluation failed"):
+        episode.devtools_evaluate("no_such_name.value")
